@@ -1,0 +1,30 @@
+import { assertNumber, assertOptionsObject } from '../validation.js';
+import { resolveRandom } from './policy.js';
+import type { BaseCapOptions, RandomSource } from './types.js';
+
+/** Defaults for the `base`/`cap` strategies (the values used by the AWS article's examples scaled to ms). */
+export const BASE_CAP_DEFAULTS = Object.freeze({ base: 100, cap: 10_000 });
+
+/** Validated `base`, `cap` and `random`. @internal */
+export interface ResolvedBaseCap {
+  readonly base: number;
+  readonly cap: number;
+  readonly random: RandomSource;
+}
+
+/**
+ * Validates the options shared by full, equal, decorrelated jitter and plain exponential:
+ * `base` finite and > 0, `cap` finite and >= `base`, `random` a function.
+ * @internal
+ */
+export function resolveBaseCap(factory: string, options: BaseCapOptions | undefined): ResolvedBaseCap {
+  assertOptionsObject(`${factory} options`, options);
+  const base = options?.base ?? BASE_CAP_DEFAULTS.base;
+  const cap = options?.cap ?? BASE_CAP_DEFAULTS.cap;
+  assertNumber('base', base, { above: 0 });
+  assertNumber('cap', cap, { above: 0 });
+  if (cap < base) {
+    throw new RangeError(`Expected \`cap\` to be >= \`base\` (${base}), got ${cap}`);
+  }
+  return { base, cap, random: resolveRandom(options?.random) };
+}

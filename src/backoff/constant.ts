@@ -1,0 +1,32 @@
+import { assertNumber, assertOptionsObject } from '../validation.js';
+import { createPolicy, resolveRandom } from './policy.js';
+import type { BackoffPolicy, DelayStep, RandomOption } from './types.js';
+
+/** Options of {@link constant}. `random` is accepted for uniformity and validated, but never called. */
+export interface ConstantOptions extends RandomOption {
+  /**
+   * The delay before every retry, in milliseconds. Finite and >= 0; clamped to 2^31 − 1.
+   * @default 1_000
+   */
+  delay?: number;
+}
+
+/** A policy that always waits the same time. */
+export interface ConstantPolicy extends BackoffPolicy {
+  /** The fixed delay, in milliseconds. */
+  readonly delay: number;
+}
+
+/**
+ * No backoff: the same delay after every failure (the "sleep = base" of the seed articles).
+ * Simple, and the worst choice for many clients hitting one recovering server.
+ *
+ * @throws TypeError / RangeError naming `delay` when it is invalid.
+ */
+export function constant(options?: ConstantOptions): ConstantPolicy {
+  assertOptionsObject('constant options', options);
+  const delay = options?.delay ?? 1_000;
+  assertNumber('delay', delay, { min: 0 });
+  const step: DelayStep = () => delay;
+  return createPolicy('constant', step, resolveRandom(options?.random), { delay });
+}

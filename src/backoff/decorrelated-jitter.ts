@@ -1,0 +1,22 @@
+import { resolveBaseCap } from './base-cap.js';
+import type { BaseCapPolicy } from './full-jitter.js';
+import { createPolicy } from './policy.js';
+import type { BaseCapOptions, DelayStep } from './types.js';
+
+/**
+ * "Decorrelated Jitter" exactly as the AWS Architecture Blog (2015) gives it:
+ * `prev` starts at `base`, then `prev = min(cap, U(base, prev·3))`. Each delay depends on the
+ * previous one rather than on the attempt count. (This is not cockatiel's/Polly's
+ * "decorrelated jitter V2", which is a different formula.) `reset()` puts `prev` back to `base`.
+ *
+ * @throws TypeError / RangeError naming the option when `base`, `cap` or `random` is invalid.
+ */
+export function decorrelatedJitter(options?: BaseCapOptions): BaseCapPolicy {
+  const { base, cap, random } = resolveBaseCap('decorrelatedJitter', options);
+  const step: DelayStep = (_attempt, previous, draw) => {
+    const prev = previous ?? base;
+    // prev <= cap, and cap is finite, so prev·3 cannot overflow for any realistic cap.
+    return Math.min(cap, base + draw() * (prev * 3 - base));
+  };
+  return createPolicy('decorrelated-jitter', step, random, { base, cap });
+}

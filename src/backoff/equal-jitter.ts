@@ -1,0 +1,19 @@
+import { resolveBaseCap } from './base-cap.js';
+import type { BaseCapPolicy } from './full-jitter.js';
+import { createPolicy, exponentialWindow } from './policy.js';
+import type { BaseCapOptions, DelayStep } from './types.js';
+
+/**
+ * "Equal Jitter" (AWS Architecture Blog, 2015): with `t = min(cap, base·2^attempt)`, wait
+ * `t/2 + U(0, t/2)`. Never shorter than half the window, at the cost of less spread.
+ *
+ * @throws TypeError / RangeError naming the option when `base`, `cap` or `random` is invalid.
+ */
+export function equalJitter(options?: BaseCapOptions): BaseCapPolicy {
+  const { base, cap, random } = resolveBaseCap('equalJitter', options);
+  const step: DelayStep = (attempt, _previous, draw) => {
+    const half = exponentialWindow(base, cap, attempt) / 2;
+    return half + draw() * half;
+  };
+  return createPolicy('equal-jitter', step, random, { base, cap });
+}

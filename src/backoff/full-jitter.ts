@@ -1,0 +1,23 @@
+import { resolveBaseCap } from './base-cap.js';
+import { createPolicy, exponentialWindow } from './policy.js';
+import type { BackoffPolicy, BaseCapOptions, DelayStep } from './types.js';
+
+/** A policy described by `base` and `cap`. */
+export interface BaseCapPolicy extends BackoffPolicy {
+  /** The first window, in milliseconds. */
+  readonly base: number;
+  /** The largest window, in milliseconds. */
+  readonly cap: number;
+}
+
+/**
+ * "Full Jitter" from Marc Brooker's AWS Architecture Blog post *Exponential Backoff And Jitter*
+ * (2015): `U(0, min(cap, base·2^attempt))`, `attempt` counting from 0.
+ *
+ * @throws TypeError / RangeError naming the option when `base`, `cap` or `random` is invalid.
+ */
+export function fullJitter(options?: BaseCapOptions): BaseCapPolicy {
+  const { base, cap, random } = resolveBaseCap('fullJitter', options);
+  const step: DelayStep = (attempt, _previous, draw) => draw() * exponentialWindow(base, cap, attempt);
+  return createPolicy('full-jitter', step, random, { base, cap });
+}

@@ -1,0 +1,100 @@
+import { assertFunction, describeValue } from '../validation.js';
+import type { BackoffPolicy, BackoffPolicyLike, BackoffStrategyName, DelayStep, RandomSource } from './types.js';
+
+/**
+ * The largest delay `setTimeout` honours: 2^31 − 1 ms (about 24.8 days). Larger values overflow
+ * to 1 ms in browsers and Node, so every delay the package hands out is clamped to it.
+ */
+export const MAX_TIMER_DELAY = 2 ** 31 - 1;
+
+/** Clamps a delay into `[0, MAX_TIMER_DELAY]`. `NaN` is a bug and throws. */
+export function clampDelay(ms: number): number {
+  if (Number.isNaN(ms)) throw new RangeError('Backoff produced NaN; this is a bug in the strategy');
+  return Math.min(MAX_TIMER_DELAY, Math.max(0, ms));
+}
+
+/**
+ * The window `min(cap, base·2^attempt)` without overflow: the exponent is capped at 1023, so
+ * `2^attempt` stays finite and `base·2^attempt` can at most become `Infinity`, which `min` turns
+ * into `cap`. Attempt counts of a million are therefore safe.
+ */
+export function exponentialWindow(base: number, cap: number, attempt: number): number {
+  return Math.min(cap, base * 2 ** Math.min(attempt, 1023));
+}
+
+/** Resolves the `random` option: `Math.random` by default, otherwise it must be a function. */
+export function resolveRandom(random: unknown): RandomSource {
+  if (random === undefined) return Math.random;
+  assertFunction('random', random);
+  return random as RandomSource;
+}
+
+/**
+ * Wraps a user random source so that a bad draw fails loudly instead of leaking NaN or a
+ * negative delay into a timer.
+ */
+function checkedRandom(random: RandomSource): RandomSource {
+  return () => {
+    const r = random();
+    if (typeof r !== 'number' || !(r >= 0 && r <= 1)) {
+      throw new RangeError(`Expected \`random\` to return a number in [0, 1), got ${describeValue(r)}`);
+    }
+    return r;
+  };
+}
+
+/**
+ * Builds a stateful policy around a pure {@link DelayStep}. The policy owns the two pieces of
+ * state every strategy needs (the attempt counter and the previous delay); the step stays pure.
+ * `extras` are read-only descriptive properties (`baseDelay`, `cap`, …).
+ *
+ * @internal
+ */
+export function createPolicy<Extras extends object>(
+  name: BackoffStrategyName,
+  step: DelayStep,
+  random: RandomSource,
+  extras: Extras,
+): BackoffPolicy & Readonly<Extras> {
+  const draw = checkedRandom(random);
+  let attempt = 0;
+  let previous: number | undefined;
+  const policy = {
+    ...extras,
+    name,
+    get attempt(): number {
+      return attempt;
+    },
+    next(): number {
+      const delay = clampDelay(step(attempt, previous, draw));
+      previous = delay;
+      // Saturate rather than lose integer precision after 2^53 failures.
+      if (attempt < Number.MAX_SAFE_INTEGER) attempt += 1;
+      return delay;
+    },
+    reset(): void {
+      attempt = 0;
+      previous = undefined;
+    },
+  };
+  return Object.freeze(policy) as BackoffPolicy & Readonly<Extras>;
+}
+
+/** True when `value` has callable `next` and `reset`, i.e. can be used as a policy. */
+export function isBackoffPolicy(value: unknown): value is BackoffPolicyLike {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as BackoffPolicyLike).next === 'function' &&
+    typeof (value as BackoffPolicyLike).reset === 'function'
+  );
+}
+
+/** @throws TypeError unless `value` is a policy object. */
+export function assertBackoffPolicy(name: string, value: unknown): asserts value is BackoffPolicyLike {
+  if (!isBackoffPolicy(value)) {
+    throw new TypeError(
+      `Expected \`${name}\` to be a backoff policy (an object with next() and reset()), got ${describeValue(value)}`,
+    );
+  }
+}

@@ -1,0 +1,71 @@
+import { assertNumber, assertOptionsObject } from '../validation.js';
+import { createPolicy, resolveRandom } from './policy.js';
+import type { BackoffPolicy, DelayStep, RandomOption } from './types.js';
+
+/** Options of {@link truncatedBinaryExponential}. */
+export interface TruncatedBinaryExponentialOptions extends RandomOption {
+  /**
+   * `T`: the upper end of the widest window, in milliseconds, reached at the `ceiling`-th
+   * consecutive failure and kept from then on. Finite and > 0.
+   * @default 10_000
+   */
+  maxDelay?: number;
+  /**
+   * `N`: the failure count at which the window stops doubling (the truncation point). An integer >= 1.
+   * With `N = 1` every delay is drawn from `[0, T)`.
+   * @default 10
+   */
+  ceiling?: number;
+}
+
+/** A truncated binary exponential policy, with its derived parameters on display. */
+export interface TruncatedBinaryExponentialPolicy extends BackoffPolicy {
+  /** `T`, as resolved. */
+  readonly maxDelay: number;
+  /** `N`, as resolved. */
+  readonly ceiling: number;
+  /** `a = T / 2^(N−1)`: the first window, in milliseconds (≈ 19.53 ms for T = 10 s, N = 10). */
+  readonly baseDelay: number;
+}
+
+export const TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS = Object.freeze({ maxDelay: 10_000, ceiling: 10 });
+
+/**
+ * The window after the `n`-th consecutive failure (n from 1): `a·2^(min(n,N)−1)`, computed as
+ * `T·2^(min(n,N)−N)` so that the exponent is never positive and a huge `N` underflows to a
+ * tiny window instead of producing `Infinity · 0 = NaN`.
+ */
+export function truncatedWindow(maxDelay: number, ceiling: number, n: number): number {
+  return maxDelay * 2 ** (Math.min(n, ceiling) - ceiling);
+}
+
+/**
+ * Truncated binary exponential backoff, the package default: after the n-th consecutive failure
+ * wait `U(0, a·2^(min(n,N)−1))` with `a = T/2^(N−1)`. This is the backoff of classic Ethernet
+ * (IEEE 802.3 CSMA/CD, which truncates at N = 10) re-expressed in time: instead of a slot size
+ * you give the widest window `T`, and the first window follows from it.
+ *
+ * @example
+ * ```ts
+ * const policy = truncatedBinaryExponential({ maxDelay: 10_000, ceiling: 10 });
+ * policy.baseDelay; // 19.53125
+ * policy.next();    // somewhere in [0, 19.5) ms, then [0, 39), [0, 78) … [0, 10_000)
+ * ```
+ * @throws TypeError / RangeError naming the option when `maxDelay`, `ceiling` or `random` is invalid.
+ */
+export function truncatedBinaryExponential(
+  options?: TruncatedBinaryExponentialOptions,
+): TruncatedBinaryExponentialPolicy {
+  assertOptionsObject('truncatedBinaryExponential options', options);
+  const maxDelay = options?.maxDelay ?? TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.maxDelay;
+  const ceiling = options?.ceiling ?? TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.ceiling;
+  assertNumber('maxDelay', maxDelay, { above: 0 });
+  assertNumber('ceiling', ceiling, { integer: true, min: 1 });
+  const random = resolveRandom(options?.random);
+  const step: DelayStep = (attempt, _previous, draw) => draw() * truncatedWindow(maxDelay, ceiling, attempt + 1);
+  return createPolicy('truncated-binary-exponential', step, random, {
+    maxDelay,
+    ceiling,
+    baseDelay: truncatedWindow(maxDelay, ceiling, 1),
+  });
+}

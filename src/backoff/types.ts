@@ -1,0 +1,65 @@
+/**
+ * What every backoff strategy in this package is, and the minimum a user's own strategy must be.
+ */
+
+/** A source of uniform random numbers in `[0, 1)`, like `Math.random`. `1` itself is tolerated. */
+export type RandomSource = () => number;
+
+/**
+ * The smallest contract a backoff policy must meet. Pass your own object with these two methods
+ * wherever the package accepts a policy (`retry({ backoff })`, `ResilientSocket({ backoff })`).
+ */
+export interface BackoffPolicyLike {
+  /** Milliseconds to wait before the next attempt; each call is one more consecutive failure. */
+  next(): number;
+  /** Forget the failures so far: the next `next()` is the first delay again. */
+  reset(): void;
+}
+
+/** A policy built by one of the package's factories. */
+export interface BackoffPolicy extends BackoffPolicyLike {
+  /** The strategy's name, e.g. `'truncated-binary-exponential'` or `'full-jitter'`. */
+  readonly name: BackoffStrategyName;
+  /** How many delays `next()` has handed out since creation or the last `reset()`. */
+  readonly attempt: number;
+}
+
+/** The names of the built-in strategies. */
+export type BackoffStrategyName =
+  | 'truncated-binary-exponential'
+  | 'full-jitter'
+  | 'equal-jitter'
+  | 'decorrelated-jitter'
+  | 'exponential'
+  | 'constant';
+
+/**
+ * A pure delay step: given how many delays came before (`attempt`, from 0), the previous delay
+ * (`undefined` for the first) and a random source, return the raw next delay. No state, no I/O:
+ * the policy wrapper keeps the counter, clamps the result and validates the random draws.
+ */
+export type DelayStep = (attempt: number, previous: number | undefined, random: RandomSource) => number;
+
+/** Options every jittered factory takes. */
+export interface RandomOption {
+  /**
+   * Uniform random source, called afresh for every delay. Inject a seeded generator for
+   * reproducible runs, or `() => 0` / `() => 1 - Number.EPSILON` to pin a delay to a window's edge.
+   * @default Math.random
+   */
+  random?: RandomSource;
+}
+
+/** `base` and `cap`, shared by the classic AWS-style strategies. */
+export interface BaseCapOptions extends RandomOption {
+  /**
+   * The first window in milliseconds (`attempt` 0); it doubles on each further failure. Must be > 0.
+   * @default 100
+   */
+  base?: number;
+  /**
+   * The largest window in milliseconds. Must be finite and >= `base`.
+   * @default 10_000
+   */
+  cap?: number;
+}

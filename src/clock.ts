@@ -1,0 +1,53 @@
+/**
+ * The clock seam. Every timer and every reading of "now" in the package goes through a
+ * {@link Clock}, so tests (yours and ours) can drive time by hand instead of sleeping.
+ * The idea is xstate's `Clock` and ably's `Platform.Config` timers: inject, never patch globals.
+ */
+
+/** An opaque timer handle, whatever the clock's `setTimeout` returns. */
+export type TimerHandle = unknown;
+
+/** The three time primitives the package needs. */
+export interface Clock {
+  /** Schedules `callback` after `ms` milliseconds and returns a handle for {@link Clock.clearTimeout}. */
+  setTimeout(callback: () => void, ms: number): TimerHandle;
+  /** Cancels a timer; must accept a handle that already fired. */
+  clearTimeout(handle: TimerHandle): void;
+  /** Current time in milliseconds; only differences between two readings are used. */
+  now(): number;
+}
+
+/**
+ * The default clock: the runtime's global timers and `Date.now()`, looked up at call time so
+ * that fake-timer libraries installed after import (vitest, sinon) still take effect.
+ */
+export const systemClock: Clock = Object.freeze({
+  setTimeout: (callback: () => void, ms: number): TimerHandle => globalThis.setTimeout(callback, ms),
+  clearTimeout: (handle: TimerHandle): void => globalThis.clearTimeout(handle as ReturnType<typeof setTimeout>),
+  now: (): number => Date.now(),
+});
+
+/**
+ * Lets a Node timer stop holding the process open. A no-op for browser timers (numbers) and
+ * for custom clocks whose handles have no `unref`.
+ */
+export function unrefTimer(handle: TimerHandle): void {
+  if (typeof handle === 'object' && handle !== null && 'unref' in handle) {
+    const unref = (handle as { unref?: unknown }).unref;
+    if (typeof unref === 'function') unref.call(handle);
+  }
+}
+
+/** @throws TypeError unless `value` has the three clock methods. */
+export function assertClock(name: string, value: unknown): asserts value is Clock {
+  const c = value as Partial<Clock> | null;
+  if (
+    typeof c !== 'object' ||
+    c === null ||
+    typeof c.setTimeout !== 'function' ||
+    typeof c.clearTimeout !== 'function' ||
+    typeof c.now !== 'function'
+  ) {
+    throw new TypeError(`Expected \`${name}\` to be a Clock with setTimeout, clearTimeout and now functions`);
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * Option validation shared by every factory and constructor in the package.
+ *
+ * The split follows ws and p-retry: a value of the wrong *type* is a `TypeError`,
+ * a value of the right type but outside the allowed range is a `RangeError`. Every
+ * message names the option and shows the value received, e.g.
+ * ``Expected `ceiling` to be an integer >= 1, got 0.5``.
+ *
+ * @internal
+ */
+
+/** Renders a received value for an error message without throwing on odd inputs. */
+export function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'symbol') return value.toString();
+  if (typeof value === 'function') return `function ${value.name || '(anonymous)'}`;
+  if (value === null || typeof value !== 'object') return String(value);
+  if (Array.isArray(value)) return `array of length ${value.length}`;
+  const tag = Object.prototype.toString.call(value).slice(8, -1);
+  return tag === 'Object' ? 'an object' : `a ${tag}`;
+}
+
+/** `typeof`, but `null` and arrays get their own names. */
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+export interface NumberRule {
+  /** Inclusive lower bound. */
+  min?: number;
+  /** Exclusive lower bound (`value > above`). */
+  above?: number;
+  /** Inclusive upper bound. */
+  max?: number;
+  /** Require an integer. */
+  integer?: boolean;
+  /** Accept `Infinity` (only meaningful with `integer` or without `max`). */
+  allowInfinity?: boolean;
+}
+
+function describeRule(rule: NumberRule): string {
+  const parts: string[] = [];
+  parts.push(rule.integer ? 'an integer' : 'a finite number');
+  if (rule.above !== undefined) parts.push(`> ${rule.above}`);
+  if (rule.min !== undefined) parts.push(`>= ${rule.min}`);
+  if (rule.max !== undefined) parts.push(`<= ${rule.max}`);
+  let text = parts.join(' ');
+  if (rule.allowInfinity) text += ' or Infinity';
+  return text;
+}
+
+/**
+ * Asserts that `value` is a number satisfying `rule`.
+ * @throws TypeError when `value` is not a number; RangeError when it breaks the rule.
+ */
+export function assertNumber(name: string, value: unknown, rule: NumberRule = {}): asserts value is number {
+  if (typeof value !== 'number') {
+    throw new TypeError(`Expected \`${name}\` to be a number, got ${typeName(value)} ${describeValue(value)}`);
+  }
+  const infiniteOk = rule.allowInfinity === true && value === Number.POSITIVE_INFINITY;
+  const ok =
+    !Number.isNaN(value) &&
+    (infiniteOk || Number.isFinite(value)) &&
+    (infiniteOk || !rule.integer || Number.isInteger(value)) &&
+    (rule.min === undefined || value >= rule.min) &&
+    (rule.above === undefined || value > rule.above) &&
+    (rule.max === undefined || infiniteOk || value <= rule.max);
+  if (!ok) {
+    throw new RangeError(`Expected \`${name}\` to be ${describeRule(rule)}, got ${describeValue(value)}`);
+  }
+}
+
+/** @throws TypeError unless `value` is a function. */
+export function assertFunction(name: string, value: unknown): asserts value is (...args: never[]) => unknown {
+  if (typeof value !== 'function') {
+    throw new TypeError(`Expected \`${name}\` to be a function, got ${typeName(value)} ${describeValue(value)}`);
+  }
+}
+
+/** @throws TypeError unless `value` is a boolean. */
+export function assertBoolean(name: string, value: unknown): asserts value is boolean {
+  if (typeof value !== 'boolean') {
+    throw new TypeError(`Expected \`${name}\` to be a boolean, got ${typeName(value)} ${describeValue(value)}`);
+  }
+}
+
+/**
+ * Asserts that an options argument is a plain object (or `undefined`, meaning "all defaults").
+ * @throws TypeError for `null`, arrays, primitives and functions.
+ */
+export function assertOptionsObject(name: string, value: unknown): asserts value is object | undefined {
+  if (value === undefined) return;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new TypeError(`Expected \`${name}\` to be an object, got ${typeName(value)} ${describeValue(value)}`);
+  }
+}
