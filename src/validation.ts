@@ -16,16 +16,19 @@ export function describeValue(value: unknown): string {
   if (typeof value === 'symbol') return value.toString();
   if (typeof value === 'function') return `function ${value.name || '(anonymous)'}`;
   if (value === null || typeof value !== 'object') return String(value);
-  if (Array.isArray(value)) return `array of length ${value.length}`;
+  if (Array.isArray(value)) return `an array of length ${value.length}`;
   const tag = Object.prototype.toString.call(value).slice(8, -1);
   return tag === 'Object' ? 'an object' : `a ${tag}`;
 }
 
-/** `typeof`, but `null` and arrays get their own names. */
-function typeName(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value;
+/**
+ * Describes a value of the wrong type: its type and, for primitives, the value itself
+ * (`string "10"`, `number 5`, `null`, `an array of length 2`, `an object`, `function foo`).
+ */
+export function describeReceived(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value === 'object' || typeof value === 'function') return describeValue(value);
+  return `${typeof value} ${describeValue(value)}`;
 }
 
 export interface NumberRule {
@@ -58,7 +61,7 @@ function describeRule(rule: NumberRule): string {
  */
 export function assertNumber(name: string, value: unknown, rule: NumberRule = {}): asserts value is number {
   if (typeof value !== 'number') {
-    throw new TypeError(`Expected \`${name}\` to be a number, got ${typeName(value)} ${describeValue(value)}`);
+    throw new TypeError(`Expected \`${name}\` to be a number, got ${describeReceived(value)}`);
   }
   const infiniteOk = rule.allowInfinity === true && value === Number.POSITIVE_INFINITY;
   const ok =
@@ -76,14 +79,14 @@ export function assertNumber(name: string, value: unknown, rule: NumberRule = {}
 /** @throws TypeError unless `value` is a function. */
 export function assertFunction(name: string, value: unknown): asserts value is (...args: never[]) => unknown {
   if (typeof value !== 'function') {
-    throw new TypeError(`Expected \`${name}\` to be a function, got ${typeName(value)} ${describeValue(value)}`);
+    throw new TypeError(`Expected \`${name}\` to be a function, got ${describeReceived(value)}`);
   }
 }
 
 /** @throws TypeError unless `value` is a boolean. */
 export function assertBoolean(name: string, value: unknown): asserts value is boolean {
   if (typeof value !== 'boolean') {
-    throw new TypeError(`Expected \`${name}\` to be a boolean, got ${typeName(value)} ${describeValue(value)}`);
+    throw new TypeError(`Expected \`${name}\` to be a boolean, got ${describeReceived(value)}`);
   }
 }
 
@@ -94,6 +97,15 @@ export function assertBoolean(name: string, value: unknown): asserts value is bo
 export function assertOptionsObject(name: string, value: unknown): asserts value is object | undefined {
   if (value === undefined) return;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new TypeError(`Expected \`${name}\` to be an object, got ${typeName(value)} ${describeValue(value)}`);
+    throw new TypeError(`Expected \`${name}\` to be an object, got ${describeReceived(value)}`);
   }
+}
+
+/**
+ * The option's value, or `fallback` when it is `undefined`. Only `undefined` means "use the
+ * default": `null` is passed through so that validation rejects it as a wrong type instead of
+ * silently defaulting (which `??` would do).
+ */
+export function withDefault<T>(value: T | undefined, fallback: T): T {
+  return value === undefined ? fallback : value;
 }

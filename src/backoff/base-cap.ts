@@ -1,4 +1,4 @@
-import { assertNumber, assertOptionsObject } from '../validation.js';
+import { assertNumber, assertOptionsObject, withDefault } from '../validation.js';
 import { resolveRandom } from './policy.js';
 import type { BaseCapOptions, RandomSource } from './types.js';
 
@@ -19,12 +19,13 @@ export interface ResolvedBaseCap {
  */
 export function resolveBaseCap(factory: string, options: BaseCapOptions | undefined): ResolvedBaseCap {
   assertOptionsObject(`${factory} options`, options);
-  const base = options?.base ?? BASE_CAP_DEFAULTS.base;
-  const cap = options?.cap ?? BASE_CAP_DEFAULTS.cap;
+  const base = withDefault(options?.base, BASE_CAP_DEFAULTS.base);
+  const cap = withDefault(options?.cap, BASE_CAP_DEFAULTS.cap);
   assertNumber('base', base, { above: 0 });
   assertNumber('cap', cap, { above: 0 });
   if (cap < base) {
-    throw new RangeError(`Expected \`cap\` to be >= \`base\` (${base}), got ${cap}`);
+    const which = options?.cap === undefined ? ' (the default)' : '';
+    throw new RangeError(`Expected \`cap\` to be >= \`base\` (${base}), got ${cap}${which}`);
   }
   return { base, cap, random: resolveRandom(options?.random) };
 }

@@ -1,4 +1,4 @@
-import { assertNumber, assertOptionsObject } from '../validation.js';
+import { assertNumber, assertOptionsObject, withDefault } from '../validation.js';
 import { createPolicy, resolveRandom } from './policy.js';
 import type { BackoffPolicy, DelayStep, RandomOption } from './types.js';
 
@@ -25,7 +25,7 @@ export interface ConstantPolicy extends BackoffPolicy {
  */
 export function constant(options?: ConstantOptions): ConstantPolicy {
   assertOptionsObject('constant options', options);
-  const delay = options?.delay ?? 1_000;
+  const delay = withDefault(options?.delay, 1_000);
   assertNumber('delay', delay, { min: 0 });
   const step: DelayStep = () => delay;
   return createPolicy('constant', step, resolveRandom(options?.random), { delay });

@@ -1,4 +1,4 @@
-import { assertFunction, describeValue } from '../validation.js';
+import { assertFunction, describeReceived, describeValue } from '../validation.js';
 import type { BackoffPolicy, BackoffPolicyLike, BackoffStrategyName, DelayStep, RandomSource } from './types.js';
 
 /**
@@ -14,17 +14,19 @@ export function clampDelay(ms: number): number {
 }
 
 /**
- * The window `min(cap, base·2^attempt)` without overflow: the exponent is capped at 1023, so
- * `2^attempt` stays finite and `base·2^attempt` can at most become `Infinity`, which `min` turns
- * into `cap`. Attempt counts of a million are therefore safe.
+ * The window `min(cap, base·2^attempt)`. For large attempts `2^attempt` overflows to `Infinity`;
+ * since `base` is validated finite and > 0, `base·Infinity` is `Infinity` (never `0·Infinity = NaN`)
+ * and `min` turns it into `cap`. Attempt counts of a million are therefore safe. (Capping the
+ * exponent instead, as some libraries do, would stop a tiny `base` short of `cap`.)
  */
 export function exponentialWindow(base: number, cap: number, attempt: number): number {
-  return Math.min(cap, base * 2 ** Math.min(attempt, 1023));
+  return Math.min(cap, base * 2 ** attempt);
 }
 
 /** Resolves the `random` option: `Math.random` by default, otherwise it must be a function. */
 export function resolveRandom(random: unknown): RandomSource {
   if (random === undefined) return Math.random;
+  // null is a wrong type, not "use the default": only undefined means that.
   assertFunction('random', random);
   return random as RandomSource;
 }
@@ -37,7 +39,8 @@ function checkedRandom(random: RandomSource): RandomSource {
   return () => {
     const r = random();
     if (typeof r !== 'number' || !(r >= 0 && r <= 1)) {
-      throw new RangeError(`Expected \`random\` to return a number in [0, 1), got ${describeValue(r)}`);
+      const shown = typeof r === 'number' ? describeValue(r) : describeReceived(r);
+      throw new RangeError(`Expected \`random\` to return a number in [0, 1], got ${shown}`);
     }
     return r;
   };
@@ -94,7 +97,7 @@ export function isBackoffPolicy(value: unknown): value is BackoffPolicyLike {
 export function assertBackoffPolicy(name: string, value: unknown): asserts value is BackoffPolicyLike {
   if (!isBackoffPolicy(value)) {
     throw new TypeError(
-      `Expected \`${name}\` to be a backoff policy (an object with next() and reset()), got ${describeValue(value)}`,
+      `Expected \`${name}\` to be a backoff policy (an object with next() and reset()), got ${describeReceived(value)}`,
     );
   }
 }

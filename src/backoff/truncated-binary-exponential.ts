@@ -1,4 +1,4 @@
-import { assertNumber, assertOptionsObject } from '../validation.js';
+import { assertNumber, assertOptionsObject, withDefault } from '../validation.js';
 import { createPolicy, resolveRandom } from './policy.js';
 import type { BackoffPolicy, DelayStep, RandomOption } from './types.js';
 
@@ -57,8 +57,8 @@ export function truncatedBinaryExponential(
   options?: TruncatedBinaryExponentialOptions,
 ): TruncatedBinaryExponentialPolicy {
   assertOptionsObject('truncatedBinaryExponential options', options);
-  const maxDelay = options?.maxDelay ?? TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.maxDelay;
-  const ceiling = options?.ceiling ?? TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.ceiling;
+  const maxDelay = withDefault(options?.maxDelay, TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.maxDelay);
+  const ceiling = withDefault(options?.ceiling, TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.ceiling);
   assertNumber('maxDelay', maxDelay, { above: 0 });
   assertNumber('ceiling', ceiling, { integer: true, min: 1 });
   const random = resolveRandom(options?.random);

@@ -2,7 +2,14 @@ import { assertBackoffPolicy, clampDelay } from '../backoff/policy.js';
 import { truncatedBinaryExponential } from '../backoff/truncated-binary-exponential.js';
 import type { BackoffPolicyLike } from '../backoff/types.js';
 import { assertClock, type Clock, systemClock, type TimerHandle, unrefTimer } from '../clock.js';
-import { assertBoolean, assertFunction, assertNumber, assertOptionsObject, describeValue } from '../validation.js';
+import {
+  assertBoolean,
+  assertFunction,
+  assertNumber,
+  assertOptionsObject,
+  describeReceived,
+  withDefault,
+} from '../validation.js';
 
 /** What `onRetry` is told before each wait. */
 export interface RetryInfo {
@@ -88,17 +95,17 @@ function isAbortSignal(value: unknown): value is AbortSignal {
 
 function resolveRetryOptions(options: RetryOptions | undefined): ResolvedRetryOptions {
   assertOptionsObject('retry options', options);
-  const maxAttempts = options?.maxAttempts ?? 10;
+  const maxAttempts = withDefault(options?.maxAttempts, 10);
   assertNumber('maxAttempts', maxAttempts, { integer: true, min: 1, allowInfinity: true });
   const { retryIf, onRetry, signal } = options ?? {};
   if (retryIf !== undefined) assertFunction('retryIf', retryIf);
   if (onRetry !== undefined) assertFunction('onRetry', onRetry);
   if (signal !== undefined && !isAbortSignal(signal)) {
-    throw new TypeError(`Expected \`signal\` to be an AbortSignal, got ${describeValue(signal)}`);
+    throw new TypeError(`Expected \`signal\` to be an AbortSignal, got ${describeReceived(signal)}`);
   }
-  const unref = options?.unref ?? false;
+  const unref = withDefault(options?.unref, false);
   assertBoolean('unref', unref);
-  const clock = options?.clock ?? systemClock;
+  const clock = withDefault(options?.clock, systemClock);
   assertClock('clock', clock);
 
   let backoff: unknown = options?.backoff;
@@ -190,7 +197,7 @@ export async function retry<T>(
       if (retryIf && !(await race(retryIf(error, attempt)))) throw error;
       const raw = backoff.next();
       if (typeof raw !== 'number' || Number.isNaN(raw)) {
-        throw new TypeError(`Expected \`backoff.next()\` to return a number, got ${describeValue(raw)}`);
+        throw new TypeError(`Expected \`backoff.next()\` to return a number, got ${describeReceived(raw)}`);
       }
       const delay = clampDelay(raw);
       if (onRetry) await race(onRetry({ attempt, delay, error }));

@@ -1,0 +1,462 @@
+#!/usr/bin/env node
+// Checks the package as it will be published, from the tarball `npm pack` makes:
+//   1. the tarball holds both entry points in both formats, README.md and package.json, and no src/ or test/;
+//   2. publint (--strict) and attw (--profile node16, every problem fatal) are happy with it;
+//   3. a fresh consumer project can install it, `import` it (.mjs) and `require` it (.cjs);
+//   4. esbuild can bundle it: for the browser (reporting minified and gzipped sizes; the
+//      `resilient-socket/backoff` bundle must not pull in eventemitter3 or ws, and no browser bundle
+//      may contain ws's Node code) and as CommonJS for Node (through the `require` condition).
+// It assumes `dist/` is built (`npm run build`). Temporary directories are removed at the end;
+// set KEEP_TMP=1 to keep them for debugging. Exits 1 if any check fails.
+//
+// Usage: npm run build && node scripts/check-package.mjs
+
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import * as esbuild from 'esbuild';
+
+const repoDir = fileURLToPath(new URL('..', import.meta.url));
+const isWindows = process.platform === 'win32';
+const keepTmp = process.env.KEEP_TMP === '1';
+
+const ENTRY_POINTS = [
+  { specifier: 'resilient-socket', file: 'index' },
+  { specifier: 'resilient-socket/backoff', file: 'backoff' },
+];
+const REQUIRED_FILES = [
+  ...ENTRY_POINTS.flatMap(({ file }) => ['js', 'cjs', 'd.ts', 'd.cts'].map((ext) => `dist/${file}.${ext}`)),
+  'README.md',
+  'package.json',
+];
+const FORBIDDEN_PREFIXES = ['src/', 'test/'];
+// attw runs its default (strict) profile; typesVersions in package.json lets node10 see ./backoff.
+const ATTW_IGNORED_RESOLUTIONS = new Set();
+const ATTW_CHECKED_RESOLUTIONS = ['node10', 'node16-cjs', 'node16-esm', 'bundler'];
+
+/** @type {{ name: string, ok: boolean, detail?: string }[]} */
+const results = [];
+/** @type {string[]} */
+const notes = [];
+/** @type {string[]} */
+const tmpDirs = [];
+
+class CheckError extends Error {}
+
+function fail(message) {
+  throw new CheckError(message);
+}
+
+function header(title) {
+  console.log(`\n--- ${title}`);
+}
+
+/**
+ * Runs a command without a shell (except on Windows, where npm and npx are .cmd files).
+ * `capture: true` returns stdout as a string (stderr still goes to the terminal).
+ */
+function run(command, args, { cwd, capture = false } = {}) {
+  if (!cwd) throw new Error('run(): cwd is required');
+  return execFileSync(command, args, {
+    cwd,
+    encoding: 'utf8',
+    stdio: capture ? ['ignore', 'pipe', 'inherit'] : 'inherit',
+    maxBuffer: 256 * 1024 * 1024,
+    shell: isWindows,
+  });
+}
+
+/** Runs one check; records its outcome instead of stopping at the first failure. */
+async function check(name, fn) {
+  header(name);
+  try {
+    const detail = await fn();
+    results.push({ name, ok: true, detail });
+    console.log(`OK   ${name}${detail ? ` (${detail})` : ''}`);
+    return true;
+  } catch (error) {
+    const message = describeError(error);
+    results.push({ name, ok: false, detail: message });
+    console.error(`FAIL ${name}: ${message}`);
+    return false;
+  }
+}
+
+function describeError(error) {
+  if (error instanceof CheckError) return error.message;
+  // execFileSync's errors: "Command failed: <command line>" plus status / signal.
+  if (error instanceof Error && 'status' in error) {
+    const command = error.message.split('\n')[0].replace(/^Command failed: /, '');
+    const how = error.signal ? `was killed by ${error.signal}` : `exited with status ${error.status}`;
+    return `\`${command}\` ${how} (see its output above)`;
+  }
+  if (error instanceof Error) return error.stack ?? error.message;
+  return String(error);
+}
+
+function makeTmpDir(prefix) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tmpDirs.push(dir);
+  return dir;
+}
+
+function toPosix(path) {
+  return path.replaceAll('\\', '/');
+}
+
+function formatBytes(bytes) {
+  return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(2)} KiB (${bytes} B)`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tarball
+
+function pack() {
+  const missing = ENTRY_POINTS.map(({ file }) => `dist/${file}.js`).filter((f) => !existsSync(join(repoDir, f)));
+  if (missing.length > 0) fail(`dist/ is not built (missing ${missing.join(', ')}); run \`npm run build\` first`);
+
+  const packDir = makeTmpDir('resilient-socket-pack-');
+  // --ignore-scripts: dist/ is already built, and lifecycle output would corrupt the JSON on stdout.
+  const stdout = run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', packDir], {
+    cwd: repoDir,
+    capture: true,
+  });
+  const start = stdout.indexOf('[');
+  if (start === -1) fail(`\`npm pack --json\` printed no JSON:\n${stdout}`);
+  const [info] = JSON.parse(stdout.slice(start));
+  if (!info?.filename || !Array.isArray(info.files)) fail('unexpected `npm pack --json` output');
+  const tarball = join(packDir, info.filename);
+  if (!existsSync(tarball)) fail(`npm pack reported ${info.filename} but ${tarball} does not exist`);
+  return { tarball, info };
+}
+
+function checkTarballContents(info) {
+  const paths = info.files.map((f) => toPosix(f.path));
+  const present = new Set(paths);
+  const problems = [];
+  for (const file of REQUIRED_FILES) {
+    if (!present.has(file)) problems.push(`missing ${file}`);
+  }
+  for (const path of paths) {
+    if (FORBIDDEN_PREFIXES.some((prefix) => path.startsWith(prefix))) problems.push(`must not ship ${path}`);
+  }
+  console.log(`${paths.length} files, ${formatBytes(info.size)} packed, ${formatBytes(info.unpackedSize)} unpacked:`);
+  for (const path of paths) console.log(`  ${path}`);
+  if (problems.length > 0) fail(problems.join('; '));
+  return `${paths.length} files, ${REQUIRED_FILES.length} required present`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Linters
+
+function runPublint(tarball) {
+  // publint 0.3: `publint run [path]`; --strict turns warnings into errors (and a non-zero exit).
+  run('npx', ['--no', '--', 'publint', 'run', tarball, '--strict'], { cwd: repoDir });
+  return 'no errors or warnings';
+}
+
+function runAttw(tarball) {
+  // The default profile ("strict") also checks node10 resolution, which cannot see subpath
+  // exports; "node16" checks node16-cjs, node16-esm and bundler. JSON output lets us verify that
+  // both entry points were analysed and that they have types (attw exits 0 on untyped packages).
+  let stdout;
+  let exitError;
+  try {
+    stdout = run('npx', ['--no', '--', 'attw', tarball, '--format', 'json'], {
+      cwd: repoDir,
+      capture: true,
+    });
+  } catch (error) {
+    exitError = error;
+    stdout = typeof error?.stdout === 'string' ? error.stdout : '';
+  }
+  let report;
+  try {
+    report = JSON.parse(stdout);
+  } catch {
+    if (exitError) throw exitError;
+    fail(`attw printed invalid JSON:\n${stdout.slice(0, 2000)}`);
+  }
+  const { analysis } = report;
+  const problems = [];
+  if (analysis?.types?.kind !== 'included') problems.push(`types are "${analysis?.types?.kind}", not included`);
+  for (const { specifier } of ENTRY_POINTS) {
+    const subpath = specifier === 'resilient-socket' ? '.' : `.${specifier.slice('resilient-socket'.length)}`;
+    const entry = analysis?.entrypoints?.[subpath];
+    if (!entry) {
+      problems.push(`entry point "${subpath}" was not analysed`);
+      continue;
+    }
+    if (!entry.hasTypes) problems.push(`"${subpath}" has no types`);
+    for (const kind of ATTW_CHECKED_RESOLUTIONS) {
+      const res = entry.resolutions?.[kind];
+      const types = res?.resolution?.fileName;
+      const impl = res?.implementationResolution?.fileName;
+      if (!types || !impl) problems.push(`"${subpath}" does not resolve under ${kind}`);
+      console.log(`  ${specifier.padEnd(26)} ${kind.padEnd(11)} types ${types ?? '-'}  js ${impl ?? '-'}`);
+    }
+  }
+  for (const problem of analysis?.problems ?? []) {
+    if (problem.resolutionKind && ATTW_IGNORED_RESOLUTIONS.has(problem.resolutionKind)) {
+      notes.push(`attw: ${problem.kind} for "${problem.entrypoint}" under node10`);
+      continue;
+    }
+    problems.push(
+      `${problem.kind}${problem.entrypoint ? ` in "${problem.entrypoint}"` : ''}${problem.resolutionKind ? ` (${problem.resolutionKind})` : ''}`,
+    );
+  }
+  if (problems.length > 0 || exitError) {
+    // Re-run for attw's own human-readable explanation of the problems.
+    try {
+      run('npx', ['--no', '--', 'attw', tarball, '--format', 'table'], { cwd: repoDir });
+    } catch {
+      // its exit status is already accounted for
+    }
+    if (problems.length === 0) problems.push(describeError(exitError));
+    fail(`attw: ${problems.join('; ')}`);
+  }
+  return `${Object.keys(analysis.entrypoints).length} entry points, no problems under node10, node16-cjs, node16-esm, bundler`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A consumer project
+
+function createConsumer(tarball) {
+  const dir = makeTmpDir('resilient-socket-consumer-');
+  // No "type": the test files use explicit .mjs / .cjs extensions.
+  writeFileSync(
+    join(dir, 'package.json'),
+    `${JSON.stringify({ name: 'resilient-socket-consumer', version: '0.0.0', private: true }, null, 2)}\n`,
+  );
+  // Not --offline: runtime dependencies (e.g. eventemitter3) come from the registry.
+  run('npm', ['install', tarball, '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: dir });
+  return dir;
+}
+
+const FUNCTIONS = [
+  'truncatedBinaryExponential',
+  'fullJitter',
+  'equalJitter',
+  'decorrelatedJitter',
+  'exponential',
+  'constant',
+  'retry',
+];
+
+// The body shared by test.mjs and test.cjs; `root` and `b` are the two entry points' namespaces.
+const CONSUMER_TEST_BODY = `
+let failures = 0;
+function ok(message) {
+  console.log(\`OK   [\${FORMAT}] \${message}\`);
+}
+function bad(message) {
+  failures++;
+  console.error(\`FAIL [\${FORMAT}] \${message}\`);
+}
+for (const [label, mod] of [['resilient-socket', root], ['resilient-socket/backoff', b]]) {
+  const missing = ${JSON.stringify(FUNCTIONS)}.filter((name) => typeof mod[name] !== 'function');
+  if (missing.length === 0) ok(\`\${label}: ${FUNCTIONS.join(', ')} are functions\`);
+  else bad(\`\${label}: not functions: \${missing.join(', ')}\`);
+  try {
+    const baseDelay = mod.truncatedBinaryExponential().baseDelay;
+    if (baseDelay === 19.53125) ok(\`\${label}: truncatedBinaryExponential().baseDelay === 19.53125\`);
+    else bad(\`\${label}: truncatedBinaryExponential().baseDelay is \${baseDelay}, expected 19.53125\`);
+  } catch (error) {
+    bad(\`\${label}: truncatedBinaryExponential() threw \${error?.stack ?? error}\`);
+  }
+  try {
+    const value = await mod.retry((a) => (a < 3 ? Promise.reject(new Error('x')) : 'ok'), {
+      backoff: b.constant({ delay: 0 }),
+    });
+    if (value === 'ok') ok(\`\${label}: retry() resolved 'ok' on the third attempt\`);
+    else bad(\`\${label}: retry() resolved \${JSON.stringify(value)}, expected 'ok'\`);
+  } catch (error) {
+    bad(\`\${label}: retry() rejected: \${error?.stack ?? error}\`);
+  }
+}
+// Both entry points share one chunk, so they hand out the very same functions.
+if (root.retry === b.retry && root.constant === b.constant) ok('both entry points export the same retry/constant');
+else bad('resilient-socket and resilient-socket/backoff export different retry/constant objects');
+if (failures > 0) {
+  console.error(\`[\${FORMAT}] \${failures} check(s) failed\`);
+  process.exitCode = 1;
+}
+`;
+
+const CONSUMER_TEST_MJS = `const FORMAT = 'esm';
+import * as root from 'resilient-socket';
+import * as b from 'resilient-socket/backoff';
+${CONSUMER_TEST_BODY}`;
+
+const CONSUMER_TEST_CJS = `'use strict';
+const FORMAT = 'cjs';
+const root = require('resilient-socket');
+const b = require('resilient-socket/backoff');
+const pkg = require('resilient-socket/package.json');
+console.log(\`OK   [cjs] require('resilient-socket/package.json') is version \${pkg.version}\`);
+(async () => {
+${CONSUMER_TEST_BODY}
+})().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
+`;
+
+function runConsumerTest(consumerDir, fileName, source) {
+  writeFileSync(join(consumerDir, fileName), source);
+  run(process.execPath, [fileName], { cwd: consumerDir });
+  return `node ${fileName} passed`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bundlers
+
+async function bundle(consumerDir, name, source, options) {
+  const result = await esbuild.build({
+    absWorkingDir: consumerDir,
+    stdin: { contents: source, resolveDir: consumerDir, sourcefile: `${name}.entry.js`, loader: 'js' },
+    bundle: true,
+    minify: true,
+    metafile: true,
+    write: false,
+    logLevel: 'silent',
+    ...options,
+  });
+  if (result.warnings.length > 0) {
+    const text = await esbuild.formatMessages(result.warnings, { kind: 'warning' });
+    fail(`esbuild warned while bundling ${name}:\n${text.join('\n')}`);
+  }
+  const inputs = Object.keys(result.metafile.inputs).map(toPosix);
+  const code = result.outputFiles[0].contents;
+  return { inputs, code };
+}
+
+function assertFromPackage(name, inputs, files) {
+  for (const file of files) {
+    if (!inputs.some((input) => input.endsWith(`node_modules/resilient-socket/${file}`))) {
+      fail(`${name}: expected input node_modules/resilient-socket/${file}; got\n  ${inputs.join('\n  ')}`);
+    }
+  }
+}
+
+async function browserBundles(consumerDir) {
+  const sizes = [];
+  for (const { specifier, file } of ENTRY_POINTS) {
+    // Re-export everything so tree-shaking (the package has "sideEffects": false) keeps it all.
+    const { inputs, code } = await bundle(consumerDir, specifier, `export * from '${specifier}';\n`, {
+      platform: 'browser',
+      format: 'esm',
+    });
+    assertFromPackage(specifier, inputs, [`dist/${file}.js`]);
+    const ws = inputs.filter((input) => input.includes('node_modules/ws/'));
+    if (ws.length > 0) fail(`${specifier} browser bundle contains ws's Node code: ${ws.join(', ')}`);
+    if (file === 'backoff') {
+      const banned = inputs.filter((input) => input.includes('eventemitter3') || input.includes('node_modules/ws/'));
+      if (banned.length > 0) {
+        fail(`${specifier} must not depend on eventemitter3 or ws, but bundles ${banned.join(', ')}`);
+      }
+    }
+    const gzipped = gzipSync(code).length;
+    sizes.push(`${specifier}: ${code.length} B min, ${gzipped} B gzip`);
+    console.log(`  ${specifier} (browser, esm): ${inputs.length} inputs`);
+    for (const input of inputs) console.log(`    ${input}`);
+    console.log(`    minified ${formatBytes(code.length)}, gzipped ${formatBytes(gzipped)}`);
+  }
+  return sizes.join('; ');
+}
+
+async function nodeCjsBundle(consumerDir) {
+  const name = 'node-cjs';
+  const source = `'use strict';
+const root = require('resilient-socket');
+const b = require('resilient-socket/backoff');
+const names = ${JSON.stringify(FUNCTIONS)};
+const missing = names.filter((n) => typeof root[n] !== 'function' || typeof b[n] !== 'function');
+if (missing.length > 0) throw new Error('not functions: ' + missing.join(', '));
+if (b.truncatedBinaryExponential().baseDelay !== 19.53125) throw new Error('wrong baseDelay');
+b.retry((a) => (a < 3 ? Promise.reject(new Error('x')) : 'ok'), { backoff: b.constant({ delay: 0 }) }).then(
+  (value) => {
+    if (value !== 'ok') throw new Error('retry() resolved ' + JSON.stringify(value));
+    console.log('OK   [bundled cjs] exports, baseDelay and retry() work');
+  },
+);
+`;
+  const { inputs, code } = await bundle(consumerDir, name, source, {
+    platform: 'node',
+    format: 'cjs',
+    target: 'node18',
+    // ws's optional native add-ons, if ws is ever bundled here.
+    external: ['bufferutil', 'utf-8-validate'],
+  });
+  // The require() calls must have gone through the "require" condition.
+  assertFromPackage(name, inputs, ['dist/index.cjs', 'dist/backoff.cjs']);
+  const esm = inputs.filter((input) => /node_modules\/resilient-socket\/dist\/.*\.js$/.test(input));
+  if (esm.length > 0) fail(`${name}: require() resolved to ESM files: ${esm.join(', ')}`);
+  console.log(`  ${name}: ${inputs.length} inputs`);
+  for (const input of inputs) console.log(`    ${input}`);
+  const outFile = join(consumerDir, 'bundle.node.cjs');
+  writeFileSync(outFile, code);
+  run(process.execPath, [outFile], { cwd: consumerDir });
+  return `require() resolved to dist/*.cjs; ${formatBytes(code.length)}; the bundle runs under node`;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  console.log(`check-package: ${repoDir}`);
+  let packed;
+  await check('npm pack', () => {
+    packed = pack();
+    return packed.tarball;
+  });
+  if (packed) {
+    const { tarball, info } = packed;
+    await check('tarball contents', () => checkTarballContents(info));
+    await check('publint --strict', () => runPublint(tarball));
+    await check('attw (strict profile, node10 included)', () => runAttw(tarball));
+
+    let consumerDir;
+    await check('install the tarball in a consumer project', () => {
+      consumerDir = createConsumer(tarball);
+      return consumerDir;
+    });
+    if (consumerDir) {
+      await check('consumer: import (test.mjs)', () => runConsumerTest(consumerDir, 'test.mjs', CONSUMER_TEST_MJS));
+      await check('consumer: require (test.cjs)', () => runConsumerTest(consumerDir, 'test.cjs', CONSUMER_TEST_CJS));
+      await check('esbuild: browser bundles', () => browserBundles(consumerDir));
+      await check('esbuild: node CJS bundle', () => nodeCjsBundle(consumerDir));
+    }
+  }
+
+  header('summary');
+  for (const { name, ok, detail } of results) {
+    const firstLine = detail?.split('\n')[0];
+    console.log(`${ok ? 'OK  ' : 'FAIL'} ${name}${firstLine ? `: ${firstLine}` : ''}`);
+  }
+  for (const note of notes) console.log(`note: ${note}`);
+  const failed = results.filter((r) => !r.ok);
+  if (failed.length > 0) {
+    console.error(`\ncheck-package: ${failed.length} of ${results.length} checks FAILED`);
+    return 1;
+  }
+  console.log(`\ncheck-package: all ${results.length} checks passed`);
+  return 0;
+}
+
+let exitCode = 1;
+try {
+  exitCode = await main();
+} catch (error) {
+  console.error(`check-package: unexpected error: ${describeError(error)}`);
+} finally {
+  if (keepTmp) {
+    for (const dir of tmpDirs) console.log(`kept ${dir}`);
+  } else {
+    for (const dir of tmpDirs) rmSync(dir, { recursive: true, force: true });
+  }
+}
+// esbuild's service process is unref'd, so the event loop drains on its own and output is flushed.
+process.exitCode = exitCode;

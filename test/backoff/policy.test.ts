@@ -1,0 +1,248 @@
+import { describe, expect, it, vi } from 'vitest';
+import {
+  type BackoffPolicy,
+  constant,
+  decorrelatedJitter,
+  equalJitter,
+  exponential,
+  fullJitter,
+  isBackoffPolicy,
+  MAX_TIMER_DELAY,
+  truncatedBinaryExponential,
+} from '../../src/backoff/index.js';
+import {
+  assertBackoffPolicy,
+  clampDelay,
+  createPolicy,
+  exponentialWindow,
+  resolveRandom,
+} from '../../src/backoff/policy.js';
+import type { DelayStep } from '../../src/backoff/types.js';
+import { expectOptionError, scripted, take } from './helpers.js';
+
+const FACTORIES: ReadonlyArray<[string, (random: () => number) => BackoffPolicy]> = [
+  ['truncatedBinaryExponential', (random) => truncatedBinaryExponential({ random })],
+  ['fullJitter', (random) => fullJitter({ random })],
+  ['equalJitter', (random) => equalJitter({ random })],
+  ['decorrelatedJitter', (random) => decorrelatedJitter({ random })],
+  ['exponential', (random) => exponential({ random })],
+  ['constant', (random) => constant({ random })],
+];
+
+describe('MAX_TIMER_DELAY', () => {
+  it('is 2^31 - 1', () => {
+    expect(MAX_TIMER_DELAY).toBe(2_147_483_647);
+  });
+});
+
+describe('clampDelay', () => {
+  it('keeps values inside [0, MAX_TIMER_DELAY]', () => {
+    expect(clampDelay(0)).toBe(0);
+    expect(clampDelay(123.5)).toBe(123.5);
+    expect(clampDelay(MAX_TIMER_DELAY)).toBe(MAX_TIMER_DELAY);
+  });
+
+  it('clamps below to 0 (including -0) and above to MAX_TIMER_DELAY', () => {
+    expect(clampDelay(-1)).toBe(0);
+    expect(Object.is(clampDelay(-0), 0)).toBe(true);
+    expect(clampDelay(Number.NEGATIVE_INFINITY)).toBe(0);
+    expect(clampDelay(MAX_TIMER_DELAY + 1)).toBe(MAX_TIMER_DELAY);
+    expect(clampDelay(Number.POSITIVE_INFINITY)).toBe(MAX_TIMER_DELAY);
+  });
+
+  it('throws a RangeError on NaN', () => {
+    expect(() => clampDelay(Number.NaN)).toThrow(RangeError);
+    expect(() => clampDelay(Number.NaN)).toThrow(/NaN/);
+  });
+});
+
+describe('exponentialWindow', () => {
+  it('is min(cap, base·2^attempt)', () => {
+    expect([0, 1, 2, 3, 6, 7, 8].map((a) => exponentialWindow(100, 10_000, a))).toEqual([
+      100, 200, 400, 800, 6400, 10_000, 10_000,
+    ]);
+    expect(exponentialWindow(0.75, 1e9, 10)).toBe(768);
+  });
+
+  it('is finite and equal to the cap for huge attempt counts', () => {
+    expect(exponentialWindow(100, 10_000, 1e6)).toBe(10_000);
+    expect(exponentialWindow(100, 10_000, 1023)).toBe(10_000);
+    expect(exponentialWindow(100, 10_000, 1024)).toBe(10_000);
+    expect(exponentialWindow(100, 10_000, Number.MAX_SAFE_INTEGER)).toBe(10_000);
+    expect(exponentialWindow(100, Number.MAX_VALUE, 1e6)).toBe(Number.MAX_VALUE);
+    expect(exponentialWindow(1, 1e300, 1e6)).toBe(1e300);
+  });
+
+  // Regression: an earlier version capped the exponent at 1023, so a base below cap·2^-1023
+  // saturated at base·2^1023 and never reached cap.
+  it('reaches the cap for a tiny base after many attempts', () => {
+    expect(exponentialWindow(1e-300, 1e9, 1e6)).toBe(1e9);
+    expect(exponentialWindow(Number.MIN_VALUE, 1, 1e6)).toBe(1);
+  });
+});
+
+describe('resolveRandom', () => {
+  it('defaults to Math.random and passes functions through', () => {
+    expect(resolveRandom(undefined)).toBe(Math.random);
+    const random = () => 0.5;
+    expect(resolveRandom(random)).toBe(random);
+  });
+
+  it.each([
+    [5, 'number 5'],
+    [null, 'null'],
+    ['0.5', 'string "0.5"'],
+    [{}, 'an object'],
+  ])('throws a TypeError naming `random` for %o', (value, shown) => {
+    expectOptionError(() => resolveRandom(value), TypeError, 'random', shown);
+  });
+});
+
+describe('createPolicy', () => {
+  it('hands the step attempt (from 0), the previous clamped delay and a checked random', () => {
+    const step = vi.fn<DelayStep>((attempt, _previous, draw) => (attempt === 0 ? -5 : draw() * 1000));
+    const { random } = scripted([0.5, 0.25]);
+    const policy = createPolicy('constant', step, random, { label: 'x' });
+    expect(take(policy, 3)).toEqual([0, 500, 250]);
+    expect(step.mock.calls.map(([attempt, previous]) => [attempt, previous])).toEqual([
+      [0, undefined],
+      [1, 0],
+      [2, 500],
+    ]);
+    expect(policy.label).toBe('x');
+    expect(policy.name).toBe('constant');
+  });
+
+  it('reset() clears both the attempt count and the previous delay', () => {
+    const step = vi.fn<DelayStep>((attempt) => attempt + 1);
+    const policy = createPolicy('exponential', step, () => 0, {});
+    take(policy, 3);
+    policy.reset();
+    expect(policy.attempt).toBe(0);
+    policy.next();
+    expect(step).toHaveBeenLastCalledWith(0, undefined, expect.any(Function));
+  });
+
+  it('does not call random unless the step draws', () => {
+    const random = vi.fn(() => 0.5);
+    const policy = createPolicy('constant', () => 1, random, {});
+    take(policy, 4);
+    expect(random).not.toHaveBeenCalled();
+  });
+
+  it('throws on a NaN step result without advancing', () => {
+    const policy = createPolicy(
+      'constant',
+      () => Number.NaN,
+      () => 0,
+      {},
+    );
+    expect(() => policy.next()).toThrow(RangeError);
+    expect(policy.attempt).toBe(0);
+  });
+
+  it('accepts a draw of exactly 1 and of 0, rejects anything outside [0, 1]', () => {
+    const { random } = scripted([1, 0, 1 + Number.EPSILON]);
+    const policy = createPolicy('full-jitter', (_a, _p, draw) => draw() * 10, random, {});
+    expect(take(policy, 2)).toEqual([10, 0]);
+    expectOptionError(() => policy.next(), RangeError, 'random', String(1 + Number.EPSILON));
+  });
+});
+
+describe.each(FACTORIES)('%s policy object', (_name, make) => {
+  it('counts delays in attempt; reset() returns it to 0', () => {
+    const policy = make(() => 0.5);
+    expect(policy.attempt).toBe(0);
+    take(policy, 5);
+    expect(policy.attempt).toBe(5);
+    policy.reset();
+    expect(policy.attempt).toBe(0);
+  });
+
+  it('replays the same delays after reset() given the same draws', () => {
+    const draws = [0.9, 0.1, 0.5, 0.7, 0.3, 0.2];
+    const { random, rewind } = scripted(draws);
+    const policy = make(random);
+    const first = take(policy, 6);
+    policy.reset();
+    rewind();
+    expect(take(policy, 6)).toEqual(first);
+  });
+
+  it('is frozen: attempt cannot be assigned and methods cannot be replaced', () => {
+    const policy = make(() => 0.5);
+    policy.next();
+    expect(Object.isFrozen(policy)).toBe(true);
+    expect(() => {
+      (policy as { attempt: number }).attempt = 0;
+    }).toThrow(TypeError);
+    expect(policy.attempt).toBe(1);
+    const next = policy.next;
+    expect(() => {
+      (policy as { next: () => number }).next = () => 0;
+    }).toThrow(TypeError);
+    expect(policy.next).toBe(next);
+    expect(() => {
+      (policy as unknown as Record<string, unknown>).extra = 1;
+    }).toThrow(TypeError);
+    expect('extra' in policy).toBe(false);
+  });
+
+  it('is recognised by isBackoffPolicy', () => {
+    expect(isBackoffPolicy(make(() => 0.5))).toBe(true);
+  });
+
+  it('policies are independent of each other', () => {
+    const a = make(() => 1);
+    const b = make(() => 1);
+    take(a, 3);
+    expect(b.attempt).toBe(0);
+    expect(take(b, 3)).toEqual(
+      take(
+        make(() => 1),
+        3,
+      ),
+    );
+  });
+});
+
+describe('isBackoffPolicy', () => {
+  it('accepts user objects with callable next and reset', () => {
+    expect(isBackoffPolicy({ next: () => 1, reset: () => {} })).toBe(true);
+    class Fixed {
+      next(): number {
+        return 5;
+      }
+      reset(): void {}
+    }
+    expect(isBackoffPolicy(new Fixed())).toBe(true);
+    expect(isBackoffPolicy(Object.assign(Object.create(null), { next: () => 1, reset: () => {} }))).toBe(true);
+  });
+
+  it.each<[string, unknown]>([
+    ['null', null],
+    ['undefined', undefined],
+    ['an empty object', {}],
+    ['only next', { next: () => 1 }],
+    ['only reset', { reset: () => {} }],
+    ['non-callable next', { next: 1, reset: () => {} }],
+    ['non-callable reset', { next: () => 1, reset: 'reset' }],
+    ['a number', 42],
+    ['a string', 'policy'],
+    ['an array', [() => 1, () => {}]],
+    ['a function', () => 1],
+  ])('rejects %s', (_label, value) => {
+    expect(isBackoffPolicy(value)).toBe(false);
+  });
+});
+
+describe('assertBackoffPolicy', () => {
+  it('passes policies', () => {
+    expect(() => assertBackoffPolicy('backoff', { next: () => 1, reset: () => {} })).not.toThrow();
+  });
+
+  it('throws a TypeError naming the option and the value', () => {
+    expectOptionError(() => assertBackoffPolicy('backoff', { next: () => 1 }), TypeError, 'backoff', 'an object');
+    expectOptionError(() => assertBackoffPolicy('backoff', 5), TypeError, 'backoff', 'number 5');
+  });
+});
