@@ -1,0 +1,42 @@
+/**
+ * The payloads the package moves, and how big they are. Sizes are what the outbound buffer's
+ * `maxBytes` counts: UTF-8 bytes for strings, `byteLength` for binary data, `size` for Blobs.
+ */
+
+/** Anything `WebSocket.send()` accepts. */
+export type Data = string | ArrayBufferLike | ArrayBufferView | Blob;
+
+/** The UTF-8 length of a string, without allocating (surrogate pairs count as 4 bytes). */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/** The size in bytes of a payload, as the outbound buffer counts it. */
+export function byteLengthOf(data: Data): number {
+  if (typeof data === 'string') return utf8Length(data);
+  if (typeof (data as ArrayBufferLike).byteLength === 'number') return (data as ArrayBufferLike).byteLength;
+  if (typeof (data as Blob).size === 'number') return (data as Blob).size;
+  return 0;
+}
+
+/** True for the payload types `send()` accepts. */
+export function isData(value: unknown): value is Data {
+  if (typeof value === 'string') return true;
+  if (typeof value !== 'object' || value === null) return false;
+  if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return true;
+  if (typeof SharedArrayBuffer !== 'undefined' && value instanceof SharedArrayBuffer) return true;
+  return typeof Blob !== 'undefined' && value instanceof Blob;
+}

@@ -1,0 +1,82 @@
+/**
+ * The package's error type: one class with a stable `code`, so callers branch on data rather than
+ * on message text. A brand property makes {@link isResilientSocketError} work even when two copies
+ * of the package are installed (where `instanceof` would fail).
+ */
+
+/** Every code a {@link ResilientSocketError} can carry. Stable across minor versions. */
+export const ErrorCodes = Object.freeze({
+  /** No WebSocket implementation: not passed, no global, and `ws` not installed (Node). */
+  NO_WEBSOCKET: 'ERR_RS_NO_WEBSOCKET',
+  /** An attempt did not open within `connectTimeout`. */
+  CONNECT_TIMEOUT: 'ERR_RS_CONNECT_TIMEOUT',
+  /** The transport failed to connect, or the connection failed (the `error` event of the socket). */
+  CONNECTION_FAILED: 'ERR_RS_CONNECTION_FAILED',
+  /** The `url` or `protocols` provider threw, rejected, or returned something unusable. */
+  PROVIDER_FAILED: 'ERR_RS_PROVIDER_FAILED',
+  /** The server refused the WebSocket upgrade with an HTTP status (`status`, `retryAfter`). */
+  UPGRADE_REJECTED: 'ERR_RS_UPGRADE_REJECTED',
+  /** The server refused the upgrade with 401/403 twice in a row: reconnecting stopped. */
+  UNAUTHORIZED: 'ERR_RS_UNAUTHORIZED',
+  /** The `handshake` hook threw or rejected. */
+  HANDSHAKE_FAILED: 'ERR_RS_HANDSHAKE_FAILED',
+  /** The `handshake` hook did not settle within `handshakeTimeout`. */
+  HANDSHAKE_TIMEOUT: 'ERR_RS_HANDSHAKE_TIMEOUT',
+  /** The heartbeat found the link dead (no pong or no traffic in time). */
+  DEAD_LINK: 'ERR_RS_DEAD_LINK',
+  /** The server closed with a code that `shouldReconnect` rejects: reconnecting stopped. */
+  FATAL_CLOSE: 'ERR_RS_FATAL_CLOSE',
+  /** `maxRetries` consecutive failures: reconnecting stopped. */
+  RETRIES_EXHAUSTED: 'ERR_RS_RETRIES_EXHAUSTED',
+  /** `send()` found the outbound buffer full and the overflow policy is `'error'`. */
+  BUFFER_OVERFLOW: 'ERR_RS_BUFFER_OVERFLOW',
+  /** The socket was closed for good by `close()` or its `signal`. */
+  CLOSED: 'ERR_RS_CLOSED',
+  /** An event listener threw; the error is the `cause`. */
+  LISTENER_THREW: 'ERR_RS_LISTENER_THREW',
+});
+
+/** The union of the values of {@link ErrorCodes}. */
+export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
+
+/** Extra facts some errors carry. */
+export interface ErrorDetails {
+  /** The underlying error, if any. */
+  cause?: unknown;
+  /** HTTP status of a refused upgrade. */
+  status?: number;
+  /** `Retry-After` of a refused upgrade, in milliseconds. */
+  retryAfter?: number;
+  /** The close code of a fatal close. */
+  closeCode?: number;
+}
+
+const BRAND = Symbol.for('resilient-socket.error');
+
+/** An error raised or reported by resilient-socket, with a stable machine-readable `code`. */
+export class ResilientSocketError extends Error {
+  /** Stable code, one of {@link ErrorCodes}. */
+  readonly code: ErrorCode;
+  /** HTTP status for `ERR_RS_UPGRADE_REJECTED` / `ERR_RS_UNAUTHORIZED`. */
+  readonly status: number | undefined;
+  /** `Retry-After` in ms for a refused upgrade that sent one. */
+  readonly retryAfter: number | undefined;
+  /** The close code for `ERR_RS_FATAL_CLOSE`. */
+  readonly closeCode: number | undefined;
+  /** @internal brand checked by {@link isResilientSocketError} */
+  readonly [BRAND] = true;
+
+  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = 'ResilientSocketError';
+    this.code = code;
+    this.status = details.status;
+    this.retryAfter = details.retryAfter;
+    this.closeCode = details.closeCode;
+  }
+}
+
+/** True for any {@link ResilientSocketError}, even one created by another copy of the package. */
+export function isResilientSocketError(value: unknown): value is ResilientSocketError {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+}

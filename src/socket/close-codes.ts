@@ -1,0 +1,70 @@
+import { utf8Length } from '../data.js';
+
+/**
+ * Close codes as data (RFC 6455 §7.4). One place decides which closes are worth reconnecting
+ * after; users override it with the `shouldReconnect` option.
+ */
+
+/** What the `close` event and `shouldReconnect` are told about a connection that ended. */
+export interface CloseInfo {
+  /** The close code; 1006 when the connection dropped without a close frame. */
+  readonly code: number;
+  /** The close reason sent by the peer, or one of ours for closes we caused. */
+  readonly reason: string;
+  /** Whether the closing handshake completed. */
+  readonly wasClean: boolean;
+}
+
+/** Well-known codes used by the package. */
+export const CloseCodes = Object.freeze({
+  NORMAL: 1000,
+  GOING_AWAY: 1001,
+  PROTOCOL_ERROR: 1002,
+  UNSUPPORTED_DATA: 1003,
+  NO_STATUS: 1005,
+  ABNORMAL: 1006,
+  INVALID_PAYLOAD: 1007,
+  POLICY_VIOLATION: 1008,
+  MESSAGE_TOO_BIG: 1009,
+  MANDATORY_EXTENSION: 1010,
+  INTERNAL_ERROR: 1011,
+  SERVICE_RESTART: 1012,
+  TRY_AGAIN_LATER: 1013,
+});
+
+/**
+ * Codes that say "reconnecting will not help": the server judged what we send or how we speak
+ * to be wrong, so the same client would be refused again.
+ */
+export const FATAL_CLOSE_CODES: ReadonlySet<number> = new Set([1002, 1003, 1007, 1008, 1009, 1010]);
+
+/**
+ * The default `shouldReconnect`: stop on the protocol and policy codes (1002, 1003, 1007, 1008,
+ * 1009, 1010); reconnect after everything else, including a 1000 or 1001 the *server* sent (a
+ * deploy or restart), 1006 (network), 1011–1014 and all application codes 3000–4999.
+ */
+export function defaultShouldReconnect(close: CloseInfo): boolean {
+  return !FATAL_CLOSE_CODES.has(close.code);
+}
+
+/**
+ * Validates the arguments of `close(code, reason)` the way browsers and ws do: the code must be
+ * 1000 or in 3000–4999 (the others are reserved for the protocol), the reason at most 123 UTF-8
+ * bytes (a close frame's payload is at most 125 bytes, two of which hold the code).
+ *
+ * @throws TypeError for a code that is not a number or a reason that is not a string; RangeError
+ *   for a code outside those ranges or a reason that is too long.
+ */
+export function assertCloseArgs(code: unknown, reason: unknown): void {
+  if (code !== undefined) {
+    if (typeof code !== 'number') throw new TypeError(`Expected \`code\` to be a number, got ${typeof code}`);
+    if (!(code === 1000 || (Number.isInteger(code) && code >= 3000 && code <= 4999))) {
+      throw new RangeError(`Expected \`code\` to be 1000 or an integer in 3000–4999, got ${code}`);
+    }
+  }
+  if (reason !== undefined) {
+    if (typeof reason !== 'string') throw new TypeError(`Expected \`reason\` to be a string, got ${typeof reason}`);
+    const bytes = utf8Length(reason);
+    if (bytes > 123) throw new RangeError(`Expected \`reason\` to be at most 123 UTF-8 bytes, got ${bytes} bytes`);
+  }
+}

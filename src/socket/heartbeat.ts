@@ -1,0 +1,113 @@
+import type { Data } from '../data.js';
+import type { TimerSlots } from '../timers.js';
+import type { WebSocketLike } from '../transport/websocket-like.js';
+import type { ResolvedHeartbeat } from './options.js';
+
+/**
+ * How a connection is watched:
+ * - `protocol`: WebSocket ping frames, answered by the peer's pong (ws in Node);
+ * - `message`: an application message every interval, any incoming message counts as the answer;
+ * - `silence`: no probe; no incoming message for `interval + timeout` means dead;
+ * - `off`.
+ */
+export type HeartbeatMode = 'protocol' | 'message' | 'silence' | 'off';
+
+/** Picks the mode for one connection from the configuration and what the socket can do. */
+export function heartbeatMode(config: ResolvedHeartbeat | false, socket: WebSocketLike): HeartbeatMode {
+  if (config === false) return 'off';
+  if (config.message !== undefined) return 'message';
+  if (typeof socket.ping === 'function' && typeof socket.on === 'function') return 'protocol';
+  return config.explicit ? 'silence' : 'off';
+}
+
+/** The timer names the heartbeat uses in the socket's {@link TimerSlots}. */
+export type HeartbeatTimer = 'ping' | 'pong';
+
+/**
+ * Watches one open connection and calls `onDead` when it stops answering. Worst case, a link
+ * that goes silent is declared dead `interval + timeout` later: the probe after the last answer
+ * goes out at most `interval` later, and its answer is awaited `timeout`.
+ */
+export class Heartbeat {
+  readonly #socket: WebSocketLike;
+  readonly #config: ResolvedHeartbeat;
+  readonly #timers: TimerSlots<HeartbeatTimer | string>;
+  readonly #onDead: () => void;
+  readonly #send: (data: Data) => void;
+  readonly mode: HeartbeatMode;
+  readonly #onPong = (): void => this.activity();
+
+  constructor(
+    socket: WebSocketLike,
+    config: ResolvedHeartbeat | false,
+    timers: TimerSlots<HeartbeatTimer | string>,
+    onDead: () => void,
+    send: (data: Data) => void,
+  ) {
+    this.#socket = socket;
+    this.mode = heartbeatMode(config, socket);
+    this.#config = config || { interval: 0, timeout: 0, message: undefined, isPong: undefined, explicit: false };
+    this.#timers = timers;
+    this.#onDead = onDead;
+    this.#send = send;
+  }
+
+  /** Starts watching (call once the connection is open). */
+  start(): void {
+    switch (this.mode) {
+      case 'protocol':
+        this.#socket.on?.('pong', this.#onPong);
+        this.#armProbe();
+        break;
+      case 'message':
+        this.#armProbe();
+        break;
+      case 'silence':
+        this.#timers.set('pong', this.#config.interval + this.#config.timeout, this.#onDead);
+        break;
+      case 'off':
+        break;
+    }
+  }
+
+  /** A sign of life (a message or a pong): cancels the pending deadline. */
+  activity(): void {
+    if (this.mode === 'off') return;
+    if (this.mode === 'silence') {
+      this.#timers.set('pong', this.#config.interval + this.#config.timeout, this.#onDead);
+    } else {
+      this.#timers.clear('pong');
+    }
+  }
+
+  /** Whether `data` is an answer to our app-level ping (to be consumed, not emitted). */
+  isPong(data: Data): boolean {
+    return this.mode === 'message' && this.#config.isPong !== undefined && this.#config.isPong(data) === true;
+  }
+
+  /** Stops watching: clears its timers and removes its listener. */
+  stop(): void {
+    this.#timers.clear('ping');
+    this.#timers.clear('pong');
+    if (this.mode === 'protocol') this.#socket.off?.('pong', this.#onPong);
+  }
+
+  #armProbe(): void {
+    this.#timers.set('ping', this.#config.interval, () => this.#probe());
+  }
+
+  #probe(): void {
+    if (!this.#timers.has('pong')) this.#timers.set('pong', this.#config.timeout, this.#onDead);
+    try {
+      if (this.mode === 'protocol') {
+        this.#socket.ping?.();
+      } else {
+        const { message } = this.#config;
+        this.#send(typeof message === 'function' ? message() : (message as Data));
+      }
+    } catch {
+      // A socket that cannot even send a ping is as good as dead; the pong deadline will say so.
+    }
+    this.#armProbe();
+  }
+}

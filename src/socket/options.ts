@@ -1,0 +1,359 @@
+import { assertBackoffPolicy } from '../backoff/policy.js';
+import {
+  TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS,
+  truncatedBinaryExponential,
+} from '../backoff/truncated-binary-exponential.js';
+import type { BackoffPolicyLike } from '../backoff/types.js';
+import { type BufferOptions, type ResolvedBufferOptions, resolveBufferOptions } from '../buffer/outbound-buffer.js';
+import { assertClock, type Clock, systemClock } from '../clock.js';
+import { type Data, isData } from '../data.js';
+import type { WebSocketConstructorLike, WebSocketLike } from '../transport/websocket-like.js';
+import {
+  assertBoolean,
+  assertFunction,
+  assertNumber,
+  assertOptionsObject,
+  describeReceived,
+  describeValue,
+  withDefault,
+} from '../validation.js';
+import { type CloseInfo, defaultShouldReconnect } from './close-codes.js';
+
+/** A URL, or a function (sync or async) that returns one before every attempt. */
+export type UrlProvider = string | URL | (() => string | URL | PromiseLike<string | URL>);
+/** Subprotocols, or a function (sync or async) that returns them before every attempt. */
+export type ProtocolsProvider =
+  | string
+  | readonly string[]
+  | (() => string | readonly string[] | undefined | PromiseLike<string | readonly string[] | undefined>);
+
+/** Dead-link detection. */
+export interface HeartbeatOptions {
+  /**
+   * How often to probe the link, in ms (> 0).
+   * @default 30_000
+   */
+  interval?: number;
+  /**
+   * How long to wait for an answer to a probe before declaring the link dead, in ms (> 0).
+   * A dead link is closed (`close` with code 1006, reason `'heartbeat timeout'`) and reconnected,
+   * within `interval + timeout` of going silent.
+   * @default 10_000
+   */
+  timeout?: number;
+  /**
+   * An application-level ping to send every `interval` when the transport has no protocol ping
+   * (browsers). Without it, and without protocol ping, the heartbeat watches for silence: no
+   * message for `interval + timeout` means dead. Any incoming message counts as a sign of life.
+   */
+  message?: Data | (() => Data);
+  /**
+   * Recognises the server's answer to `message`. Messages it accepts are consumed (not emitted
+   * as `message`).
+   */
+  isPong?: (data: Data) => boolean;
+}
+
+/** What the `handshake` hook receives: the fresh connection, before anyone else sees it. */
+export interface HandshakeConnection {
+  /** The URL of this attempt. */
+  readonly url: string;
+  /** The negotiated subprotocol ('' if none). */
+  readonly protocol: string;
+  /** The attempt number. */
+  readonly attempt: number;
+  /** Aborted when the attempt is abandoned (handshake timeout, close(), connection lost). */
+  readonly signal: AbortSignal;
+  /** Sends directly on this connection (bypassing the outbound buffer, which is flushed after the handshake). */
+  send(data: Data): void;
+  /**
+   * Resolves with the next incoming message that `predicate` accepts (any message without one),
+   * consuming it. Messages not consumed during the handshake are emitted as `message` after `open`.
+   * Rejects if the attempt is abandoned.
+   */
+  nextMessage(predicate?: (data: Data) => boolean): Promise<Data>;
+}
+
+/** Options of `new ResilientSocket(url, options)`. Validated once, at construction. */
+export interface ResilientSocketOptions {
+  /**
+   * The WebSocket implementation: any constructor with the browser WebSocket shape (ws,
+   * mock-socket, undici). Default: the global `WebSocket`, else (Node entry) the `ws` package.
+   */
+  WebSocket?: WebSocketConstructorLike;
+  /** Subprotocols, or a (sync/async) function called before every attempt. */
+  protocols?: ProtocolsProvider;
+  /**
+   * Passed as the third constructor argument (Node `ws` client options: `headers`, TLS `ca`/`cert`,
+   * `agent`, …). Ignored by browser WebSockets.
+   */
+  wsOptions?: Record<string, unknown>;
+  /**
+   * Connect at construction. With `false` the socket starts `idle` until `open()`.
+   * @default true
+   */
+  autoConnect?: boolean;
+  /**
+   * `T` of the default truncated binary exponential backoff: the widest retry window, in ms.
+   * Not allowed together with `backoff`.
+   * @default 10_000
+   */
+  maxDelay?: number;
+  /**
+   * `N` of the default backoff: the failure count from which the window stops doubling.
+   * Not allowed together with `backoff`.
+   * @default 10
+   */
+  ceiling?: number;
+  /**
+   * Any backoff policy (from `resilient-socket/backoff` or your own `{ next, reset }`), or a
+   * factory for one.
+   * @default truncatedBinaryExponential({ maxDelay, ceiling })
+   */
+  backoff?: BackoffPolicyLike | (() => BackoffPolicyLike);
+  /**
+   * A connection must stay open this long (ms) before the failure count and backoff reset, so a
+   * server that accepts and drops at once cannot cause a tight loop. `0` resets on open.
+   * @default 5_000
+   */
+  stableAfter?: number;
+  /**
+   * An attempt (URL provider + WebSocket opening) not open by then is abandoned as failed, in ms.
+   * `Infinity` disables it.
+   * @default 10_000
+   */
+  connectTimeout?: number;
+  /**
+   * Retries after consecutive failures before giving up (`giveup`, then `closed`): with 3, the
+   * fourth consecutive failure gives up. `Infinity` never gives up.
+   * @default Infinity
+   */
+  maxRetries?: number;
+  /**
+   * Decides whether to reconnect after the server or network closed a connection.
+   * @default stop on 1002, 1003, 1007, 1008, 1009, 1010; reconnect on everything else
+   */
+  shouldReconnect?: (close: CloseInfo) => boolean;
+  /**
+   * Dead-link detection, or `false` to turn it off. With `ws`, protocol ping/pong is used by
+   * default. With a browser WebSocket it runs only when configured: with `message` it sends an
+   * app-level ping, otherwise it detects silence.
+   * @default { interval: 30_000, timeout: 10_000 } (protocol ping where available)
+   */
+  heartbeat?: HeartbeatOptions | false;
+  /** The outbound buffer used while not connected. */
+  buffer?: BufferOptions;
+  /**
+   * Runs on every open before the buffer is flushed and before `open` is emitted: authenticate,
+   * resubscribe, await the server's ack. If it throws or times out, the attempt counts as failed.
+   */
+  handshake?: (connection: HandshakeConnection) => void | PromiseLike<void>;
+  /**
+   * How long `handshake` may take, in ms. `Infinity` disables the limit.
+   * @default 10_000
+   */
+  handshakeTimeout?: number;
+  /**
+   * `binaryType` for every underlying socket. Default: the implementation's own
+   * (`'blob'` in browsers, `'nodebuffer'` in ws).
+   */
+  binaryType?: string;
+  /** Aborting it does what `close()` does. */
+  signal?: AbortSignal;
+  /**
+   * Keep pending timers (reconnect waits, heartbeat) from holding a Node process open.
+   * @default false
+   */
+  unref?: boolean;
+  /**
+   * The clock for every timer and timestamp; inject one to drive time in tests.
+   * @default global timers and Date.now
+   */
+  clock?: Clock;
+}
+
+/** @internal */
+export interface ResolvedHeartbeat {
+  readonly interval: number;
+  readonly timeout: number;
+  readonly message: Data | (() => Data) | undefined;
+  readonly isPong: ((data: Data) => boolean) | undefined;
+  /** The user configured it explicitly (enables silence detection without protocol ping). */
+  readonly explicit: boolean;
+}
+
+/** @internal */
+export interface ResolvedSocketOptions {
+  readonly url: UrlProvider;
+  readonly WebSocket: unknown;
+  readonly protocols: ProtocolsProvider | undefined;
+  readonly wsOptions: Record<string, unknown> | undefined;
+  readonly autoConnect: boolean;
+  readonly backoff: BackoffPolicyLike;
+  readonly stableAfter: number;
+  readonly connectTimeout: number;
+  readonly maxRetries: number;
+  readonly shouldReconnect: (close: CloseInfo) => boolean;
+  readonly heartbeat: ResolvedHeartbeat | false;
+  readonly buffer: ResolvedBufferOptions;
+  readonly handshake: ((connection: HandshakeConnection) => void | PromiseLike<void>) | undefined;
+  readonly handshakeTimeout: number;
+  readonly binaryType: string | undefined;
+  readonly signal: AbortSignal | undefined;
+  readonly unref: boolean;
+  readonly clock: Clock;
+}
+
+export const SOCKET_DEFAULTS = Object.freeze({
+  autoConnect: true,
+  stableAfter: 5_000,
+  connectTimeout: 10_000,
+  maxRetries: Number.POSITIVE_INFINITY,
+  handshakeTimeout: 10_000,
+  heartbeat: Object.freeze({ interval: 30_000, timeout: 10_000 }),
+});
+
+const URL_SCHEMES = new Set(['ws:', 'wss:', 'http:', 'https:']);
+
+/**
+ * Checks a concrete URL (given directly or returned by a provider) and returns it as a string.
+ * @throws TypeError for a non-string/URL, RangeError for an unparsable URL or a scheme other than ws(s)/http(s).
+ */
+export function checkUrl(name: string, value: unknown): string {
+  if (typeof value !== 'string' && !(value instanceof URL)) {
+    throw new TypeError(`Expected \`${name}\` to be a string, a URL or a function, got ${describeReceived(value)}`);
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(String(value));
+  } catch {
+    throw new RangeError(
+      `Expected \`${name}\` to be an absolute ws:, wss:, http: or https: URL, got ${describeValue(String(value))}`,
+    );
+  }
+  if (!URL_SCHEMES.has(parsed.protocol)) {
+    throw new RangeError(`Expected \`${name}\` to use ws:, wss:, http: or https:, got ${describeValue(String(value))}`);
+  }
+  if (parsed.hash) {
+    throw new RangeError(`Expected \`${name}\` to have no #fragment, got ${describeValue(String(value))}`);
+  }
+  return String(value);
+}
+
+/**
+ * Checks concrete protocols and returns them in the form the WebSocket constructor takes.
+ * @throws TypeError unless a string or an array of strings.
+ */
+export function checkProtocols(name: string, value: unknown): string | string[] | undefined {
+  if (value === undefined || typeof value === 'string') return value;
+  if (Array.isArray(value) && value.every((p) => typeof p === 'string')) return [...value];
+  throw new TypeError(`Expected \`${name}\` to be a string or an array of strings, got ${describeReceived(value)}`);
+}
+
+function isAbortSignal(value: unknown): value is AbortSignal {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as AbortSignal).aborted === 'boolean' &&
+    typeof (value as AbortSignal).addEventListener === 'function'
+  );
+}
+
+function resolveHeartbeat(value: unknown): ResolvedHeartbeat | false {
+  if (value === false) return false;
+  if (value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+    throw new TypeError(`Expected \`heartbeat\` to be an object or false, got ${describeReceived(value)}`);
+  }
+  const options = (value ?? {}) as HeartbeatOptions;
+  const interval = withDefault(options.interval, SOCKET_DEFAULTS.heartbeat.interval);
+  const timeout = withDefault(options.timeout, SOCKET_DEFAULTS.heartbeat.timeout);
+  assertNumber('heartbeat.interval', interval, { above: 0 });
+  assertNumber('heartbeat.timeout', timeout, { above: 0 });
+  if (options.message !== undefined && typeof options.message !== 'function' && !isData(options.message)) {
+    throw new TypeError(
+      `Expected \`heartbeat.message\` to be a string, binary data or a function, got ${describeReceived(options.message)}`,
+    );
+  }
+  if (options.isPong !== undefined) assertFunction('heartbeat.isPong', options.isPong);
+  return { interval, timeout, message: options.message, isPong: options.isPong, explicit: value !== undefined };
+}
+
+function resolveBackoff(options: ResilientSocketOptions): BackoffPolicyLike {
+  const { backoff, maxDelay, ceiling } = options;
+  if (backoff === undefined) {
+    return truncatedBinaryExponential({
+      maxDelay: withDefault(maxDelay, TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.maxDelay),
+      ceiling: withDefault(ceiling, TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.ceiling),
+    });
+  }
+  if (maxDelay !== undefined || ceiling !== undefined) {
+    throw new TypeError(
+      '`maxDelay` and `ceiling` configure the default backoff; they cannot be combined with `backoff`',
+    );
+  }
+  const policy = typeof backoff === 'function' ? (backoff as () => unknown)() : backoff;
+  assertBackoffPolicy(typeof backoff === 'function' ? 'backoff()' : 'backoff', policy);
+  return policy;
+}
+
+/** Validates everything once and returns the frozen, fully defaulted options. @internal */
+export function resolveSocketOptions(url: unknown, options: unknown): ResolvedSocketOptions {
+  if (typeof url === 'function') {
+    // checked when called, before every attempt
+  } else {
+    checkUrl('url', url);
+  }
+  assertOptionsObject('options', options);
+  const o = (options ?? {}) as ResilientSocketOptions;
+
+  const protocols = o.protocols;
+  if (typeof protocols !== 'function') checkProtocols('protocols', protocols);
+  if (o.wsOptions !== undefined) assertOptionsObject('wsOptions', o.wsOptions);
+  const autoConnect = withDefault(o.autoConnect, SOCKET_DEFAULTS.autoConnect);
+  assertBoolean('autoConnect', autoConnect);
+  const stableAfter = withDefault(o.stableAfter, SOCKET_DEFAULTS.stableAfter);
+  assertNumber('stableAfter', stableAfter, { min: 0 });
+  const connectTimeout = withDefault(o.connectTimeout, SOCKET_DEFAULTS.connectTimeout);
+  assertNumber('connectTimeout', connectTimeout, { above: 0, allowInfinity: true });
+  const maxRetries = withDefault(o.maxRetries, SOCKET_DEFAULTS.maxRetries);
+  assertNumber('maxRetries', maxRetries, { integer: true, min: 0, allowInfinity: true });
+  const shouldReconnect = withDefault(o.shouldReconnect, defaultShouldReconnect);
+  assertFunction('shouldReconnect', shouldReconnect);
+  const handshakeTimeout = withDefault(o.handshakeTimeout, SOCKET_DEFAULTS.handshakeTimeout);
+  assertNumber('handshakeTimeout', handshakeTimeout, { above: 0, allowInfinity: true });
+  if (o.handshake !== undefined) assertFunction('handshake', o.handshake);
+  if (o.binaryType !== undefined && typeof o.binaryType !== 'string') {
+    throw new TypeError(`Expected \`binaryType\` to be a string, got ${describeReceived(o.binaryType)}`);
+  }
+  if (o.signal !== undefined && !isAbortSignal(o.signal)) {
+    throw new TypeError(`Expected \`signal\` to be an AbortSignal, got ${describeReceived(o.signal)}`);
+  }
+  const unref = withDefault(o.unref, false);
+  assertBoolean('unref', unref);
+  const clock = withDefault(o.clock, systemClock);
+  assertClock('clock', clock);
+
+  return Object.freeze({
+    url: url as UrlProvider,
+    WebSocket: o.WebSocket,
+    protocols: protocols as ProtocolsProvider | undefined,
+    wsOptions: o.wsOptions,
+    autoConnect,
+    backoff: resolveBackoff(o),
+    stableAfter,
+    connectTimeout,
+    maxRetries,
+    shouldReconnect,
+    heartbeat: resolveHeartbeat(o.heartbeat),
+    buffer: resolveBufferOptions(o.buffer),
+    handshake: o.handshake,
+    handshakeTimeout,
+    binaryType: o.binaryType,
+    signal: o.signal,
+    unref,
+    clock,
+  });
+}
+
+/** @internal */
+export type { WebSocketLike };

@@ -1,0 +1,937 @@
+import { EventEmitter } from 'eventemitter3';
+import type { BackoffPolicyLike } from '../backoff/types.js';
+import { OutboundBuffer, type QueuedMessage } from '../buffer/outbound-buffer.js';
+import type { Clock } from '../clock.js';
+import { type Data, isData } from '../data.js';
+import { type ErrorCode, ErrorCodes, isResilientSocketError, ResilientSocketError } from '../errors.js';
+import { TimerSlots } from '../timers.js';
+import { resolveWebSocket } from '../transport/resolve-websocket.js';
+import { ReadyState, type WebSocketConstructorLike } from '../transport/websocket-like.js';
+import { assertBoolean, assertOptionsObject, describeReceived } from '../validation.js';
+import { assertCloseArgs, type CloseInfo } from './close-codes.js';
+import { Connection } from './connection.js';
+import type { DropReason, ResilientSocketEvents } from './events.js';
+import { Heartbeat } from './heartbeat.js';
+import {
+  checkProtocols,
+  checkUrl,
+  type HandshakeConnection,
+  type ResilientSocketOptions,
+  type ResolvedSocketOptions,
+  resolveSocketOptions,
+  type UrlProvider,
+} from './options.js';
+import { canTransition, type SocketState, STATES } from './states.js';
+
+/** What `send()` did with a message. */
+export type SendResult = 'sent' | 'buffered' | 'dropped';
+
+/** Options of `send()`. */
+export interface SendOptions {
+  /**
+   * Queue the message while not connected. `false` is for messages that only make sense on the
+   * current connection (cursor positions, typing indicators): they are dropped (and reported)
+   * instead of sent later.
+   * @default true
+   */
+  buffer?: boolean;
+}
+
+/** A snapshot of counters, from `socket.stats`. */
+export interface SocketStats {
+  /** Connection attempts started. */
+  readonly attempts: number;
+  /** Connections that opened. */
+  readonly connects: number;
+  /** Connections that opened after the first. */
+  readonly reconnects: number;
+  /** Messages dropped (every one was reported by a `drop` event). */
+  readonly dropped: number;
+  /** Messages received. */
+  readonly messagesIn: number;
+  /** Messages written to a socket (directly or by a flush). */
+  readonly messagesOut: number;
+  /** How long the current connection has been open, in ms (0 when not open). */
+  readonly uptime: number;
+  /** How long the socket has been without an open connection, in ms (0 when open). */
+  readonly downtime: number;
+  /** The last error reported, if any. */
+  readonly lastError: ResilientSocketError | undefined;
+  /** When the pending retry will start (clock time, ms), if one is scheduled. */
+  readonly nextRetryAt: number | undefined;
+}
+
+type SocketTimer = 'connect' | 'handshake' | 'stable' | 'reconnect' | 'closing' | 'ttl' | 'ping' | 'pong';
+
+/** How long `close()` waits for the server's close frame before cutting the connection, in ms. */
+export const CLOSE_TIMEOUT = 3_000;
+
+/** Per-attempt state, replaced wholesale for every attempt; stale callbacks compare identity. */
+interface Attempt {
+  readonly number: number;
+  readonly url: string;
+  connection: Connection | undefined;
+  heartbeat: Heartbeat | undefined;
+  opened: boolean;
+  openedAt: number;
+  /** Present while the handshake hook runs. */
+  handshake: { controller: AbortController; inbox: Data[]; waiters: HandshakeWaiter[] } | undefined;
+}
+
+interface HandshakeWaiter {
+  readonly predicate: ((data: Data) => boolean) | undefined;
+  resolve(data: Data): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * A WebSocket that stays connected: it reconnects with backoff, buffers sends while down,
+ * detects dead links and reports everything it does through typed events.
+ *
+ * @example
+ * ```ts
+ * const socket = new ResilientSocket('wss://example.test/feed', { maxDelay: 10_000, ceiling: 10 });
+ * socket.on('message', (data) => render(data));
+ * socket.send(JSON.stringify({ subscribe: 'prices' })); // queued until the first open
+ * ```
+ */
+export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
+  /**
+   * Where the WebSocket comes from when neither the option nor a global exists. The Node entry
+   * point overrides this to load `ws`; the browser build returns nothing.
+   * @internal
+   */
+  protected static fallbackWebSocket(): WebSocketConstructorLike | undefined {
+    return undefined;
+  }
+
+  readonly #options: ResolvedSocketOptions;
+  readonly #WebSocket: WebSocketConstructorLike;
+  readonly #clock: Clock;
+  readonly #backoff: BackoffPolicyLike;
+  readonly #buffer: OutboundBuffer;
+  readonly #timers: TimerSlots<SocketTimer>;
+  #state: SocketState = 'idle';
+  #attempt: Attempt | undefined;
+  /** Consecutive failures since the last stable connection. */
+  #failures = 0;
+  /** Attempts started since the last stable connection, `open()` or `reconnect()`. */
+  #runAttempts = 0;
+  /** Consecutive 401/403 refusals. */
+  #authRefusals = 0;
+  /** `close()` or the signal ended this socket for good. */
+  #disposed = false;
+  #binaryType: string | undefined;
+  #url: string;
+  #onAbort: (() => void) | undefined;
+  #stats = {
+    attempts: 0,
+    connects: 0,
+    dropped: 0,
+    messagesIn: 0,
+    messagesOut: 0,
+    downSince: 0,
+    lastError: undefined as ResilientSocketError | undefined,
+    nextRetryAt: undefined as number | undefined,
+  };
+
+  /**
+   * @param url a `ws:`/`wss:` URL (string or `URL`), or a sync/async function returning one,
+   *   called before every attempt (for fresh auth tokens).
+   * @param options see {@link ResilientSocketOptions}; validated here, once.
+   * @throws TypeError / RangeError naming the option for bad input; ResilientSocketError
+   *   `ERR_RS_NO_WEBSOCKET` when no WebSocket implementation is available.
+   */
+  constructor(url: UrlProvider, options?: ResilientSocketOptions) {
+    super();
+    const resolved = resolveSocketOptions(url, options);
+    this.#WebSocket = resolveWebSocket(resolved.WebSocket, () =>
+      (this.constructor as typeof ResilientSocket).fallbackWebSocket(),
+    );
+    this.#options = resolved;
+    this.#clock = resolved.clock;
+    this.#backoff = resolved.backoff;
+    this.#buffer = new OutboundBuffer(resolved.buffer);
+    this.#timers = new TimerSlots(resolved.clock, resolved.unref);
+    this.#binaryType = resolved.binaryType;
+    this.#url = typeof url === 'function' ? '' : String(url);
+    this.#stats.downSince = this.#clock.now();
+
+    const { signal } = resolved;
+    if (signal) {
+      if (signal.aborted) {
+        this.#disposed = true;
+        this.#state = 'closed';
+        return;
+      }
+      this.#onAbort = () => this.close(1000, 'aborted');
+      signal.addEventListener('abort', this.#onAbort, { once: true });
+    }
+    if (resolved.autoConnect) this.#startAttempt('autoConnect');
+  }
+
+  // ─── read-only state ─────────────────────────────────────────────────────────────────────
+
+  /** The current state; see `src/socket/states.ts` for the diagram. */
+  get state(): SocketState {
+    return this.#state;
+  }
+
+  /** Consecutive failed attempts since the last stable connection (0 once stable). */
+  get attempt(): number {
+    return this.#failures;
+  }
+
+  /** The URL of the latest attempt ('' before the first attempt when the URL is a provider). */
+  get url(): string {
+    return this.#url;
+  }
+
+  /** Messages waiting in the outbound buffer. */
+  get bufferedCount(): number {
+    return this.#buffer.length;
+  }
+
+  /** WebSocket-style ready state: CONNECTING (0) until open, OPEN (1), CLOSING (2), CLOSED (3). */
+  get readyState(): number {
+    switch (this.#state) {
+      case 'open':
+        return ReadyState.OPEN;
+      case 'closing':
+        return ReadyState.CLOSING;
+      case 'closed':
+        return ReadyState.CLOSED;
+      default:
+        return ReadyState.CONNECTING;
+    }
+  }
+
+  /** The subprotocol the server chose for the current connection ('' if none or not open). */
+  get protocol(): string {
+    return this.#attempt?.opened ? (this.#attempt.connection?.socket.protocol ?? '') : '';
+  }
+
+  /** `binaryType` of the current and every future underlying socket. */
+  get binaryType(): string | undefined {
+    return this.#binaryType ?? this.#attempt?.connection?.socket.binaryType;
+  }
+
+  set binaryType(value: string) {
+    if (typeof value !== 'string') {
+      throw new TypeError(`Expected \`binaryType\` to be a string, got ${describeReceived(value)}`);
+    }
+    this.#binaryType = value;
+    const socket = this.#attempt?.connection?.socket;
+    if (socket) socket.binaryType = value;
+  }
+
+  /** Counters and timings; a fresh snapshot on every read. */
+  get stats(): SocketStats {
+    const now = this.#clock.now();
+    const open = this.#state === 'open' && this.#attempt?.opened === true;
+    return {
+      attempts: this.#stats.attempts,
+      connects: this.#stats.connects,
+      reconnects: Math.max(0, this.#stats.connects - 1),
+      dropped: this.#stats.dropped,
+      messagesIn: this.#stats.messagesIn,
+      messagesOut: this.#stats.messagesOut,
+      uptime: open && this.#attempt ? now - this.#attempt.openedAt : 0,
+      downtime: open ? 0 : now - this.#stats.downSince,
+      lastError: this.#stats.lastError,
+      nextRetryAt: this.#state === 'reconnecting' ? this.#stats.nextRetryAt : undefined,
+    };
+  }
+
+  // ─── user intent ─────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Sends now when open; otherwise queues in the outbound buffer (unless `buffer: false`).
+   * @returns `'sent'`, `'buffered'` or `'dropped'` (every dropped message is also reported by `drop`).
+   * @throws TypeError for data that is not a string or binary; ResilientSocketError
+   *   `ERR_RS_BUFFER_OVERFLOW` when the buffer is full and `buffer.overflow` is `'error'`.
+   */
+  send(data: Data, options?: SendOptions): SendResult {
+    if (!isData(data)) {
+      throw new TypeError(
+        `Expected \`data\` to be a string, ArrayBuffer, typed array or Blob, got ${describeReceived(data)}`,
+      );
+    }
+    assertOptionsObject('send options', options);
+    const buffer = options?.buffer ?? true;
+    assertBoolean('buffer', buffer);
+
+    if (this.#disposed || !STATES[this.#state].buffersSends) {
+      this.#reportDrop('closed', [data]);
+      return 'dropped';
+    }
+    const attempt = this.#attempt;
+    const socket = attempt?.connection?.socket;
+    if (
+      STATES[this.#state].sendsDirectly &&
+      socket &&
+      socket.readyState === ReadyState.OPEN &&
+      this.#buffer.length === 0
+    ) {
+      try {
+        socket.send(data as never);
+        this.#stats.messagesOut++;
+        return 'sent';
+      } catch {
+        // The socket refused (it is going down); queue the message for the next connection.
+      }
+    }
+    if (!buffer) {
+      this.#reportDrop('not-connected', [data]);
+      return 'dropped';
+    }
+    this.#expireBuffered();
+    const result = this.#buffer.push(data, this.#clock.now());
+    if (result.evicted.length > 0) {
+      this.#reportDrop(
+        'overflow',
+        result.evicted.map((m) => m.data),
+      );
+    }
+    if (result.status === 'dropped') {
+      this.#reportDrop('overflow', [data]);
+      return 'dropped';
+    }
+    this.#armTtl();
+    return 'buffered';
+  }
+
+  /**
+   * Starts connecting: from `idle` (with `autoConnect: false`) or from `closed` after a give-up
+   * (starting afresh). Does nothing in the other states.
+   * @throws ResilientSocketError `ERR_RS_CLOSED` after `close()`.
+   */
+  open(): void {
+    this.#assertNotDisposed('open');
+    if (this.#state !== 'idle' && this.#state !== 'closed') return;
+    this.#resetRun();
+    this.#startAttempt('open() called');
+  }
+
+  /**
+   * Drops the current connection (if any) and connects again now, with a fresh backoff.
+   * @throws ResilientSocketError `ERR_RS_CLOSED` after `close()`.
+   */
+  reconnect(): void {
+    this.#assertNotDisposed('reconnect');
+    this.#resetRun();
+    this.#teardown({ code: 1000, reason: 'reconnect() called', wasClean: false }, true);
+    if (this.#disposed || this.#attempt !== undefined) return; // a close listener took over
+    this.#startAttempt('reconnect() called');
+  }
+
+  /**
+   * Closes for good: stops reconnecting, drops (and reports) queued messages, closes the
+   * connection with `code`/`reason` and leaves no timer or listener behind. Idempotent.
+   * @param code 1000 or 3000–4999. @default 1000
+   * @param reason at most 123 UTF-8 bytes. @default ''
+   * @throws TypeError / RangeError for an invalid code or reason.
+   */
+  close(code = 1000, reason = ''): void {
+    assertCloseArgs(code, reason);
+    if (this.#disposed) return;
+    this.#disposed = true;
+    if (this.#onAbort) this.#options.signal?.removeEventListener('abort', this.#onAbort);
+    this.#onAbort = undefined;
+    const attempt = this.#attempt;
+    const socket = attempt?.connection?.socket;
+    this.#timers.clearAll();
+    this.#dropAll('closed');
+    if (attempt?.opened && socket && socket.readyState === ReadyState.OPEN) {
+      attempt.heartbeat?.stop();
+      this.#setState('closing', 'close() called');
+      try {
+        socket.close(code, reason);
+      } catch {
+        // fall through to the timeout, which cuts the connection
+      }
+      this.#timers.set('closing', CLOSE_TIMEOUT, () => {
+        if (this.#attempt !== attempt) return;
+        this.#finishClose({ code: 1006, reason: 'close timeout', wasClean: false });
+      });
+      return;
+    }
+    this.#teardown(attempt?.connection ? { code, reason, wasClean: false } : undefined, true, false);
+    this.#setState('closed', 'close() called');
+  }
+
+  /**
+   * Iterates over incoming messages until the socket reaches `closed`.
+   * Messages that arrive faster than the loop consumes them are queued in memory.
+   */
+  [Symbol.asyncIterator](): AsyncIterableIterator<Data> {
+    const queue: Data[] = [];
+    const waiting: ((result: IteratorResult<Data>) => void)[] = [];
+    let done = this.#state === 'closed';
+    const onMessage = (data: Data): void => {
+      const resolve = waiting.shift();
+      if (resolve) resolve({ value: data, done: false });
+      else queue.push(data);
+    };
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      this.off('message', onMessage);
+      this.off('state', onState);
+      for (const resolve of waiting.splice(0)) resolve({ value: undefined, done: true });
+    };
+    const onState = (change: { current: SocketState }): void => {
+      if (change.current === 'closed') finish();
+    };
+    if (!done) {
+      this.on('message', onMessage);
+      this.on('state', onState);
+    }
+    const iterator: AsyncIterableIterator<Data> = {
+      next: () => {
+        const value = queue.shift();
+        if (value !== undefined) return Promise.resolve({ value, done: false });
+        if (done) return Promise.resolve({ value: undefined, done: true });
+        return new Promise((resolve) => waiting.push(resolve));
+      },
+      return: () => {
+        finish();
+        queue.length = 0;
+        return Promise.resolve({ value: undefined, done: true });
+      },
+      [Symbol.asyncIterator]: () => iterator,
+    };
+    return iterator;
+  }
+
+  // ─── the machine ─────────────────────────────────────────────────────────────────────────
+
+  /** A fresh start: no failures, first backoff window. */
+  #resetRun(): void {
+    this.#failures = 0;
+    this.#runAttempts = 0;
+    this.#authRefusals = 0;
+    this.#backoff.reset();
+  }
+
+  /** The one place the state changes. Emits `state`; refuses transitions the table does not list. */
+  #setState(next: SocketState, reason: string): void {
+    const previous = this.#state;
+    if (previous === next) return;
+    if (!canTransition(previous, next)) {
+      throw new Error(`resilient-socket internal error: illegal transition ${previous} → ${next} (${reason})`);
+    }
+    this.#state = next;
+    if (next === 'open') this.#stats.nextRetryAt = undefined;
+    this.#emit('state', { previous, current: next, reason });
+  }
+
+  #startAttempt(reason: string): void {
+    this.#timers.clear('reconnect');
+    this.#stats.nextRetryAt = undefined;
+    this.#runAttempts++;
+    const number = this.#runAttempts;
+    const attempt: Attempt = {
+      number,
+      url: this.#url,
+      connection: undefined,
+      heartbeat: undefined,
+      opened: false,
+      openedAt: 0,
+      handshake: undefined,
+    };
+    this.#attempt = attempt;
+    this.#stats.attempts++;
+    this.#setState('connecting', reason);
+    if (this.#attempt !== attempt) return;
+    if (Number.isFinite(this.#options.connectTimeout)) {
+      this.#timers.set('connect', this.#options.connectTimeout, () =>
+        this.#fail(
+          attempt,
+          ErrorCodes.CONNECT_TIMEOUT,
+          `Connection attempt ${number} did not open within ${this.#options.connectTimeout} ms`,
+          {
+            code: 1006,
+            reason: 'connect timeout',
+            wasClean: false,
+          },
+        ),
+      );
+    }
+    // Resolve providers asynchronously even for plain strings: the first attempt then starts after
+    // the constructor returns, so listeners attached right after `new` hear `connecting`.
+    void this.#resolveTarget().then(
+      ({ url, protocols }) => {
+        if (this.#attempt !== attempt) return;
+        this.#openSocket(attempt, url, protocols);
+      },
+      (error: unknown) => {
+        if (this.#attempt !== attempt) return;
+        const message = `URL or protocols provider failed: ${error instanceof Error ? error.message : String(error)}`;
+        this.#fail(attempt, ErrorCodes.PROVIDER_FAILED, message, undefined, error);
+      },
+    );
+  }
+
+  async #resolveTarget(): Promise<{ url: string; protocols: string | string[] | undefined }> {
+    const { url, protocols } = this.#options;
+    const rawUrl = typeof url === 'function' ? await url() : url;
+    const rawProtocols = typeof protocols === 'function' ? await protocols() : protocols;
+    return { url: checkUrl('url()', rawUrl), protocols: checkProtocols('protocols()', rawProtocols) };
+  }
+
+  #openSocket(attempt: Attempt, url: string, protocols: string | string[] | undefined): void {
+    this.#url = url;
+    (attempt as { url: string }).url = url;
+    this.#emit('connecting', { attempt: attempt.number, url });
+    if (this.#attempt !== attempt) return;
+    let socket: InstanceType<WebSocketConstructorLike>;
+    try {
+      const { wsOptions } = this.#options;
+      socket =
+        wsOptions === undefined
+          ? new this.#WebSocket(url, protocols)
+          : new this.#WebSocket(url, protocols ?? [], wsOptions);
+      if (this.#binaryType !== undefined) socket.binaryType = this.#binaryType;
+    } catch (error) {
+      this.#fail(
+        attempt,
+        ErrorCodes.CONNECTION_FAILED,
+        `Could not create the WebSocket: ${String(error)}`,
+        undefined,
+        error,
+      );
+      return;
+    }
+    attempt.connection = new Connection(
+      socket,
+      {
+        open: () => this.#onSocketOpen(attempt),
+        message: (data) => this.#onSocketMessage(attempt, data as Data),
+        close: (info) => this.#onSocketClose(attempt, info),
+      },
+      () => this.#clock.now(),
+    );
+  }
+
+  #onSocketOpen(attempt: Attempt): void {
+    if (this.#attempt !== attempt || !attempt.connection) return;
+    this.#timers.clear('connect');
+    const { handshake } = this.#options;
+    if (!handshake) {
+      this.#acceptOpen(attempt);
+      return;
+    }
+    const controller = new AbortController();
+    attempt.handshake = { controller, inbox: [], waiters: [] };
+    const socket = attempt.connection.socket;
+    const state = attempt.handshake;
+    const connection: HandshakeConnection = {
+      url: attempt.url,
+      protocol: socket.protocol ?? '',
+      attempt: attempt.number,
+      signal: controller.signal,
+      send: (data) => {
+        if (controller.signal.aborted) throw new ResilientSocketError(ErrorCodes.CLOSED, 'The handshake was abandoned');
+        socket.send(data as never);
+        this.#stats.messagesOut++;
+      },
+      nextMessage: (predicate) => {
+        if (controller.signal.aborted) {
+          return Promise.reject(new ResilientSocketError(ErrorCodes.CLOSED, 'The handshake was abandoned'));
+        }
+        const index = state.inbox.findIndex((data) => !predicate || predicate(data));
+        if (index >= 0) return Promise.resolve(state.inbox.splice(index, 1)[0] as Data);
+        return new Promise<Data>((resolve, reject) => state.waiters.push({ predicate, resolve, reject }));
+      },
+    };
+    if (Number.isFinite(this.#options.handshakeTimeout)) {
+      this.#timers.set('handshake', this.#options.handshakeTimeout, () =>
+        this.#fail(
+          attempt,
+          ErrorCodes.HANDSHAKE_TIMEOUT,
+          `The handshake did not finish within ${this.#options.handshakeTimeout} ms`,
+          {
+            code: 1006,
+            reason: 'handshake timeout',
+            wasClean: false,
+          },
+        ),
+      );
+    }
+    new Promise<void>((resolve) => resolve(handshake(connection))).then(
+      () => {
+        if (this.#attempt !== attempt || controller.signal.aborted) return;
+        this.#timers.clear('handshake');
+        this.#acceptOpen(attempt);
+      },
+      (error: unknown) => {
+        if (this.#attempt !== attempt || controller.signal.aborted) return;
+        const message = `The handshake failed: ${error instanceof Error ? error.message : String(error)}`;
+        this.#fail(
+          attempt,
+          ErrorCodes.HANDSHAKE_FAILED,
+          message,
+          { code: 1006, reason: 'handshake failed', wasClean: false },
+          error,
+        );
+      },
+    );
+  }
+
+  /** The connection is usable: flush the buffer, become `open`, then tell listeners. */
+  #acceptOpen(attempt: Attempt): void {
+    const connection = attempt.connection;
+    if (!connection) return;
+    const inbox = attempt.handshake?.inbox ?? [];
+    this.#endHandshake(attempt);
+    attempt.opened = true;
+    attempt.openedAt = this.#clock.now();
+    this.#stats.connects++;
+    this.#authRefusals = 0;
+    // Flush before anyone can call send() again, so queued messages keep their order.
+    const expired = this.#buffer.expire(attempt.openedAt);
+    this.#flush(connection);
+    this.#setState('open', 'connection opened');
+    if (this.#attempt !== attempt) return;
+    if (expired.length > 0)
+      this.#reportDrop(
+        'expired',
+        expired.map((m) => m.data),
+      );
+    this.#armTtl();
+    if (this.#options.stableAfter === 0) this.#markStable(attempt);
+    else this.#timers.set('stable', this.#options.stableAfter, () => this.#markStable(attempt));
+    attempt.heartbeat = new Heartbeat(
+      connection.socket,
+      this.#options.heartbeat,
+      this.#timers as TimerSlots<string>,
+      () =>
+        this.#fail(attempt, ErrorCodes.DEAD_LINK, 'The heartbeat found the connection dead', {
+          code: 1006,
+          reason: 'heartbeat timeout',
+          wasClean: false,
+        }),
+      (data) => connection.socket.send(data as never),
+    );
+    attempt.heartbeat.start();
+    this.#emit('open', { attempt: attempt.number, reconnected: this.#stats.connects > 1 });
+    for (const data of inbox) {
+      if (this.#attempt !== attempt) return;
+      this.#emit('message', data);
+    }
+  }
+
+  #flush(connection: Connection): void {
+    const socket = connection.socket;
+    let message: QueuedMessage | undefined = this.#buffer.shift();
+    while (message !== undefined) {
+      if (socket.readyState !== ReadyState.OPEN) {
+        this.#buffer.unshift(message);
+        return;
+      }
+      try {
+        socket.send(message.data as never);
+      } catch {
+        this.#buffer.unshift(message);
+        return;
+      }
+      this.#stats.messagesOut++;
+      message = this.#buffer.shift();
+    }
+  }
+
+  #markStable(attempt: Attempt): void {
+    if (this.#attempt !== attempt || this.#state !== 'open') return;
+    this.#failures = 0;
+    this.#runAttempts = 0;
+    this.#backoff.reset();
+    this.#emit('stable');
+  }
+
+  #onSocketMessage(attempt: Attempt, data: Data): void {
+    if (this.#attempt !== attempt) return;
+    this.#stats.messagesIn++;
+    attempt.heartbeat?.activity();
+    const handshake = attempt.handshake;
+    if (handshake) {
+      const index = handshake.waiters.findIndex((w) => !w.predicate || w.predicate(data));
+      const waiter = index >= 0 ? handshake.waiters.splice(index, 1)[0] : undefined;
+      if (waiter) waiter.resolve(data);
+      else handshake.inbox.push(data);
+      return;
+    }
+    if (attempt.heartbeat?.isPong(data)) return;
+    this.#emit('message', data);
+  }
+
+  /** The transport closed the socket (the server, the network, or our own close()). */
+  #onSocketClose(attempt: Attempt, info: CloseInfo): void {
+    if (this.#attempt !== attempt) return;
+    if (this.#state === 'closing') {
+      this.#finishClose(info);
+      return;
+    }
+    const connection = attempt.connection;
+    const rejection = connection?.rejection;
+    if (rejection) {
+      const error = new ResilientSocketError(
+        ErrorCodes.UPGRADE_REJECTED,
+        `The server refused the WebSocket upgrade with HTTP ${rejection.status}`,
+        {
+          status: rejection.status,
+          ...(rejection.retryAfter !== undefined ? { retryAfter: rejection.retryAfter } : {}),
+        },
+      );
+      this.#connectionLost(attempt, error, info, rejection);
+      return;
+    }
+    if (!attempt.opened) {
+      const cause = connection?.socketError;
+      const detail = cause instanceof Error ? `: ${cause.message}` : '';
+      const error = new ResilientSocketError(
+        ErrorCodes.CONNECTION_FAILED,
+        `Connection attempt ${attempt.number} failed (close code ${info.code})${detail}`,
+        cause === undefined ? {} : { cause },
+      );
+      this.#connectionLost(attempt, error, info, undefined);
+      return;
+    }
+    this.#connectionLost(attempt, undefined, info, undefined);
+  }
+
+  /** We gave up on the attempt (timeout, provider, handshake, dead link): abort it and go on. */
+  #fail(attempt: Attempt, code: ErrorCode, message: string, close: CloseInfo | undefined, cause?: unknown): void {
+    if (this.#attempt !== attempt) return;
+    const error = new ResilientSocketError(code, message, cause === undefined ? {} : { cause });
+    this.#connectionLost(
+      attempt,
+      error,
+      attempt.connection ? (close ?? { code: 1006, reason: code, wasClean: false }) : undefined,
+      undefined,
+      true,
+    );
+  }
+
+  /**
+   * The one path for every ended attempt or connection: decide whether to retry, tear down,
+   * report (error → close → state → reconnecting/giveup), and schedule the next attempt.
+   */
+  #connectionLost(
+    attempt: Attempt,
+    error: ResilientSocketError | undefined,
+    close: CloseInfo | undefined,
+    rejection: { status: number; retryAfter: number | undefined } | undefined,
+    abortSocket = false,
+  ): void {
+    let stop: ResilientSocketError | undefined;
+    let minimumDelay = 0;
+    let immediate = false;
+    // A close the server or network caused (not one we caused) goes through shouldReconnect.
+    if (close && !abortSocket && !rejection) {
+      let again = true;
+      try {
+        again = this.#options.shouldReconnect(close) !== false;
+      } catch (thrown) {
+        this.#reportListenerError(thrown);
+      }
+      if (!again) {
+        stop = new ResilientSocketError(
+          ErrorCodes.FATAL_CLOSE,
+          `The server closed the connection with code ${close.code}${close.reason ? ` (${close.reason})` : ''}; not reconnecting`,
+          { closeCode: close.code },
+        );
+      }
+    }
+    if (rejection) {
+      if (rejection.status === 401 || rejection.status === 403) {
+        this.#authRefusals++;
+        if (this.#authRefusals >= 2) {
+          stop = new ResilientSocketError(
+            ErrorCodes.UNAUTHORIZED,
+            `The server refused the upgrade with HTTP ${rejection.status} twice in a row; not reconnecting`,
+            { status: rejection.status, cause: error },
+          );
+        } else immediate = true;
+      } else {
+        this.#authRefusals = 0;
+        if ((rejection.status === 429 || rejection.status === 503) && rejection.retryAfter !== undefined) {
+          minimumDelay = rejection.retryAfter;
+        }
+      }
+    }
+    this.#failures = Math.min(this.#failures + 1, Number.MAX_SAFE_INTEGER);
+    if (!stop && this.#failures > this.#options.maxRetries) {
+      stop = new ResilientSocketError(
+        ErrorCodes.RETRIES_EXHAUSTED,
+        `Gave up after ${this.#failures} consecutive failures (maxRetries ${this.#options.maxRetries})`,
+        error ? { cause: error } : {},
+      );
+    }
+
+    if (error) this.#reportError(error);
+    if (this.#attempt !== attempt) return; // an error listener took over (close(), reconnect())
+    if (attempt.opened) this.#stats.downSince = this.#clock.now();
+    this.#teardown(close, abortSocket, !stop);
+    if (this.#attempt !== undefined || this.#disposed) return; // a close listener took over
+
+    if (stop) {
+      this.#reportError(stop);
+      if (this.#attempt !== undefined || this.#disposed) return;
+      this.#dropAll('closed');
+      this.#setState('closed', stop.message);
+      if ((this.#state as SocketState) !== 'closed') return;
+      this.#emit('giveup', { attempts: this.#failures, error: stop });
+      return;
+    }
+
+    let delay = 0;
+    if (!immediate) {
+      const raw = this.#backoff.next();
+      delay = typeof raw === 'number' && !Number.isNaN(raw) ? Math.min(Math.max(raw, minimumDelay, 0), 2 ** 31 - 1) : 0;
+    } else {
+      this.#backoff.next(); // the refusal still counts as a failure for the backoff
+    }
+    const next = this.#runAttempts + 1;
+    this.#timers.set('reconnect', delay, () => {
+      if (this.#state === 'reconnecting') this.#startAttempt('retry');
+    });
+    this.#stats.nextRetryAt = this.#clock.now() + delay;
+    this.#setState('reconnecting', error ? error.message : 'connection lost');
+    if (this.#state !== 'reconnecting') return;
+    this.#emit('reconnecting', { attempt: next, delay });
+  }
+
+  /**
+   * Ends the current attempt: clears its timers, stops its heartbeat and handshake, detaches (and
+   * if asked, aborts) its socket, then emits `close` if a socket existed.
+   */
+  #teardown(close: CloseInfo | undefined, abortSocket: boolean, willReconnect = true): void {
+    const attempt = this.#attempt;
+    if (!attempt) return;
+    this.#attempt = undefined;
+    for (const name of ['connect', 'handshake', 'stable', 'ping', 'pong', 'closing'] as const) this.#timers.clear(name);
+    attempt.heartbeat?.stop();
+    this.#endHandshake(attempt);
+    const connection = attempt.connection;
+    if (!connection) return;
+    attempt.connection = undefined;
+    if (abortSocket) connection.abort(1000, close?.reason ?? '');
+    else connection.detach();
+    if (close) this.#emit('close', { ...close, willReconnect: willReconnect && !this.#disposed });
+  }
+
+  #endHandshake(attempt: Attempt): void {
+    const handshake = attempt.handshake;
+    if (!handshake) return;
+    attempt.handshake = undefined;
+    this.#timers.clear('handshake');
+    handshake.controller.abort();
+    const abandoned = new ResilientSocketError(ErrorCodes.CLOSED, 'The handshake was abandoned');
+    for (const waiter of handshake.waiters.splice(0)) waiter.reject(abandoned);
+  }
+
+  /** The closing handshake finished (or timed out): the socket is closed for good. */
+  #finishClose(info: CloseInfo): void {
+    const attempt = this.#attempt;
+    this.#timers.clearAll();
+    if (attempt?.connection) {
+      const connection = attempt.connection;
+      attempt.connection = undefined;
+      if (info.code === 1006 && info.reason === 'close timeout') connection.abort();
+      else connection.detach();
+      this.#emit('close', { ...info, willReconnect: false });
+    }
+    this.#attempt = undefined;
+    if (this.#state !== 'closed') this.#setState('closed', 'closed by close()');
+  }
+
+  // ─── buffer helpers ──────────────────────────────────────────────────────────────────────
+
+  #expireBuffered(): void {
+    const expired = this.#buffer.expire(this.#clock.now());
+    if (expired.length > 0)
+      this.#reportDrop(
+        'expired',
+        expired.map((m) => m.data),
+      );
+  }
+
+  #armTtl(): void {
+    const at = this.#buffer.nextExpiry();
+    if (at === undefined || this.#disposed) {
+      this.#timers.clear('ttl');
+      return;
+    }
+    this.#timers.set('ttl', Math.min(Math.max(0, at - this.#clock.now()), 2 ** 31 - 1), () => {
+      this.#expireBuffered();
+      this.#armTtl();
+    });
+  }
+
+  #dropAll(reason: DropReason): void {
+    this.#timers.clear('ttl');
+    const all = this.#buffer.drain();
+    if (all.length > 0)
+      this.#reportDrop(
+        reason,
+        all.map((m) => m.data),
+      );
+  }
+
+  #reportDrop(reason: DropReason, messages: Data[]): void {
+    this.#stats.dropped += messages.length;
+    this.#emit('drop', { reason, messages });
+  }
+
+  // ─── reporting ───────────────────────────────────────────────────────────────────────────
+
+  #assertNotDisposed(method: string): void {
+    if (this.#disposed) {
+      throw new ResilientSocketError(
+        ErrorCodes.CLOSED,
+        `Cannot call ${method}() after close(): the socket is closed for good`,
+      );
+    }
+  }
+
+  #reportError(error: ResilientSocketError): void {
+    this.#stats.lastError = error;
+    this.#emit('error', error);
+  }
+
+  /**
+   * Emits without letting a throwing listener disturb the machine: the state has already
+   * changed when we emit, and the exception is reported separately.
+   */
+  #emit<E extends keyof ResilientSocketEvents>(event: E, ...args: ResilientSocketEvents[E]): void {
+    try {
+      (this.emit as (event: E, ...args: ResilientSocketEvents[E]) => boolean)(event, ...args);
+    } catch (thrown) {
+      if (event === 'error') rethrowAsync(thrown);
+      else this.#reportListenerError(thrown);
+    }
+  }
+
+  #reportListenerError(thrown: unknown): void {
+    if (this.listenerCount('error') === 0) {
+      rethrowAsync(thrown);
+      return;
+    }
+    const error = isResilientSocketError(thrown)
+      ? thrown
+      : new ResilientSocketError(ErrorCodes.LISTENER_THREW, `A listener threw: ${String(thrown)}`, { cause: thrown });
+    try {
+      this.emit('error', error);
+    } catch (again) {
+      rethrowAsync(again);
+    }
+  }
+}
+
+/** Surfaces an exception from user code without unwinding our stack (like xstate's reportUnhandledError). */
+function rethrowAsync(error: unknown): void {
+  queueMicrotask(() => {
+    throw error;
+  });
+}

@@ -1,0 +1,53 @@
+import { type Clock, type TimerHandle, unrefTimer } from './clock.js';
+
+/**
+ * Named timer slots: one handle per name, cleared before it is re-armed, forgotten when it fires
+ * or is cleared, and `clearAll()` for teardown. Every timer of a socket lives here, so "close()
+ * leaves no timer" is one call and tests can count what is pending.
+ *
+ * @internal
+ */
+export class TimerSlots<Name extends string> {
+  readonly #clock: Clock;
+  readonly #unref: boolean;
+  readonly #handles = new Map<Name, TimerHandle>();
+
+  constructor(clock: Clock, unref: boolean) {
+    this.#clock = clock;
+    this.#unref = unref;
+  }
+
+  /** Arms `name` to call `callback` after `ms`, replacing (and clearing) any pending one. */
+  set(name: Name, ms: number, callback: () => void): void {
+    this.clear(name);
+    const handle = this.#clock.setTimeout(() => {
+      if (this.#handles.get(name) === handle) this.#handles.delete(name);
+      callback();
+    }, ms);
+    if (this.#unref) unrefTimer(handle);
+    this.#handles.set(name, handle);
+  }
+
+  /** Cancels `name` if pending. */
+  clear(name: Name): void {
+    const handle = this.#handles.get(name);
+    if (handle === undefined) return;
+    this.#handles.delete(name);
+    this.#clock.clearTimeout(handle);
+  }
+
+  /** Cancels every pending timer. */
+  clearAll(): void {
+    for (const name of [...this.#handles.keys()]) this.clear(name);
+  }
+
+  /** Whether `name` is pending. */
+  has(name: Name): boolean {
+    return this.#handles.has(name);
+  }
+
+  /** How many timers are pending. */
+  get size(): number {
+    return this.#handles.size;
+  }
+}
