@@ -28,7 +28,9 @@ const ENTRY_POINTS = [
   { specifier: 'resilient-socket/backoff', file: 'backoff' },
 ];
 const REQUIRED_FILES = [
-  ...ENTRY_POINTS.flatMap(({ file }) => ['js', 'cjs', 'd.ts', 'd.cts'].map((ext) => `dist/${file}.${ext}`)),
+  ...[...ENTRY_POINTS.map(({ file }) => file), 'node'].flatMap((file) =>
+    ['js', 'cjs', 'd.ts', 'd.cts'].map((ext) => `dist/${file}.${ext}`),
+  ),
   'README.md',
   'package.json',
 ];
@@ -312,6 +314,77 @@ function runConsumerTest(consumerDir, fileName, source) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// ResilientSocket from the tarball, in Node: first without ws (a helpful error), then with ws
+// installed, against a real ws server on 127.0.0.1.
+
+const SOCKET_NO_WS = (
+  format,
+) => `${format === 'esm' ? "import { ResilientSocket, isResilientSocketError } from 'resilient-socket';" : "const { ResilientSocket, isResilientSocketError } = require('resilient-socket');"}
+if (typeof globalThis.WebSocket === 'function') {
+  console.log('OK   [${format}] this Node has a global WebSocket; the no-ws error does not apply');
+} else {
+  try {
+    new ResilientSocket('ws://127.0.0.1:9');
+    console.error('FAIL [${format}] constructing without ws did not throw');
+    process.exitCode = 1;
+  } catch (error) {
+    if (isResilientSocketError(error) && error.code === 'ERR_RS_NO_WEBSOCKET' && /npm install ws/.test(error.message)) {
+      console.log('OK   [${format}] without ws: ' + error.message.split('.')[0]);
+    } else {
+      console.error('FAIL [${format}] unexpected error without ws:', error);
+      process.exitCode = 1;
+    }
+  }
+}
+`;
+
+const SOCKET_ECHO = (
+  format,
+) => `${format === 'esm' ? "import { ResilientSocket } from 'resilient-socket';\nimport { WebSocketServer } from 'ws';" : "const { ResilientSocket } = require('resilient-socket');\nconst { WebSocketServer } = require('ws');"}
+const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+server.on('connection', (ws) => ws.on('message', (data) => ws.send('echo:' + data)));
+server.on('listening', () => {
+  const { port } = server.address();
+  // No WebSocket option: the Node entry must find ws by itself.
+  const socket = new ResilientSocket('ws://127.0.0.1:' + port);
+  const deadline = setTimeout(() => {
+    console.error('FAIL [${format}] no echo within 5 s; state ' + socket.state);
+    process.exit(1);
+  }, 5000);
+  socket.on('message', (data) => {
+    if (String(data) !== 'echo:hello') return;
+    clearTimeout(deadline);
+    socket.on('state', ({ current }) => {
+      if (current !== 'closed') return;
+      server.close();
+      console.log('OK   [${format}] sent before open, echoed, closed; the process must now exit by itself');
+    });
+    socket.close();
+  });
+  if (socket.send('hello') !== 'buffered') {
+    console.error('FAIL [${format}] send() before open did not buffer');
+    process.exitCode = 1;
+  }
+});
+`;
+
+function runSocketChecks(consumerDir) {
+  runConsumerTest(consumerDir, 'socket-no-ws.mjs', SOCKET_NO_WS('esm'));
+  runConsumerTest(consumerDir, 'socket-no-ws.cjs', SOCKET_NO_WS('cjs'));
+  run('npm', ['install', 'ws@8', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: consumerDir });
+  for (const [file, format] of [
+    ['socket-echo.mjs', 'esm'],
+    ['socket-echo.cjs', 'cjs'],
+  ]) {
+    writeFileSync(join(consumerDir, file), SOCKET_ECHO(format));
+    const started = Date.now();
+    execFileSync(process.execPath, [file], { cwd: consumerDir, stdio: 'inherit', timeout: 10_000 });
+    console.log(`  ${file}: exited by itself after ${Date.now() - started} ms`);
+  }
+  return 'no ws → ERR_RS_NO_WEBSOCKET; with ws → echo over a real server; process exits after close()';
+}
+
+// ---------------------------------------------------------------------------------------------
 // Bundlers
 
 async function bundle(consumerDir, name, source, options) {
@@ -351,8 +424,11 @@ async function browserBundles(consumerDir) {
       format: 'esm',
     });
     assertFromPackage(specifier, inputs, [`dist/${file}.js`]);
-    const ws = inputs.filter((input) => input.includes('node_modules/ws/'));
-    if (ws.length > 0) fail(`${specifier} browser bundle contains ws's Node code: ${ws.join(', ')}`);
+    const ws = inputs.filter((input) => input.includes('node_modules/ws/') || input.includes('dist/node.'));
+    if (ws.length > 0) fail(`${specifier} browser bundle contains Node-only code: ${ws.join(', ')}`);
+    if (Buffer.from(code).toString('utf8').includes('node:module')) {
+      fail(`${specifier} browser bundle imports node:module`);
+    }
     if (file === 'backoff') {
       const banned = inputs.filter((input) => input.includes('eventemitter3') || input.includes('node_modules/ws/'));
       if (banned.length > 0) {
@@ -392,7 +468,8 @@ b.retry((a) => (a < 3 ? Promise.reject(new Error('x')) : 'ok'), { backoff: b.con
     external: ['bufferutil', 'utf-8-validate'],
   });
   // The require() calls must have gone through the "require" condition.
-  assertFromPackage(name, inputs, ['dist/index.cjs', 'dist/backoff.cjs']);
+  // platform 'node' selects the "node" condition: the Node entry (with the ws fallback).
+  assertFromPackage(name, inputs, ['dist/node.cjs', 'dist/backoff.cjs']);
   const esm = inputs.filter((input) => /node_modules\/resilient-socket\/dist\/.*\.js$/.test(input));
   if (esm.length > 0) fail(`${name}: require() resolved to ESM files: ${esm.join(', ')}`);
   console.log(`  ${name}: ${inputs.length} inputs`);
@@ -426,6 +503,7 @@ async function main() {
     if (consumerDir) {
       await check('consumer: import (test.mjs)', () => runConsumerTest(consumerDir, 'test.mjs', CONSUMER_TEST_MJS));
       await check('consumer: require (test.cjs)', () => runConsumerTest(consumerDir, 'test.cjs', CONSUMER_TEST_CJS));
+      await check('consumer: ResilientSocket in Node (no ws, then ws)', () => runSocketChecks(consumerDir));
       await check('esbuild: browser bundles', () => browserBundles(consumerDir));
       await check('esbuild: node CJS bundle', () => nodeCjsBundle(consumerDir));
     }
