@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { ResilientSocket as CoreResilientSocket } from './socket/resilient-socket.js';
 import type { WebSocketConstructorLike } from './transport/websocket-like.js';
 
@@ -15,12 +16,17 @@ let cached: WebSocketConstructorLike | null | undefined;
 /** Loads `ws` once; `undefined` when it is not installed. */
 function loadWs(): WebSocketConstructorLike | undefined {
   if (cached === undefined) {
-    try {
-      const require = createRequire(import.meta.url);
-      const ws = require('ws') as { WebSocket?: WebSocketConstructorLike } & WebSocketConstructorLike;
-      cached = ws.WebSocket ?? ws;
-    } catch {
-      cached = null;
+    cached = null;
+    // Look beside this file first, then from the app's working directory: an app bundled into a
+    // folder without node_modules still finds the ws its package.json installed.
+    for (const base of [import.meta.url, `${pathToFileURL(process.cwd()).href}/`]) {
+      try {
+        const ws = createRequire(base)('ws') as { WebSocket?: WebSocketConstructorLike } & WebSocketConstructorLike;
+        cached = ws.WebSocket ?? ws;
+        break;
+      } catch {
+        // not installed there
+      }
     }
   }
   return cached ?? undefined;

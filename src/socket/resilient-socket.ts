@@ -743,6 +743,8 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
         );
       }
     }
+    // "Twice in a row" means consecutive attempts: any other outcome resets the count.
+    if (!rejection || (rejection.status !== 401 && rejection.status !== 403)) this.#authRefusals = 0;
     if (rejection) {
       if (rejection.status === 401 || rejection.status === 403) {
         this.#authRefusals++;
@@ -754,7 +756,6 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
           );
         } else immediate = true;
       } else {
-        this.#authRefusals = 0;
         if ((rejection.status === 429 || rejection.status === 503) && rejection.retryAfter !== undefined) {
           minimumDelay = rejection.retryAfter;
         }

@@ -1,0 +1,251 @@
+/**
+ * A controllable, real `ws` WebSocket server on 127.0.0.1 for integration tests.
+ *
+ * - `start()` listens on an ephemeral port the first time and on the same port after `stop()`,
+ *   so a client can be shown a server restart.
+ * - `stop()` cuts every client abruptly (no close frame), destroys half-open upgrades and closes
+ *   the listener; it resolves once all of that is done.
+ * - What happens to each upgrade request is decided by `behaviour` (a value, or a function of the
+ *   upgrade so a test can script "refuse, then accept"): accept (echo or not, answering pings or
+ *   not), accept then close at once with a code, or refuse with an HTTP status and Retry-After.
+ * - Everything the server saw is recorded: upgrades (URL, headers, time), accepted connections,
+ *   messages received in order, pings, and client disconnects.
+ */
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { type WebSocket, WebSocketServer } from 'ws';
+
+/** What the server does with one upgrade request. */
+export type Behaviour =
+  | {
+      readonly kind: 'accept';
+      /** Send every received message back. @default false */
+      readonly echo?: boolean;
+      /** Answer protocol pings (ws `autoPong`). `false` makes the link look dead. @default true */
+      readonly answerPings?: boolean;
+    }
+  | {
+      /** Complete the upgrade, then close at once with `code`. */
+      readonly kind: 'accept-then-close';
+      readonly code: number;
+      readonly reason?: string;
+    }
+  | {
+      /** Answer the upgrade with a plain HTTP response and drop the TCP connection. */
+      readonly kind: 'refuse';
+      readonly status: number;
+      /** Value of a `Retry-After` header (seconds or an HTTP-date), if any. */
+      readonly retryAfter?: string | number;
+    };
+
+/** One upgrade request the server saw (accepted or not). */
+export interface UpgradeRecord {
+  /** 0-based, over the server's whole life (across restarts). */
+  readonly index: number;
+  /** The request target, e.g. `/?token=3`. */
+  readonly url: string;
+  readonly headers: IncomingHttpHeaders;
+  /** `performance.now()` when the request arrived. */
+  readonly at: number;
+  /** What the server did with it. */
+  readonly kind: Behaviour['kind'];
+}
+
+/** One accepted connection that ended. */
+export interface DisconnectRecord {
+  readonly code: number;
+  readonly reason: string;
+  readonly at: number;
+}
+
+export type BehaviourSetting = Behaviour | ((upgrade: Omit<UpgradeRecord, 'kind'>) => Behaviour);
+
+export const ACCEPT: Behaviour = Object.freeze({ kind: 'accept' });
+export const ECHO: Behaviour = Object.freeze({ kind: 'accept', echo: true });
+
+export class TestWsServer {
+  /** Decides each upgrade; may be changed at any time (it applies to the next upgrade). */
+  behaviour: BehaviourSetting;
+  /** Text of every message received, in arrival order, across restarts. */
+  readonly received: string[] = [];
+  /** Every upgrade request, across restarts. */
+  readonly upgrades: UpgradeRecord[] = [];
+  /** Every accepted connection that ended (the server saw the client go away, or cut it). */
+  readonly disconnects: DisconnectRecord[] = [];
+  /** Protocol pings received (answered or not). */
+  pings = 0;
+  /** Connections accepted (upgrade completed), across restarts. */
+  connections = 0;
+
+  #port: number | undefined;
+  #http: Server | undefined;
+  /** Two upgrade engines, so "answer pings" can be chosen per connection (`autoPong` is per server). */
+  #wss: WebSocketServer | undefined;
+  #wssNoPong: WebSocketServer | undefined;
+  readonly #clients = new Set<WebSocket>();
+  readonly #sockets = new Set<Socket>();
+  readonly #clientClosed = new Map<WebSocket, Promise<void>>();
+
+  constructor(behaviour: BehaviourSetting = ACCEPT) {
+    this.behaviour = behaviour;
+  }
+
+  /** The port (known after the first `start()`). */
+  get port(): number {
+    if (this.#port === undefined) throw new Error('TestWsServer: start() it first');
+    return this.#port;
+  }
+
+  /** `ws://127.0.0.1:<port><path>`. */
+  url(path = '/'): string {
+    return `ws://127.0.0.1:${this.port}${path}`;
+  }
+
+  get listening(): boolean {
+    return this.#http?.listening === true;
+  }
+
+  /** Accepted connections still open, as the server sees them. */
+  get openClients(): number {
+    return this.#clients.size;
+  }
+
+  /** The live server-side sockets (to send to clients, close them, …). */
+  get clients(): readonly WebSocket[] {
+    return [...this.#clients];
+  }
+
+  /**
+   * Listens on 127.0.0.1: an ephemeral port the first time, the same port afterwards.
+   * @returns the port.
+   */
+  async start(): Promise<number> {
+    if (this.#http) throw new Error('TestWsServer: already started');
+    const http = createServer((_request, response) => {
+      response.writeHead(426, { 'content-type': 'text/plain', connection: 'close' }).end('WebSocket only');
+    });
+    http.on('connection', (socket) => {
+      this.#sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.once('close', () => this.#sockets.delete(socket));
+    });
+    http.on('upgrade', (request, socket, head) => this.#onUpgrade(request, socket as Socket, head));
+    this.#wss = new WebSocketServer({ noServer: true, clientTracking: false });
+    this.#wssNoPong = new WebSocketServer({ noServer: true, clientTracking: false, autoPong: false });
+    this.#http = http;
+    try {
+      this.#port = await listen(http, this.#port ?? 0);
+    } catch (error) {
+      this.#http = undefined;
+      throw error;
+    }
+    return this.#port;
+  }
+
+  /** Cuts every client abruptly (TCP destroyed, no close frame) and closes the listener. Idempotent. */
+  async stop(): Promise<void> {
+    const http = this.#http;
+    if (!http) return;
+    this.#http = undefined;
+    const closed = [...this.#clientClosed.values()];
+    for (const client of this.#clients) client.terminate();
+    for (const socket of this.#sockets) socket.destroy();
+    await Promise.all([
+      new Promise<void>((resolve) => http.close(() => resolve())),
+      withTimeout(Promise.all(closed), 2_000, 'server-side clients did not report close'),
+    ]);
+    this.#wss?.close();
+    this.#wssNoPong?.close();
+    this.#wss = undefined;
+    this.#wssNoPong = undefined;
+  }
+
+  #onUpgrade(request: IncomingMessage, socket: Socket, head: Buffer): void {
+    const base = {
+      index: this.upgrades.length,
+      url: request.url ?? '',
+      headers: request.headers,
+      at: performance.now(),
+    };
+    const behaviour = typeof this.behaviour === 'function' ? this.behaviour(base) : this.behaviour;
+    this.upgrades.push({ ...base, kind: behaviour.kind });
+
+    if (behaviour.kind === 'refuse') {
+      const lines = [
+        `HTTP/1.1 ${behaviour.status} ${STATUS_CODES[behaviour.status] ?? 'Unknown'}`,
+        'Connection: close',
+        'Content-Type: text/plain',
+        'Content-Length: 0',
+      ];
+      if (behaviour.retryAfter !== undefined) lines.push(`Retry-After: ${behaviour.retryAfter}`);
+      // Destroy once the response is flushed (what ws's own abortHandshake does).
+      socket.once('finish', () => socket.destroy());
+      socket.end(`${lines.join('\r\n')}\r\n\r\n`);
+      return;
+    }
+
+    const engine = behaviour.kind === 'accept' && behaviour.answerPings === false ? this.#wssNoPong : this.#wss;
+    if (!engine) {
+      socket.destroy();
+      return;
+    }
+    engine.handleUpgrade(request, socket, head, (ws) => this.#onConnection(ws, behaviour));
+  }
+
+  #onConnection(ws: WebSocket, behaviour: Behaviour): void {
+    this.connections++;
+    this.#clients.add(ws);
+    this.#clientClosed.set(
+      ws,
+      new Promise<void>((resolve) => {
+        ws.once('close', (code, reason) => {
+          this.#clients.delete(ws);
+          this.#clientClosed.delete(ws);
+          this.disconnects.push({ code, reason: reason.toString(), at: performance.now() });
+          resolve();
+        });
+      }),
+    );
+    ws.on('error', () => undefined);
+    ws.on('ping', () => {
+      this.pings++;
+    });
+    ws.on('message', (data, isBinary) => {
+      const text = isBinary ? `<binary ${Buffer.from(data as Buffer).length} bytes>` : data.toString();
+      this.received.push(text);
+      if (behaviour.kind === 'accept' && behaviour.echo) ws.send(data, { binary: isBinary });
+    });
+    if (behaviour.kind === 'accept-then-close') ws.close(behaviour.code, behaviour.reason ?? '');
+  }
+}
+
+/** Listens on 127.0.0.1:`port`, retrying briefly if the port is momentarily busy (restart). */
+async function listen(http: Server, port: number): Promise<number> {
+  const deadline = performance.now() + 2_000;
+  for (;;) {
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const onError = (error: Error): void => reject(error);
+        http.once('error', onError);
+        http.listen({ host: '127.0.0.1', port }, () => {
+          http.off('error', onError);
+          resolve();
+        });
+      });
+      return (http.address() as AddressInfo).port;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || performance.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}

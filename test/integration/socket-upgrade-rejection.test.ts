@@ -1,0 +1,199 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { constant } from '../../src/backoff/index.js';
+import { ResilientSocket } from '../../src/node.js';
+import { closeAndExpectGone, SocketRecorder } from '../helpers/socket-recorder.js';
+import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
+import { ACCEPT, type Behaviour, TestWsServer } from '../helpers/ws-server.js';
+
+// A real ws server that refuses the WebSocket upgrade with an HTTP status: ws reports it as
+// 'unexpected-response', which the socket turns into ERR_RS_UPGRADE_REJECTED (status, Retry-After).
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+async function startServer(behaviour: Behaviour | ((u: { index: number }) => Behaviour)) {
+  const server = cleanup.add(new TestWsServer(behaviour), (s) => s.stop());
+  await server.start();
+  return server;
+}
+
+/** A URL provider that counts its calls (each attempt calls it once). */
+function countingUrl(server: TestWsServer) {
+  const provider = Object.assign(
+    () => {
+      provider.calls++;
+      return server.url(`/?attempt=${provider.calls}`);
+    },
+    { calls: 0 },
+  );
+  return provider;
+}
+
+function track(socket: ResilientSocket): SocketRecorder {
+  cleanup.add(socket, (s) => s.close());
+  return new SocketRecorder(socket);
+}
+
+describe('upgrade refused with 401', () => {
+  it('retries at once after the first 401 and gives up (ERR_RS_UNAUTHORIZED, closed) after the second', async () => {
+    const server = await startServer({ kind: 'refuse', status: 401 });
+    const url = countingUrl(server);
+    // A long backoff: only the "immediate" retry of a first 401 can bring the second attempt.
+    const socket = new ResilientSocket(url, { backoff: constant({ delay: 5_000 }) });
+    const rec = track(socket);
+
+    await waitFor(() => rec.count('giveup') === 1, 2_000, 'giveup', { describe: () => rec.summary() });
+
+    expect(url.calls).toBe(2);
+    expect(server.upgrades.map((u) => [u.url, u.kind])).toEqual([
+      ['/?attempt=1', 'refuse'],
+      ['/?attempt=2', 'refuse'],
+    ]);
+    expect(server.connections).toBe(0);
+
+    const [first, second, last] = rec.errors;
+    expect(first).toMatchObject({ code: 'ERR_RS_UPGRADE_REJECTED', status: 401, retryAfter: undefined });
+    expect(second).toMatchObject({ code: 'ERR_RS_UPGRADE_REJECTED', status: 401 });
+    expect(last).toMatchObject({ code: 'ERR_RS_UNAUTHORIZED', status: 401 });
+    expect(rec.errors).toHaveLength(3);
+    expect(rec.reconnecting).toEqual([{ attempt: 2, delay: 0 }]);
+    expect(rec.giveups).toEqual([{ attempts: 2, error: last }]);
+    expect(rec.opens).toEqual([]);
+    expect(socket.state).toBe('closed');
+    expect(rec.states).toEqual(['reconnecting', 'connecting', 'closed']);
+    expect(rec.closes.at(-1)?.willReconnect).toBe(false);
+
+    await sleep(100);
+    expect(url.calls, 'no attempt after the give-up').toBe(2);
+    expect(server.upgrades).toHaveLength(2);
+    await closeAndExpectGone(socket, server);
+  });
+
+  it('opens when the immediate retry after a 401 is accepted', async () => {
+    const server = await startServer(({ index }) => (index === 0 ? { kind: 'refuse', status: 401 } : ACCEPT));
+    const url = countingUrl(server);
+    const socket = new ResilientSocket(url, { backoff: constant({ delay: 5_000 }) });
+    const rec = track(socket);
+
+    await waitFor(() => socket.state === 'open', 2_000, 'open', { describe: () => rec.summary() });
+
+    expect(url.calls).toBe(2);
+    expect(rec.opens).toEqual([{ attempt: 2, reconnected: false }]);
+    expect(rec.errors).toHaveLength(1);
+    expect(rec.errors[0]).toMatchObject({ code: 'ERR_RS_UPGRADE_REJECTED', status: 401 });
+    expect(rec.reconnecting).toEqual([{ attempt: 2, delay: 0 }]);
+    expect(rec.giveups).toEqual([]);
+    expect(server.connections).toBe(1);
+    expect(socket.url).toBe(server.url('/?attempt=2'));
+
+    await closeAndExpectGone(socket, server);
+  });
+});
+
+describe('401/403 must come twice in a row to stop', () => {
+  it('a different failure between two refusals resets the count: 401, 500, 403, then open', async () => {
+    const sequence: Behaviour[] = [
+      { kind: 'refuse', status: 401 },
+      { kind: 'refuse', status: 500 },
+      { kind: 'refuse', status: 403 },
+    ];
+    const server = await startServer(({ index }) => sequence[index] ?? ACCEPT);
+    const socket = new ResilientSocket(server.url(), { backoff: constant({ delay: 20 }) });
+    const rec = track(socket);
+
+    await waitFor(() => socket.state === 'open', 2_000, 'open', { describe: () => rec.summary() });
+    expect(rec.errors.map((e) => [e.code, e.status])).toEqual([
+      ['ERR_RS_UPGRADE_REJECTED', 401],
+      ['ERR_RS_UPGRADE_REJECTED', 500],
+      ['ERR_RS_UPGRADE_REJECTED', 403],
+    ]);
+    // 401 and 403 are retried at once; the 500 waits the backoff.
+    expect(rec.reconnecting.map((r) => r.delay)).toEqual([0, 20, 0]);
+    expect(rec.giveups).toEqual([]);
+    await closeAndExpectGone(socket, server);
+  });
+
+  it('a refused TCP connection between two 401s resets the count too', async () => {
+    const sequence: Behaviour[] = [
+      { kind: 'refuse', status: 401 },
+      { kind: 'refuse', status: 401 },
+    ];
+    const server = await startServer(({ index }) => sequence[index] ?? ACCEPT);
+    // Port 9 (discard) on loopback: nothing listens, so the attempt is refused at the TCP level.
+    const urls = [server.url(), 'ws://127.0.0.1:9/', server.url(), server.url()];
+    let calls = 0;
+    const socket = new ResilientSocket(() => urls[Math.min(calls++, urls.length - 1)] as string, {
+      backoff: constant({ delay: 20 }),
+    });
+    const rec = track(socket);
+
+    await waitFor(() => socket.state === 'open', 2_000, 'open', { describe: () => rec.summary() });
+    expect(rec.errors.map((e) => e.code)).toEqual([
+      'ERR_RS_UPGRADE_REJECTED',
+      'ERR_RS_CONNECTION_FAILED',
+      'ERR_RS_UPGRADE_REJECTED',
+    ]);
+    expect(rec.giveups).toEqual([]);
+    await closeAndExpectGone(socket, server);
+  });
+});
+
+describe('upgrade refused with Retry-After', () => {
+  it.each([429, 503])('HTTP %i with Retry-After: 1 waits at least 1 s before the next attempt', async (status) => {
+    const server = await startServer(({ index }) =>
+      index === 0 ? { kind: 'refuse', status, retryAfter: 1 } : { kind: 'accept' },
+    );
+    // The backoff alone would retry within 10 ms.
+    const socket = new ResilientSocket(server.url(), { backoff: constant({ delay: 10 }) });
+    const rec = track(socket);
+
+    await waitFor(() => rec.count('reconnecting') === 1, 2_000, 'the refusal');
+    expect(rec.errors).toHaveLength(1);
+    expect(rec.errors[0]).toMatchObject({ code: 'ERR_RS_UPGRADE_REJECTED', status, retryAfter: 1_000 });
+    expect(rec.reconnecting[0]?.delay).toBeGreaterThanOrEqual(1_000);
+    expect(rec.reconnecting[0]?.delay).toBeLessThan(1_100);
+
+    await waitFor(() => socket.state === 'open', 2_500, 'open after the wait', { describe: () => rec.summary() });
+    const [refused, accepted] = server.upgrades;
+    expect((accepted?.at ?? 0) - (refused?.at ?? 0), 'the server saw the retry no sooner than 1 s').toBeGreaterThan(
+      990,
+    );
+    expect(rec.opens).toEqual([{ attempt: 2, reconnected: false }]);
+    expect(rec.giveups).toEqual([]);
+
+    await closeAndExpectGone(socket, server);
+  });
+
+  it('HTTP 500 without Retry-After is retried on the normal backoff', async () => {
+    const server = await startServer(({ index }) => (index === 0 ? { kind: 'refuse', status: 500 } : ACCEPT));
+    const socket = new ResilientSocket(server.url(), { backoff: constant({ delay: 10 }) });
+    const rec = track(socket);
+
+    await waitFor(() => socket.state === 'open', 2_000, 'open', { describe: () => rec.summary() });
+    expect(rec.errors).toHaveLength(1);
+    expect(rec.errors[0]).toMatchObject({ code: 'ERR_RS_UPGRADE_REJECTED', status: 500, retryAfter: undefined });
+    expect(rec.reconnecting).toEqual([{ attempt: 2, delay: 10 }]);
+    const [refused, accepted] = server.upgrades;
+    expect((accepted?.at ?? 0) - (refused?.at ?? 0)).toBeLessThan(500);
+    expect(rec.opens).toEqual([{ attempt: 2, reconnected: false }]);
+
+    await closeAndExpectGone(socket, server);
+  });
+
+  it('a 500 never stops reconnecting, even twice in a row (only 401/403 do)', async () => {
+    const server = await startServer(({ index }) => (index < 3 ? { kind: 'refuse', status: 500 } : ACCEPT));
+    const socket = new ResilientSocket(server.url(), { backoff: constant({ delay: 10 }) });
+    const rec = track(socket);
+
+    await waitFor(() => socket.state === 'open', 2_000, 'open', { describe: () => rec.summary() });
+    expect(rec.errors.map((e) => [e.code, e.status])).toEqual([
+      ['ERR_RS_UPGRADE_REJECTED', 500],
+      ['ERR_RS_UPGRADE_REJECTED', 500],
+      ['ERR_RS_UPGRADE_REJECTED', 500],
+    ]);
+    expect(rec.giveups).toEqual([]);
+    expect(rec.opens).toEqual([{ attempt: 4, reconnected: false }]);
+
+    await closeAndExpectGone(socket, server);
+  });
+});
