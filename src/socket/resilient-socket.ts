@@ -124,6 +124,11 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   #binaryType: string | undefined;
   #url: string;
   #onAbort: (() => void) | undefined;
+  /**
+   * Internal consumers of messages (async iterators). They are fed before the public listeners,
+   * so a user listener that throws cannot starve them.
+   */
+  readonly #sinks = new Set<{ message(data: Data): void; closed(): void }>();
   #stats = {
     attempts: 0,
     connects: 0,
@@ -368,29 +373,24 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     const queue: Data[] = [];
     const waiting: ((result: IteratorResult<Data>) => void)[] = [];
     let done = this.#state === 'closed';
-    const onMessage = (data: Data): void => {
-      const resolve = waiting.shift();
-      if (resolve) resolve({ value: data, done: false });
-      else queue.push(data);
+    const sink = {
+      message: (data: Data): void => {
+        const resolve = waiting.shift();
+        if (resolve) resolve({ value: data, done: false });
+        else queue.push(data);
+      },
+      closed: (): void => finish(),
     };
     const finish = (): void => {
       if (done) return;
       done = true;
-      this.off('message', onMessage);
-      this.off('state', onState);
+      this.#sinks.delete(sink);
       for (const resolve of waiting.splice(0)) resolve({ value: undefined, done: true });
     };
-    const onState = (change: { current: SocketState }): void => {
-      if (change.current === 'closed') finish();
-    };
-    if (!done) {
-      this.on('message', onMessage);
-      this.on('state', onState);
-    }
+    if (!done) this.#sinks.add(sink);
     const iterator: AsyncIterableIterator<Data> = {
       next: () => {
-        const value = queue.shift();
-        if (value !== undefined) return Promise.resolve({ value, done: false });
+        if (queue.length > 0) return Promise.resolve({ value: queue.shift() as Data, done: false });
         if (done) return Promise.resolve({ value: undefined, done: true });
         return new Promise((resolve) => waiting.push(resolve));
       },
@@ -405,6 +405,15 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   }
 
   // ─── the machine ─────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Whether `attempt` is still the one the machine is working on. User code runs inside every
+   * emit, and may call close() (which keeps the attempt for the closing handshake but disposes the
+   * socket) or reconnect() (which replaces it): after each emit, callers check this and stop.
+   */
+  #isLive(attempt: Attempt): boolean {
+    return this.#attempt === attempt && !this.#disposed;
+  }
 
   /** A fresh start: no failures, first backoff window. */
   #resetRun(): void {
@@ -423,6 +432,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     }
     this.#state = next;
     if (next === 'open') this.#stats.nextRetryAt = undefined;
+    if (next === 'closed') for (const sink of [...this.#sinks]) sink.closed();
     this.#emit('state', { previous, current: next, reason });
   }
 
@@ -443,7 +453,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#attempt = attempt;
     this.#stats.attempts++;
     this.#setState('connecting', reason);
-    if (this.#attempt !== attempt) return;
+    if (!this.#isLive(attempt)) return;
     if (Number.isFinite(this.#options.connectTimeout)) {
       this.#timers.set('connect', this.#options.connectTimeout, () =>
         this.#fail(
@@ -462,11 +472,11 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     // the constructor returns, so listeners attached right after `new` hear `connecting`.
     void this.#resolveTarget().then(
       ({ url, protocols }) => {
-        if (this.#attempt !== attempt) return;
+        if (!this.#isLive(attempt)) return;
         this.#openSocket(attempt, url, protocols);
       },
       (error: unknown) => {
-        if (this.#attempt !== attempt) return;
+        if (!this.#isLive(attempt)) return;
         const message = `URL or protocols provider failed: ${error instanceof Error ? error.message : String(error)}`;
         this.#fail(attempt, ErrorCodes.PROVIDER_FAILED, message, undefined, error);
       },
@@ -484,7 +494,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#url = url;
     (attempt as { url: string }).url = url;
     this.#emit('connecting', { attempt: attempt.number, url });
-    if (this.#attempt !== attempt) return;
+    if (!this.#isLive(attempt)) return;
     let socket: InstanceType<WebSocketConstructorLike>;
     try {
       const { wsOptions } = this.#options;
@@ -515,7 +525,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   }
 
   #onSocketOpen(attempt: Attempt): void {
-    if (this.#attempt !== attempt || !attempt.connection) return;
+    if (!this.#isLive(attempt) || !attempt.connection) return;
     this.#timers.clear('connect');
     const { handshake } = this.#options;
     if (!handshake) {
@@ -561,12 +571,12 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     }
     new Promise<void>((resolve) => resolve(handshake(connection))).then(
       () => {
-        if (this.#attempt !== attempt || controller.signal.aborted) return;
+        if (!this.#isLive(attempt) || controller.signal.aborted) return;
         this.#timers.clear('handshake');
         this.#acceptOpen(attempt);
       },
       (error: unknown) => {
-        if (this.#attempt !== attempt || controller.signal.aborted) return;
+        if (!this.#isLive(attempt) || controller.signal.aborted) return;
         const message = `The handshake failed: ${error instanceof Error ? error.message : String(error)}`;
         this.#fail(
           attempt,
@@ -593,15 +603,16 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     const expired = this.#buffer.expire(attempt.openedAt);
     this.#flush(connection);
     this.#setState('open', 'connection opened');
-    if (this.#attempt !== attempt) return;
+    if (!this.#isLive(attempt)) return;
     if (expired.length > 0)
       this.#reportDrop(
         'expired',
         expired.map((m) => m.data),
       );
     this.#armTtl();
-    if (this.#options.stableAfter === 0) this.#markStable(attempt);
-    else this.#timers.set('stable', this.#options.stableAfter, () => this.#markStable(attempt));
+    if (this.#options.stableAfter > 0) {
+      this.#timers.set('stable', this.#options.stableAfter, () => this.#markStable(attempt));
+    }
     attempt.heartbeat = new Heartbeat(
       connection.socket,
       this.#options.heartbeat,
@@ -617,9 +628,10 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     attempt.heartbeat.start();
     this.#emit('open', { attempt: attempt.number, reconnected: this.#stats.connects > 1 });
     for (const data of inbox) {
-      if (this.#attempt !== attempt) return;
-      this.#emit('message', data);
+      if (!this.#isLive(attempt)) return;
+      this.#deliver(data);
     }
+    if (this.#options.stableAfter === 0) this.#markStable(attempt);
   }
 
   #flush(connection: Connection): void {
@@ -642,7 +654,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   }
 
   #markStable(attempt: Attempt): void {
-    if (this.#attempt !== attempt || this.#state !== 'open') return;
+    if (!this.#isLive(attempt) || this.#state !== 'open') return;
     this.#failures = 0;
     this.#runAttempts = 0;
     this.#backoff.reset();
@@ -662,6 +674,12 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       return;
     }
     if (attempt.heartbeat?.isPong(data)) return;
+    this.#deliver(data);
+  }
+
+  /** Hands an incoming message to the internal consumers (iterators), then to listeners. */
+  #deliver(data: Data): void {
+    for (const sink of this.#sinks) sink.message(data);
     this.#emit('message', data);
   }
 
@@ -702,7 +720,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
 
   /** We gave up on the attempt (timeout, provider, handshake, dead link): abort it and go on. */
   #fail(attempt: Attempt, code: ErrorCode, message: string, close: CloseInfo | undefined, cause?: unknown): void {
-    if (this.#attempt !== attempt) return;
+    if (!this.#isLive(attempt)) return;
     const error = new ResilientSocketError(code, message, cause === undefined ? {} : { cause });
     this.#connectionLost(
       attempt,
@@ -771,8 +789,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     }
 
     if (error) this.#reportError(error);
-    if (this.#attempt !== attempt) return; // an error listener took over (close(), reconnect())
-    if (attempt.opened) this.#stats.downSince = this.#clock.now();
+    if (!this.#isLive(attempt)) return; // an error listener took over (close(), reconnect())
     this.#teardown(close, abortSocket, !stop);
     if (this.#attempt !== undefined || this.#disposed) return; // a close listener took over
 
@@ -811,6 +828,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     const attempt = this.#attempt;
     if (!attempt) return;
     this.#attempt = undefined;
+    if (attempt.opened) this.#stats.downSince = this.#clock.now();
     for (const name of ['connect', 'handshake', 'stable', 'ping', 'pong', 'closing'] as const) this.#timers.clear(name);
     attempt.heartbeat?.stop();
     this.#endHandshake(attempt);

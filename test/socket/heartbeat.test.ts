@@ -1,0 +1,161 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { constant } from '../../src/backoff/constant.js';
+import { ErrorCodes } from '../../src/errors.js';
+import { advance, cleanup, expectRsError, MOCK_DELAY, openSocket, startServer, uniqueUrl } from './helpers.js';
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(cleanup);
+
+const SILENCE = { interval: 1000, timeout: 500 } as const;
+
+describe('silence detection (browser API, no message configured)', () => {
+  it('no server message for interval + timeout → close 1006 "heartbeat timeout", ERR_RS_DEAD_LINK, reconnect', async () => {
+    const { server, socket, log } = await openSocket({
+      heartbeat: SILENCE,
+      backoff: constant({ delay: 100 }),
+      stableAfter: 60_000,
+    });
+    log.clear();
+    await advance(1499);
+    expect(socket.state).toBe('open');
+    expect(log.events).toEqual([]);
+    await advance(1);
+    expect(log.names()).toEqual(['error', 'close', 'state', 'reconnecting']);
+    const error = expectRsError(log.of('error')[0], ErrorCodes.DEAD_LINK);
+    expect(socket.stats.lastError).toBe(error);
+    expect(log.of('close')).toEqual([
+      { code: 1006, reason: 'heartbeat timeout', wasClean: false, willReconnect: true },
+    ]);
+    expect(log.of('reconnecting')).toEqual([{ attempt: 2, delay: 100 }]);
+    expect(server.clients[0]?.readyState).not.toBe(1); // the dead connection was closed
+    await advance(100 + MOCK_DELAY);
+    expect(socket.state).toBe('open');
+    expect(log.of('open')).toEqual([{ attempt: 2, reconnected: true }]);
+  });
+
+  it('server messages keep the link alive, each one restarting the deadline', async () => {
+    const { server, socket, log } = await openSocket({ heartbeat: SILENCE, stableAfter: 60_000 });
+    for (let i = 0; i < 10; i++) {
+      await advance(1400);
+      server.broadcast(`tick ${i}`);
+    }
+    expect(socket.state).toBe('open');
+    expect(log.errors()).toEqual([]);
+    expect(log.of('message')).toHaveLength(10);
+    await advance(1499);
+    expect(socket.state).toBe('open');
+    await advance(1);
+    expect(log.errors()).toEqual([ErrorCodes.DEAD_LINK]);
+  });
+
+  it('sends nothing to the server', async () => {
+    const { server } = await openSocket({ heartbeat: SILENCE });
+    await advance(1400);
+    expect(server.received).toEqual([]);
+  });
+});
+
+describe('app-level ping (heartbeat.message)', () => {
+  const PING = { interval: 1000, timeout: 500, message: 'ping', isPong: (d: unknown) => d === 'pong' } as const;
+
+  it('sends the ping every interval; a server answering pong keeps it alive; pongs are not emitted', async () => {
+    const server = startServer(uniqueUrl(), (client) => {
+      client.on('message', (data) => {
+        if (data === 'ping') client.send('pong');
+      });
+    });
+    const { socket, log } = await openSocket({ heartbeat: PING, stableAfter: 60_000 }, server);
+    await advance(999);
+    expect(server.received).toEqual([]);
+    await advance(1 + MOCK_DELAY);
+    expect(server.received).toEqual(['ping']);
+    await advance(10_000);
+    expect(socket.state).toBe('open');
+    expect(server.received).toEqual(Array(11).fill('ping'));
+    expect(log.errors()).toEqual([]);
+    expect(log.of('message')).toEqual([]);
+    expect(socket.stats.messagesIn).toBe(11); // pongs are counted, just not emitted
+  });
+
+  it('a server that does not answer: dead timeout ms after the first ping', async () => {
+    const { server, socket, log } = await openSocket({ heartbeat: PING, backoff: constant({ delay: 10_000 }) });
+    await advance(1499);
+    expect(socket.state).toBe('open');
+    await advance(1);
+    expect(log.errors()).toEqual([ErrorCodes.DEAD_LINK]);
+    expect(log.of('close')[0]).toMatchObject({ code: 1006, reason: 'heartbeat timeout', willReconnect: true });
+    expect(socket.state).toBe('reconnecting');
+    await advance(MOCK_DELAY);
+    expect(server.received).toEqual(['ping']);
+  });
+
+  it('any server message counts as an answer; other messages are still emitted', async () => {
+    const { server, socket, log } = await openSocket({ heartbeat: PING, stableAfter: 60_000 });
+    for (let i = 0; i < 5; i++) {
+      await advance(1000);
+      server.broadcast(`data ${i}`); // right after each ping
+    }
+    expect(socket.state).toBe('open');
+    expect(log.of('message')).toHaveLength(5);
+  });
+
+  it('accepts a function that builds each ping', async () => {
+    let n = 0;
+    const { server } = await openSocket({
+      heartbeat: { interval: 1000, timeout: 5000, message: () => `ping ${++n}` },
+      stableAfter: 60_000,
+    });
+    await advance(3000 + MOCK_DELAY);
+    expect(server.received).toEqual(['ping 1', 'ping 2', 'ping 3']);
+  });
+
+  it('without isPong, pongs are emitted as messages', async () => {
+    const server = startServer(uniqueUrl(), (client) => {
+      client.on('message', () => client.send('pong'));
+    });
+    const { log } = await openSocket({ heartbeat: { interval: 1000, timeout: 500, message: 'ping' } }, server);
+    await advance(1000 + MOCK_DELAY);
+    expect(log.of('message')).toEqual(['pong']);
+  });
+});
+
+describe('no heartbeat', () => {
+  it('by default with mock-socket (no protocol ping): no heartbeat timers, the link is never declared dead', async () => {
+    const { server, socket, log } = await openSocket();
+    expect(vi.getTimerCount()).toBe(1); // only the stableAfter timer
+    await advance(5000);
+    expect(log.names()).toContain('stable');
+    expect(vi.getTimerCount()).toBe(0);
+    await advance(120_000);
+    expect(socket.state).toBe('open');
+    expect(log.errors()).toEqual([]);
+    expect(server.received).toEqual([]);
+  });
+
+  it('heartbeat: false arms no heartbeat timer (and stableAfter: 0 none either)', async () => {
+    const { socket } = await openSocket({ heartbeat: false, stableAfter: 0 });
+    expect(vi.getTimerCount()).toBe(0);
+    await advance(120_000);
+    expect(socket.state).toBe('open');
+  });
+
+  it('the heartbeat stops when the connection is lost (no stale timer kills the next one)', async () => {
+    const { server, socket, log } = await openSocket({
+      heartbeat: SILENCE,
+      backoff: constant({ delay: 1000 }),
+      stableAfter: 60_000,
+    });
+    await advance(1000);
+    server.closeLast(1012);
+    await advance(MOCK_DELAY);
+    expect(socket.state).toBe('reconnecting');
+    expect(vi.getTimerCount()).toBe(1); // the reconnect wait only
+    await advance(1000 + MOCK_DELAY);
+    expect(socket.state).toBe('open');
+    await advance(1499);
+    expect(socket.state).toBe('open');
+    expect(log.errors()).toEqual([]);
+  });
+});

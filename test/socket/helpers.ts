@@ -1,0 +1,267 @@
+/**
+ * Shared fixtures for the ResilientSocket unit tests: mock-socket servers and clients on unique
+ * URLs, an event recorder, and a cleanup that closes everything and checks that no timer leaks.
+ *
+ * mock-socket schedules every open, close and client→server message with a 4 ms `setTimeout`, so
+ * the tests run under `vi.useFakeTimers()` and move time with `await vi.advanceTimersByTimeAsync()`.
+ */
+import { type Client, WebSocket as MockWebSocket, Server } from 'mock-socket';
+import { expect, vi } from 'vitest';
+import type { Data } from '../../src/data.js';
+import { isResilientSocketError, type ResilientSocketError } from '../../src/errors.js';
+import type { ResilientSocketEvents } from '../../src/socket/events.js';
+import type { ResilientSocketOptions, UrlProvider } from '../../src/socket/options.js';
+import { ResilientSocket } from '../../src/socket/resilient-socket.js';
+import type { WebSocketConstructorLike } from '../../src/transport/websocket-like.js';
+
+/** mock-socket's delay before it dispatches open, close and client→server messages. */
+export const MOCK_DELAY = 4;
+
+/** mock-socket's WebSocket, typed as what the `WebSocket` option takes. */
+export const WebSocketImpl = MockWebSocket as unknown as WebSocketConstructorLike;
+
+/** Every event name of ResilientSocket, in declaration order. */
+export const EVENT_NAMES = [
+  'state',
+  'connecting',
+  'open',
+  'message',
+  'close',
+  'reconnecting',
+  'stable',
+  'error',
+  'giveup',
+  'drop',
+] as const satisfies readonly (keyof ResilientSocketEvents)[];
+
+export type EventName = (typeof EVENT_NAMES)[number];
+
+let nextPort = 20_000;
+
+/** A URL no other test in this file uses (mock-socket's registry of servers is a module singleton). */
+export function uniqueUrl(): string {
+  nextPort += 1;
+  return `ws://localhost:${nextPort}`;
+}
+
+/** A mock server plus the server-side ends of the connections it accepted and what it received. */
+export interface TestServer {
+  readonly url: string;
+  readonly server: Server;
+  /** Server-side ends of the accepted connections, in order. */
+  readonly clients: Client[];
+  /** Every message received from any client, in order. */
+  readonly received: Data[];
+  /** The server-side end of the latest connection. */
+  last(): Client;
+  /** Closes the latest connection from the server side (the client hears it 4 ms later). */
+  closeLast(code?: number, reason?: string): void;
+  /** Sends to every connected client (delivered synchronously). */
+  broadcast(data: Data): void;
+  /** Removes the server: later attempts on its URL fail (error + close 1000 after 4 ms). */
+  stop(): void;
+}
+
+const servers = new Set<TestServer>();
+const sockets = new Set<ResilientSocket>();
+
+/** Starts a mock server (`mock: false`: the global WebSocket is left alone). */
+export function startServer(url: string = uniqueUrl(), onConnection?: (client: Client) => void): TestServer {
+  const server = new Server(url, { mock: false });
+  const clients: Client[] = [];
+  const received: Data[] = [];
+  let stopped = false;
+  server.on('connection', (client) => {
+    clients.push(client);
+    client.on('message', (data) => {
+      received.push(data);
+    });
+    onConnection?.(client);
+  });
+  const handle: TestServer = {
+    url,
+    server,
+    clients,
+    received,
+    last() {
+      const client = clients[clients.length - 1];
+      if (!client) throw new Error('the server has no connection yet');
+      return client;
+    },
+    closeLast(code = 1000, reason = '') {
+      handle.last().close({ code, reason, wasClean: true });
+    },
+    broadcast(data) {
+      server.emit('message', data);
+    },
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      server.stop();
+    },
+  };
+  servers.add(handle);
+  return handle;
+}
+
+/** Creates a ResilientSocket on mock-socket, tracked for cleanup. */
+export function createSocket(url: UrlProvider, options: ResilientSocketOptions = {}): ResilientSocket {
+  const socket = new ResilientSocket(url, { WebSocket: WebSocketImpl, ...options });
+  sockets.add(socket);
+  return socket;
+}
+
+/** One recorded event: its name and its payload (undefined for `stable`). */
+export interface Recorded {
+  readonly name: EventName;
+  readonly payload: unknown;
+}
+
+/** Records every event of `socket` (and optionally only `names`), in order. */
+export function record(socket: ResilientSocket, names: readonly EventName[] = EVENT_NAMES) {
+  const events: Recorded[] = [];
+  for (const name of names) {
+    (socket.on as (event: string, fn: (...args: unknown[]) => void) => unknown)(name, (...args: unknown[]) => {
+      events.push({ name, payload: args[0] });
+    });
+  }
+  return {
+    events,
+    /** Names in order, e.g. `['connecting', 'state', 'open']`. */
+    names(): string[] {
+      return events.map((e) => e.name);
+    },
+    /** Payloads of one event, in order. */
+    of<E extends EventName>(name: E): ResilientSocketEvents[E][0][] {
+      return events.filter((e) => e.name === name).map((e) => e.payload as ResilientSocketEvents[E][0]);
+    },
+    /** `previous→current` for every state event. */
+    states(): string[] {
+      return events
+        .filter((e) => e.name === 'state')
+        .map((e) => {
+          const change = e.payload as ResilientSocketEvents['state'][0];
+          return `${change.previous}→${change.current}`;
+        });
+    },
+    /** Error codes, in order. */
+    errors(): string[] {
+      return events.filter((e) => e.name === 'error').map((e) => (e.payload as ResilientSocketError).code);
+    },
+    clear(): void {
+      events.length = 0;
+    },
+  };
+}
+
+/** Moves fake time forward, running timers and the microtasks between them. */
+export async function advance(ms: number): Promise<void> {
+  await vi.advanceTimersByTimeAsync(ms);
+}
+
+/** Lets pending microtasks (URL provider, handshake promises) run without moving time. */
+export async function settle(): Promise<void> {
+  await vi.advanceTimersByTimeAsync(0);
+}
+
+/**
+ * Creates a socket connected to `server` (a fresh server when omitted), records its events and
+ * waits until it is open.
+ */
+export async function openSocket(options: ResilientSocketOptions = {}, server: TestServer = startServer()) {
+  const socket = createSocket(server.url, options);
+  const log = record(socket);
+  await advance(MOCK_DELAY);
+  expect(socket.state).toBe('open');
+  return { server, socket, log };
+}
+
+/** Runs `fn` and returns what it threw (failing if it returned). */
+export function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to throw, but it returned');
+}
+
+/** Asserts `value` is a ResilientSocketError with `code`, and returns it. */
+export function expectRsError(value: unknown, code: string): ResilientSocketError {
+  expect(isResilientSocketError(value)).toBe(true);
+  expect((value as ResilientSocketError).code).toBe(code);
+  return value as ResilientSocketError;
+}
+
+/**
+ * afterEach body: closes every socket and server created through these helpers, lets
+ * mock-socket's pending 4 ms timers run, and resets the fake timers.
+ */
+export async function cleanup(): Promise<void> {
+  for (const socket of sockets) {
+    try {
+      socket.close();
+    } catch {
+      // a test may have left the socket in a state where close() throws; nothing to clean then
+    }
+    socket.removeAllListeners();
+  }
+  sockets.clear();
+  for (const server of servers) server.stop();
+  servers.clear();
+  await vi.advanceTimersByTimeAsync(MOCK_DELAY * 3);
+  vi.clearAllTimers();
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+}
+
+/**
+ * A mock-socket WebSocket subclass that records every instance and constructor call, to inspect
+ * the underlying sockets (binaryType, protocols, wsOptions) the ResilientSocket created.
+ */
+export function trackingWebSocket(overrides: { close?: (this: MockWebSocket) => void } = {}) {
+  const instances: MockWebSocket[] = [];
+  const calls: unknown[][] = [];
+  class Tracking extends MockWebSocket {
+    constructor(url: string, protocols?: string | string[], ...rest: unknown[]) {
+      super(url, protocols);
+      instances.push(this);
+      calls.push([url, protocols, ...rest]);
+    }
+  }
+  if (overrides.close) Tracking.prototype.close = overrides.close;
+  return { WebSocket: Tracking as unknown as WebSocketConstructorLike, instances, calls };
+}
+
+/** A WebSocket that never opens, never fails and ignores close(): a connection attempt lost in the network. */
+export class SilentWebSocket extends EventTarget {
+  static readonly instances: SilentWebSocket[] = [];
+  readyState = 0;
+  readonly protocol = '';
+  binaryType = 'blob';
+  readonly closeCalls: unknown[][] = [];
+  constructor(readonly url: string) {
+    super();
+    SilentWebSocket.instances.push(this);
+  }
+  send(): void {
+    throw new Error('not open');
+  }
+  close(...args: unknown[]): void {
+    this.closeCalls.push(args);
+  }
+}
+
+/** Asserts that `fn` throws exactly `Type` with a message that names `name` in backticks. */
+export function expectOptionError(fn: () => unknown, Type: ErrorConstructor, name: string): Error {
+  const error = thrown(fn);
+  expect(error).toBeInstanceOf(Type);
+  expect((error as Error).constructor).toBe(Type);
+  expect((error as Error).message).toContain(`\`${name}\``);
+  return error as Error;
+}
+
+/** The window of the n-th consecutive failure of truncatedBinaryExponential({ maxDelay: 10_000, ceiling: 10 }). */
+export function tbeWindow(n: number): number {
+  return 10_000 * 2 ** (Math.min(n, 10) - 10);
+}

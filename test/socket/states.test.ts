@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { canTransition, type SocketState, STATES } from '../../src/socket/states.js';
+
+const ALL: readonly SocketState[] = ['idle', 'connecting', 'open', 'reconnecting', 'closing', 'closed'];
+
+describe('STATES table', () => {
+  it('lists exactly the six states', () => {
+    expect(Object.keys(STATES).sort()).toEqual([...ALL].sort());
+  });
+
+  it('is frozen', () => {
+    expect(Object.isFrozen(STATES)).toBe(true);
+  });
+
+  it.each(ALL)('every `next` target of %s is a state, listed once, and not the state itself', (state) => {
+    const next = STATES[state].next;
+    for (const target of next) expect(ALL).toContain(target);
+    expect(new Set(next).size).toBe(next.length);
+    expect(next).not.toContain(state);
+  });
+
+  it('closed only leads to connecting (open()/reconnect() after a give-up)', () => {
+    expect(STATES.closed.next).toEqual(['connecting']);
+  });
+
+  it('closing only leads to closed', () => {
+    expect(STATES.closing.next).toEqual(['closed']);
+  });
+
+  it('every state but closed can change to closed directly', () => {
+    for (const state of ALL) {
+      if (state === 'closed') continue;
+      expect(STATES[state].next, state).toContain('closed');
+    }
+  });
+
+  it('only open is reachable from connecting, and only connecting leads to open', () => {
+    const intoOpen = ALL.filter((s) => STATES[s].next.includes('open'));
+    expect(intoOpen).toEqual(['connecting']);
+  });
+
+  it('closing is entered only from open', () => {
+    expect(ALL.filter((s) => STATES[s].next.includes('closing'))).toEqual(['open']);
+  });
+
+  it('only open sends directly; every state but closing and closed buffers', () => {
+    expect(ALL.filter((s) => STATES[s].sendsDirectly)).toEqual(['open']);
+    expect(ALL.filter((s) => STATES[s].buffersSends)).toEqual(['idle', 'connecting', 'open', 'reconnecting']);
+  });
+
+  it('closing and closed are the terminal states', () => {
+    expect(ALL.filter((s) => STATES[s].terminal)).toEqual(['closing', 'closed']);
+  });
+
+  it('every state is reachable from idle', () => {
+    const seen = new Set<SocketState>(['idle']);
+    const queue: SocketState[] = ['idle'];
+    for (let s = queue.shift(); s !== undefined; s = queue.shift()) {
+      for (const n of STATES[s].next) {
+        if (!seen.has(n)) {
+          seen.add(n);
+          queue.push(n);
+        }
+      }
+    }
+    expect([...seen].sort()).toEqual([...ALL].sort());
+  });
+});
+
+describe('canTransition', () => {
+  it('agrees with the table for every pair', () => {
+    for (const from of ALL) {
+      for (const to of ALL) {
+        expect(canTransition(from, to), `${from} → ${to}`).toBe(STATES[from].next.includes(to));
+      }
+    }
+  });
+
+  it.each([
+    ['idle', 'connecting', true],
+    ['idle', 'open', false],
+    ['connecting', 'open', true],
+    ['connecting', 'closing', false],
+    ['open', 'closing', true],
+    ['open', 'connecting', true],
+    ['reconnecting', 'open', false],
+    ['reconnecting', 'connecting', true],
+    ['closing', 'connecting', false],
+    ['closing', 'closed', true],
+    ['closed', 'connecting', true],
+    ['closed', 'open', false],
+    ['closed', 'idle', false],
+    ['open', 'open', false],
+  ] as const)('%s → %s is %s', (from, to, expected) => {
+    expect(canTransition(from, to)).toBe(expected);
+  });
+});
