@@ -1,4 +1,5 @@
 import { EventEmitter } from 'eventemitter3';
+import { clampDelay, MAX_TIMER_DELAY } from '../backoff/policy.js';
 import type { BackoffPolicyLike } from '../backoff/types.js';
 import { OutboundBuffer, type QueuedMessage } from '../buffer/outbound-buffer.js';
 import type { Clock } from '../clock.js';
@@ -65,6 +66,9 @@ type SocketTimer = 'connect' | 'handshake' | 'stable' | 'reconnect' | 'closing' 
 
 /** How long `close()` waits for the server's close frame before cutting the connection, in ms. */
 export const CLOSE_TIMEOUT = 3_000;
+
+/** The wait used when a user backoff policy throws or returns something other than a number. */
+const FALLBACK_DELAY = 1_000;
 
 /** Per-attempt state, replaced wholesale for every attempt; stale callbacks compare identity. */
 interface Attempt {
@@ -542,13 +546,15 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       attempt: attempt.number,
       signal: controller.signal,
       send: (data) => {
-        if (controller.signal.aborted) throw new ResilientSocketError(ErrorCodes.CLOSED, 'The handshake was abandoned');
+        if (attempt.handshake !== state) {
+          throw new ResilientSocketError(ErrorCodes.CLOSED, 'The handshake is over; use socket.send()');
+        }
         socket.send(data as never);
         this.#stats.messagesOut++;
       },
       nextMessage: (predicate) => {
-        if (controller.signal.aborted) {
-          return Promise.reject(new ResilientSocketError(ErrorCodes.CLOSED, 'The handshake was abandoned'));
+        if (attempt.handshake !== state) {
+          return Promise.reject(new ResilientSocketError(ErrorCodes.CLOSED, 'The handshake is over'));
         }
         const index = state.inbox.findIndex((data) => !predicate || predicate(data));
         if (index >= 0) return Promise.resolve(state.inbox.splice(index, 1)[0] as Data);
@@ -594,7 +600,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     const connection = attempt.connection;
     if (!connection) return;
     const inbox = attempt.handshake?.inbox ?? [];
-    this.#endHandshake(attempt);
+    this.#endHandshake(attempt, false);
     attempt.opened = true;
     attempt.openedAt = this.#clock.now();
     this.#stats.connects++;
@@ -803,13 +809,9 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       return;
     }
 
-    let delay = 0;
-    if (!immediate) {
-      const raw = this.#backoff.next();
-      delay = typeof raw === 'number' && !Number.isNaN(raw) ? Math.min(Math.max(raw, minimumDelay, 0), 2 ** 31 - 1) : 0;
-    } else {
-      this.#backoff.next(); // the refusal still counts as a failure for the backoff
-    }
+    let delay = immediate ? 0 : this.#nextDelay();
+    if (!immediate) delay = Math.min(Math.max(delay, minimumDelay), MAX_TIMER_DELAY);
+    else this.#nextDelay(); // the refusal still counts as a failure for the backoff
     const next = this.#runAttempts + 1;
     this.#timers.set('reconnect', delay, () => {
       if (this.#state === 'reconnecting') this.#startAttempt('retry');
@@ -818,6 +820,28 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#setState('reconnecting', error ? error.message : 'connection lost');
     if (this.#state !== 'reconnecting') return;
     this.#emit('reconnecting', { attempt: next, delay });
+  }
+
+  /**
+   * The backoff's next delay, clamped to [0, 2^31 − 1]. A user policy that throws or returns
+   * something other than a number is reported (`error`) and replaced by a 1 s wait, so a broken
+   * policy can neither crash the socket nor spin it in a tight loop.
+   */
+  #nextDelay(): number {
+    let raw: unknown;
+    try {
+      raw = this.#backoff.next();
+    } catch (thrown) {
+      this.#reportListenerError(thrown);
+      return FALLBACK_DELAY;
+    }
+    if (typeof raw !== 'number' || Number.isNaN(raw)) {
+      this.#reportListenerError(
+        new TypeError(`Expected \`backoff.next()\` to return a number, got ${describeReceived(raw)}`),
+      );
+      return FALLBACK_DELAY;
+    }
+    return clampDelay(raw);
   }
 
   /**
@@ -840,14 +864,18 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     if (close) this.#emit('close', { ...close, willReconnect: willReconnect && !this.#disposed });
   }
 
-  #endHandshake(attempt: Attempt): void {
+  /** Ends the handshake phase; `abandoned` aborts its signal (not so when it succeeded). */
+  #endHandshake(attempt: Attempt, abandoned = true): void {
     const handshake = attempt.handshake;
     if (!handshake) return;
     attempt.handshake = undefined;
     this.#timers.clear('handshake');
-    handshake.controller.abort();
-    const abandoned = new ResilientSocketError(ErrorCodes.CLOSED, 'The handshake was abandoned');
-    for (const waiter of handshake.waiters.splice(0)) waiter.reject(abandoned);
+    if (abandoned) handshake.controller.abort();
+    const error = new ResilientSocketError(
+      ErrorCodes.CLOSED,
+      abandoned ? 'The handshake was abandoned' : 'The handshake already finished',
+    );
+    for (const waiter of handshake.waiters.splice(0)) waiter.reject(error);
   }
 
   /** The closing handshake finished (or timed out): the socket is closed for good. */
@@ -882,7 +910,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       this.#timers.clear('ttl');
       return;
     }
-    this.#timers.set('ttl', Math.min(Math.max(0, at - this.#clock.now()), 2 ** 31 - 1), () => {
+    this.#timers.set('ttl', clampDelay(at - this.#clock.now()), () => {
       this.#expireBuffered();
       this.#armTtl();
     });

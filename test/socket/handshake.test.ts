@@ -80,8 +80,8 @@ describe('handshake hook', () => {
     expect(socket.state).toBe('open');
     expect(seen).toHaveLength(1);
     expect(seen[0]).toMatchObject({ url: server.url, protocol: 'v1', attempt: 1 });
-    // the attempt is no longer in its handshake: the signal is aborted and the connection refuses use
-    expect(seen[0]?.signal.aborted).toBe(true);
+    // the handshake succeeded: its signal is not aborted, but the connection object refuses use
+    expect(seen[0]?.signal.aborted).toBe(false);
     expect(() => seen[0]?.send('late')).toThrow(expect.objectContaining({ code: ErrorCodes.CLOSED }));
     await expect(seen[0]?.nextMessage()).rejects.toMatchObject({ code: ErrorCodes.CLOSED });
   });

@@ -561,13 +561,39 @@ describe('backoff policy calls', () => {
     expect(backoff.reset).toHaveBeenCalledTimes(1);
   });
 
-  it('a policy returning NaN or a negative number retries at once; a huge one is clamped', async () => {
-    const delays = [Number.NaN, -5, 2 ** 40];
+  it('a policy returning a negative number retries at once; NaN waits 1 s (reported); a huge one is clamped', async () => {
+    const delays = [-5, Number.NaN, 2 ** 40];
     const backoff: BackoffPolicyLike = { next: () => delays.shift() ?? 1, reset: () => {} };
     const socket = createSocket(uniqueUrl(), { backoff });
+    socket.on('error', () => undefined);
     const log = record(socket);
-    await advance(100);
-    expect(log.of('reconnecting').map((r) => r.delay)).toEqual([0, 0, 2 ** 31 - 1]);
+    await advance(1_100);
+    expect(log.of('reconnecting').map((r) => r.delay)).toEqual([0, 1_000, 2 ** 31 - 1]);
     expect(socket.state).toBe('reconnecting');
+  });
+});
+
+describe('a broken user backoff policy', () => {
+  it.each([
+    [
+      'throws',
+      () => {
+        throw new Error('policy bug');
+      },
+    ],
+    ['returns NaN', () => Number.NaN],
+    ['returns a string', () => '10' as unknown as number],
+  ])('that %s is reported and replaced by a 1 s wait (no crash, no tight loop)', async (_name, next) => {
+    const policy: BackoffPolicyLike = { next, reset: () => undefined };
+    const socket = createSocket(uniqueUrl(), { backoff: policy });
+    const log = record(socket);
+    await advance(MOCK_DELAY);
+    expect(socket.state).toBe('reconnecting');
+    expect(log.of('reconnecting')).toEqual([{ attempt: 2, delay: 1_000 }]);
+    expect(log.errors()).toEqual([ErrorCodes.CONNECTION_FAILED, ErrorCodes.LISTENER_THREW]);
+    await advance(999);
+    expect(socket.state).toBe('reconnecting');
+    await advance(1);
+    expect(socket.state).toBe('connecting');
   });
 });
