@@ -8,6 +8,8 @@
  * - What happens to each upgrade request is decided by `behaviour` (a value, or a function of the
  *   upgrade so a test can script "refuse, then accept"): accept (echo or not, answering pings or
  *   not), accept then close at once with a code, or refuse with an HTTP status and Retry-After.
+ * - Live controls: `closeAll(code, reason)` closes every client with a close frame, `flood(n, size)`
+ *   sends a burst to every client, `stall` holds upgrades unanswered.
  * - Everything the server saw is recorded: upgrades (URL, headers, time), accepted connections,
  *   messages received in order, pings, and client disconnects.
  */
@@ -29,6 +31,10 @@ export type Behaviour =
       readonly kind: 'accept-then-close';
       readonly code: number;
       readonly reason?: string;
+    }
+  | {
+      /** Read the upgrade request and never answer it (a stalled handshake); the socket stays open. */
+      readonly kind: 'stall';
     }
   | {
       /** Answer the upgrade with a plain HTTP response and drop the TCP connection. */
@@ -160,6 +166,23 @@ export class TestWsServer {
     this.#wssNoPong = undefined;
   }
 
+  /** Closes every accepted client with a close frame (`code`, `reason`) and waits until they are gone. */
+  async closeAll(code: number, reason = ''): Promise<void> {
+    const closed = [...this.#clientClosed.values()];
+    for (const client of this.#clients) client.close(code, reason);
+    await withTimeout(Promise.all(closed), 2_000, 'clients did not finish closing');
+  }
+
+  /** Sends `count` text messages of `size` bytes (`flood:<i>:` then padding) to every client. */
+  flood(count: number, size = 64): void {
+    for (const client of this.#clients) {
+      for (let i = 0; i < count; i++) {
+        const head = `flood:${i}:`;
+        client.send(head + 'x'.repeat(Math.max(0, size - head.length)));
+      }
+    }
+  }
+
   #onUpgrade(request: IncomingMessage, socket: Socket, head: Buffer): void {
     const base = {
       index: this.upgrades.length,
@@ -169,6 +192,11 @@ export class TestWsServer {
     };
     const behaviour = typeof this.behaviour === 'function' ? this.behaviour(base) : this.behaviour;
     this.upgrades.push({ ...base, kind: behaviour.kind });
+
+    if (behaviour.kind === 'stall') {
+      // Keep the TCP connection and never answer; stop() destroys it with the others.
+      return;
+    }
 
     if (behaviour.kind === 'refuse') {
       const lines = [
