@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: fast unit tests (fake timers / injected clocks, no real I/O) and integration
-// tests (real processes and real sockets on 127.0.0.1, each bounded in time).
+// Three projects: fast unit tests (fake timers / injected clocks, no real I/O), integration
+// tests (real processes and real sockets on 127.0.0.1, each bounded in time) and the reliability
+// suite (real ws servers; what every failure path leaves behind: timers, listeners, connections).
 export default defineConfig({
   test: {
     projects: [
@@ -9,7 +10,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/integration/**', 'test/browser/**'],
+          exclude: ['test/integration/**', 'test/reliability/**', 'test/browser/**'],
           environment: 'node',
         },
       },
@@ -19,6 +20,15 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',
           testTimeout: 20_000,
+          hookTimeout: 20_000,
+        },
+      },
+      {
+        test: {
+          name: 'reliability',
+          include: ['test/reliability/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 30_000,
           hookTimeout: 20_000,
         },
       },

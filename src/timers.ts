@@ -1,3 +1,4 @@
+import { clampDelay } from './backoff/policy.js';
 import { type Clock, type TimerHandle, unrefTimer } from './clock.js';
 
 /**
@@ -17,13 +18,15 @@ export class TimerSlots<Name extends string> {
     this.#unref = unref;
   }
 
-  /** Arms `name` to call `callback` after `ms`, replacing (and clearing) any pending one. */
+  /** Arms `name` to call `callback` after `ms` (clamped to [0, 2^31 − 1]), replacing any pending one. */
   set(name: Name, ms: number, callback: () => void): void {
     this.clear(name);
+    // Clamped here, for every timer: setTimeout fires after 1 ms for anything above 2^31 − 1.
+    const delay = clampDelay(ms);
     const handle = this.#clock.setTimeout(() => {
       if (this.#handles.get(name) === handle) this.#handles.delete(name);
       callback();
-    }, ms);
+    }, delay);
     if (this.#unref) unrefTimer(handle);
     this.#handles.set(name, handle);
   }

@@ -109,3 +109,27 @@ export function assertOptionsObject(name: string, value: unknown): asserts value
 export function withDefault<T>(value: T | undefined, fallback: T): T {
   return value === undefined ? fallback : value;
 }
+
+/**
+ * A message for anything thrown, which never throws itself: `String(x)` does for a null-prototype
+ * object or a value whose `toString` throws, and user code can throw anything.
+ */
+export function describeThrown(thrown: unknown): string {
+  try {
+    if (thrown instanceof Error) return thrown.message;
+    return String(thrown);
+  } catch {
+    return Object.prototype.toString.call(thrown);
+  }
+}
+
+/** True for an `AbortSignal`, or anything with its shape (`aborted`, `addEventListener`, `removeEventListener`). */
+export function isAbortSignal(value: unknown): value is AbortSignal {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as AbortSignal).aborted === 'boolean' &&
+    typeof (value as AbortSignal).addEventListener === 'function' &&
+    typeof (value as AbortSignal).removeEventListener === 'function'
+  );
+}

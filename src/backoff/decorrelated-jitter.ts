@@ -15,8 +15,10 @@ export function decorrelatedJitter(options?: BaseCapOptions): BaseCapPolicy {
   const { base, cap, random } = resolveBaseCap('decorrelatedJitter', options);
   const step: DelayStep = (_attempt, previous, draw) => {
     const prev = previous ?? base;
-    // prev <= cap, and cap is finite, so prev·3 cannot overflow for any realistic cap.
-    return Math.min(cap, base + draw() * (prev * 3 - base));
+    // prev·3 overflows to Infinity when prev > MAX_VALUE/3 (a legal, if absurd, base or cap);
+    // capping the upper end keeps `draw()·(hi − base)` finite, so a draw of 0 cannot give 0·∞ = NaN.
+    const hi = Math.min(prev * 3, Number.MAX_VALUE);
+    return Math.min(cap, base + draw() * (hi - base));
   };
   return createPolicy('decorrelated-jitter', step, random, { base, cap });
 }

@@ -8,6 +8,7 @@ import {
   assertNumber,
   assertOptionsObject,
   describeReceived,
+  isAbortSignal,
   withDefault,
 } from '../validation.js';
 
@@ -81,16 +82,6 @@ interface ResolvedRetryOptions {
   readonly signal: AbortSignal | undefined;
   readonly unref: boolean;
   readonly clock: Clock;
-}
-
-function isAbortSignal(value: unknown): value is AbortSignal {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as AbortSignal).aborted === 'boolean' &&
-    typeof (value as AbortSignal).addEventListener === 'function' &&
-    typeof (value as AbortSignal).removeEventListener === 'function'
-  );
 }
 
 function resolveRetryOptions(options: RetryOptions | undefined): ResolvedRetryOptions {

@@ -15,6 +15,7 @@ import {
   assertOptionsObject,
   describeReceived,
   describeValue,
+  isAbortSignal,
   withDefault,
 } from '../validation.js';
 import { type CloseInfo, defaultShouldReconnect } from './close-codes.js';
@@ -248,15 +249,6 @@ export function checkProtocols(name: string, value: unknown): string | string[] 
   if (value === undefined || typeof value === 'string') return value;
   if (Array.isArray(value) && value.every((p) => typeof p === 'string')) return [...value];
   throw new TypeError(`Expected \`${name}\` to be a string or an array of strings, got ${describeReceived(value)}`);
-}
-
-function isAbortSignal(value: unknown): value is AbortSignal {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as AbortSignal).aborted === 'boolean' &&
-    typeof (value as AbortSignal).addEventListener === 'function'
-  );
 }
 
 function resolveHeartbeat(value: unknown): ResolvedHeartbeat | false {

@@ -8,7 +8,7 @@ import { type ErrorCode, ErrorCodes, isResilientSocketError, ResilientSocketErro
 import { TimerSlots } from '../timers.js';
 import { resolveWebSocket } from '../transport/resolve-websocket.js';
 import { ReadyState, type WebSocketConstructorLike } from '../transport/websocket-like.js';
-import { assertBoolean, assertOptionsObject, describeReceived } from '../validation.js';
+import { assertBoolean, assertOptionsObject, describeReceived, describeThrown, withDefault } from '../validation.js';
 import { assertCloseArgs, type CloseInfo } from './close-codes.js';
 import { Connection } from './connection.js';
 import type { DropReason, ResilientSocketEvents } from './events.js';
@@ -73,7 +73,7 @@ const FALLBACK_DELAY = 1_000;
 /** Per-attempt state, replaced wholesale for every attempt; stale callbacks compare identity. */
 interface Attempt {
   readonly number: number;
-  readonly url: string;
+  url: string;
   connection: Connection | undefined;
   heartbeat: Heartbeat | undefined;
   opened: boolean;
@@ -267,7 +267,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       );
     }
     assertOptionsObject('send options', options);
-    const buffer = options?.buffer ?? true;
+    const buffer = withDefault(options?.buffer, true);
     assertBoolean('buffer', buffer);
 
     if (this.#disposed || !STATES[this.#state].buffersSends) {
@@ -481,7 +481,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       },
       (error: unknown) => {
         if (!this.#isLive(attempt)) return;
-        const message = `URL or protocols provider failed: ${error instanceof Error ? error.message : String(error)}`;
+        const message = `URL or protocols provider failed: ${describeThrown(error)}`;
         this.#fail(attempt, ErrorCodes.PROVIDER_FAILED, message, undefined, error);
       },
     );
@@ -496,36 +496,39 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
 
   #openSocket(attempt: Attempt, url: string, protocols: string | string[] | undefined): void {
     this.#url = url;
-    (attempt as { url: string }).url = url;
+    attempt.url = url;
     this.#emit('connecting', { attempt: attempt.number, url });
     if (!this.#isLive(attempt)) return;
-    let socket: InstanceType<WebSocketConstructorLike>;
+    let socket: InstanceType<WebSocketConstructorLike> | undefined;
     try {
       const { wsOptions } = this.#options;
       socket =
         wsOptions === undefined
           ? new this.#WebSocket(url, protocols)
           : new this.#WebSocket(url, protocols ?? [], wsOptions);
+      if (!hasWebSocketShape(socket)) {
+        throw new TypeError('the `WebSocket` constructor returned an object without the WebSocket API');
+      }
       if (this.#binaryType !== undefined) socket.binaryType = this.#binaryType;
+      attempt.connection = new Connection(
+        socket,
+        {
+          open: () => this.#onSocketOpen(attempt),
+          message: (data) => this.#onSocketMessage(attempt, data as Data),
+          close: (info) => this.#onSocketClose(attempt, info),
+        },
+        () => this.#clock.now(),
+      );
     } catch (error) {
+      if (socket && hasWebSocketShape(socket)) new Connection(socket, NO_HANDLERS, () => 0).abort();
       this.#fail(
         attempt,
         ErrorCodes.CONNECTION_FAILED,
-        `Could not create the WebSocket: ${String(error)}`,
+        `Could not create the WebSocket: ${describeThrown(error)}`,
         undefined,
         error,
       );
-      return;
     }
-    attempt.connection = new Connection(
-      socket,
-      {
-        open: () => this.#onSocketOpen(attempt),
-        message: (data) => this.#onSocketMessage(attempt, data as Data),
-        close: (info) => this.#onSocketClose(attempt, info),
-      },
-      () => this.#clock.now(),
-    );
   }
 
   #onSocketOpen(attempt: Attempt): void {
@@ -583,7 +586,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       },
       (error: unknown) => {
         if (!this.#isLive(attempt) || controller.signal.aborted) return;
-        const message = `The handshake failed: ${error instanceof Error ? error.message : String(error)}`;
+        const message = `The handshake failed: ${describeThrown(error)}`;
         this.#fail(
           attempt,
           ErrorCodes.HANDSHAKE_FAILED,
@@ -967,13 +970,31 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     }
     const error = isResilientSocketError(thrown)
       ? thrown
-      : new ResilientSocketError(ErrorCodes.LISTENER_THREW, `A listener threw: ${String(thrown)}`, { cause: thrown });
+      : new ResilientSocketError(ErrorCodes.LISTENER_THREW, `A listener threw: ${describeThrown(thrown)}`, {
+          cause: thrown,
+        });
     try {
       this.emit('error', error);
     } catch (again) {
       rethrowAsync(again);
     }
   }
+}
+
+/** Handlers for a connection we only want to abort. */
+const NO_HANDLERS = { open() {}, message() {}, close() {} };
+
+/** Whether a constructed object has the WebSocket methods we call. */
+function hasWebSocketShape(value: unknown): value is InstanceType<WebSocketConstructorLike> {
+  const socket = value as Partial<InstanceType<WebSocketConstructorLike>> | null;
+  return (
+    typeof socket === 'object' &&
+    socket !== null &&
+    typeof socket.addEventListener === 'function' &&
+    typeof socket.removeEventListener === 'function' &&
+    typeof socket.send === 'function' &&
+    typeof socket.close === 'function'
+  );
 }
 
 /** Surfaces an exception from user code without unwinding our stack (like xstate's reportUnhandledError). */

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { truncatedBinaryExponential, truncatedWindow } from '../../src/backoff/index.js';
 import { ResilientSocket } from '../../src/node.js';
+import { TestWsServer } from '../faults/ws-server.js';
 import { closeAndExpectGone, SocketRecorder } from '../helpers/socket-recorder.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
-import { TestWsServer } from '../faults/ws-server.js';
 
 // A server that accepts every connection and closes it at once (1011). Each connection opens, so
 // a client that reset its backoff on open would hammer it; `stableAfter` must prevent that.

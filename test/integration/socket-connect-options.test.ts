@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ResilientSocket } from '../../src/node.js';
+import { ECHO, TestWsServer } from '../faults/ws-server.js';
 import { closeAndExpectGone, SocketRecorder } from '../helpers/socket-recorder.js';
 import { Cleanup, waitFor } from '../helpers/wait.js';
-import { ECHO, TestWsServer } from '../faults/ws-server.js';
 
 // What the server sees of the client's connection options: ws client options (headers) and a
 // URL provider called before every attempt.

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ResilientSocket } from '../../src/node.js';
+import { TestWsServer } from '../faults/ws-server.js';
 import { closeAndExpectGone, SocketRecorder } from '../helpers/socket-recorder.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
-import { TestWsServer } from '../faults/ws-server.js';
 
 // Dead-link detection with ws protocol ping/pong against a real server that does, or does not,
 // answer pings (ws `autoPong`).

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ResilientSocket } from '../../src/node.js';
+import { ECHO, TestWsServer } from '../faults/ws-server.js';
 import { closeAndExpectGone, SocketRecorder } from '../helpers/socket-recorder.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
-import { ECHO, TestWsServer } from '../faults/ws-server.js';
 
 // A real ws server on 127.0.0.1 that is stopped (clients cut abruptly) and restarted on the same
 // port while the client keeps sending.

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { constant } from '../../src/backoff/index.js';
 import { ResilientSocket } from '../../src/node.js';
+import { ACCEPT, type Behaviour, TestWsServer } from '../faults/ws-server.js';
 import { closeAndExpectGone, SocketRecorder } from '../helpers/socket-recorder.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
-import { ACCEPT, type Behaviour, TestWsServer } from '../faults/ws-server.js';
 
 // A real ws server that refuses the WebSocket upgrade with an HTTP status: ws reports it as
 // 'unexpected-response', which the socket turns into ERR_RS_UPGRADE_REJECTED (status, Retry-After).
