@@ -294,19 +294,26 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       this.#reportDrop('not-connected', [data]);
       return 'dropped';
     }
+    // Expiring reports a drop, and a drop listener may close the socket: look again afterwards.
     this.#expireBuffered();
-    const result = this.#buffer.push(data, this.#clock.now());
-    if (result.evicted.length > 0) {
-      this.#reportDrop(
-        'overflow',
-        result.evicted.map((m) => m.data),
-      );
+    if (this.#disposed || !STATES[this.#state].buffersSends) {
+      this.#reportDrop('closed', [data]);
+      return 'dropped';
     }
+    const result = this.#buffer.push(data, this.#clock.now());
     if (result.status === 'dropped') {
       this.#reportDrop('overflow', [data]);
       return 'dropped';
     }
     this.#armTtl();
+    if (result.evicted.length > 0) {
+      this.#reportDrop(
+        'overflow',
+        result.evicted.map((m) => m.data),
+      );
+      // A drop listener that closed the socket made close() report this message as dropped too.
+      if (this.#disposed) return 'dropped';
+    }
     return 'buffered';
   }
 
@@ -612,7 +619,15 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     const expired = this.#buffer.expire(attempt.openedAt);
     this.#flush(connection);
     this.#setState('open', 'connection opened');
-    if (!this.#isLive(attempt)) return;
+    if (!this.#isLive(attempt)) {
+      // A state listener closed or replaced the connection: the expired messages still get reported.
+      if (expired.length > 0)
+        this.#reportDrop(
+          'expired',
+          expired.map((m) => m.data),
+        );
+      return;
+    }
     if (expired.length > 0)
       this.#reportDrop(
         'expired',
