@@ -70,6 +70,9 @@ const scenarios: Scenario[] = [
       const { server, socket, done } = await rig();
       const attemptsBefore = socket.stats.attempts;
       await server.stop();
+      // Send once the client has noticed the outage: before that, send() writes to a connection
+      // that is already dead (lost in flight, the limit no client can remove without app-level acks).
+      await until(() => socket.state !== 'open', 2_000, 'the client noticing the outage');
       for (let i = 0; i < 100; i++) socket.send(`m${i}`);
       await sleep(2_000);
       const opened = nextOpen(socket);
