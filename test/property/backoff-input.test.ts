@@ -204,12 +204,6 @@ function optionsArb(spec: FactorySpec): fc.Arbitrary<unknown> {
   );
 }
 
-/** The base decorrelatedJitter would start from, when its options are valid. */
-function resolvedBase(options: unknown): number {
-  const base = isOptionsObject(options) ? options.base : undefined;
-  return base === undefined ? 100 : (base as number);
-}
-
 // ─── factories ─────────────────────────────────────────────────────────────────────────────
 
 describe('backoff factories under arbitrary options', () => {

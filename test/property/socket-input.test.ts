@@ -1115,16 +1115,6 @@ describe('listeners that throw', () => {
   });
 });
 
-/** Whether String(value) works (it throws for null-prototype objects and broken toString/valueOf). */
-function stringifiable(value: unknown): boolean {
-  try {
-    String(value);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 // Regression (fixed): exceptions from user code were turned into messages with String(thrown), which itself throws
 // (`TypeError: Cannot convert object to primitive value`) for a null-prototype object, or any value
 // whose toString/valueOf throw or return an object:
