@@ -1,23 +1,27 @@
 /**
- * Like `runInChild` (./child-process.ts), for scripts that need the `ws` package at run time:
- * the Node entry point (`#src/node.ts`) loads `ws` with `createRequire(import.meta.url)`, and a
- * script may import `ws` itself to start a server.
+ * Runs a TypeScript script in a fresh Node process, for tests that need a real process: one that
+ * must exit by itself (no handle left open), or that uses `ws` at run time.
  *
- * Why a second runner: `runInChild` writes its bundle to `os.tmpdir()`, from where neither a
- * `createRequire(import.meta.url)('ws')` nor an external `import 'ws'` can find the repository's
- * node_modules (the ResilientSocket then throws ERR_RS_NO_WEBSOCKET), and bundling `ws` (CommonJS)
- * into ESM output fails at run time with "Dynamic require of "events" is not supported".
- * Here `ws` stays external and the bundle is written inside the repository
- * (`node_modules/.cache/rs-child-*`, removed afterwards), so both resolve to the installed `ws`,
- * exactly as they would for a user of the published package.
+ * The script is bundled with esbuild (`#src` is `src/`; `ws` stays external) and written inside the
+ * repository (`node_modules/.cache/rs-child-*`, removed afterwards), so the Node entry point's
+ * `createRequire(import.meta.url)('ws')` and an `import 'ws'` in the script both resolve to the
+ * installed `ws`, exactly as they would for a user of the published package. (Bundling `ws`, which
+ * is CommonJS, into ESM output fails at run time with "Dynamic require of "events" is not supported".)
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import type { ChildResult } from './child-process.js';
-
-export interface NodeChildResult extends ChildResult {
+/** Result of running a script in a child Node process with a deadline. */
+export interface NodeChildResult {
+  /** Exit code, or null when the child was killed at the deadline. */
+  code: number | null;
+  /** True when the child had to be killed because it outlived `deadlineMs`. */
+  killed: boolean;
+  /** Wall time until exit (or kill), in ms. */
+  elapsedMs: number;
+  stdout: string;
+  stderr: string;
   /** `Date.now()` in the parent when the child exited (or was killed). */
   exitedAt: number;
 }

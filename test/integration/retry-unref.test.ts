@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runInChild } from '../helpers/child-process.js';
+import { runNodeChild } from '../helpers/node-child.js';
 
 // A real Node process: with `unref: true` a pending 60 s retry wait must not keep it alive.
 const script = (unref: boolean) => `
@@ -11,7 +11,7 @@ console.log('scheduled');
 
 describe('retry() in a real Node process', () => {
   it('with unref: true, the process exits by itself while a retry is pending', async () => {
-    const result = await runInChild(script(true), 5_000);
+    const result = await runNodeChild(script(true), 5_000);
     expect(result.stderr).toBe('');
     expect(result.stdout.trim()).toBe('scheduled');
     expect(result.killed).toBe(false);
@@ -20,7 +20,7 @@ describe('retry() in a real Node process', () => {
   });
 
   it('without unref, the pending wait holds the process open (control case)', async () => {
-    const result = await runInChild(script(false), 1_500);
+    const result = await runNodeChild(script(false), 1_500);
     expect(result.stdout.trim()).toBe('scheduled');
     expect(result.killed).toBe(true);
   });
