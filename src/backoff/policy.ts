@@ -31,25 +31,59 @@ export function resolveRandom(random: unknown): RandomSource {
   return random as RandomSource;
 }
 
-/**
- * Wraps a user random source so that a bad draw fails loudly instead of leaking NaN or a
- * negative delay into a timer.
- */
-function checkedRandom(random: RandomSource): RandomSource {
-  return () => {
-    const r = random();
-    if (typeof r !== 'number' || !(r >= 0 && r <= 1)) {
-      const shown = typeof r === 'number' ? describeValue(r) : describeReceived(r);
-      throw new RangeError(`Expected \`random\` to return a number in [0, 1], got ${shown}`);
-    }
-    return r;
-  };
+/** One draw from a user random source, failing loudly instead of leaking NaN or a negative delay. */
+function checkedDraw(random: RandomSource): number {
+  const r = random();
+  if (typeof r !== 'number' || !(r >= 0 && r <= 1)) {
+    const shown = typeof r === 'number' ? describeValue(r) : describeReceived(r);
+    throw new RangeError(`Expected \`random\` to return a number in [0, 1], got ${shown}`);
+  }
+  return r;
 }
 
 /**
- * Builds a stateful policy around a pure {@link DelayStep}. The policy owns the two pieces of
- * state every strategy needs (the attempt counter and the previous delay); the step stays pure.
- * `extras` are read-only descriptive properties (`baseDelay`, `cap`, …).
+ * A stateful policy around a pure {@link DelayStep}. It owns the two pieces of state every
+ * strategy needs (the attempt counter and the previous delay); the step stays pure. A class (not
+ * an object literal with closures) keeps each policy small: one per socket adds up.
+ *
+ * @internal
+ */
+class Policy implements BackoffPolicy {
+  readonly name: BackoffStrategyName;
+  readonly #step: DelayStep;
+  readonly #random: RandomSource;
+  #attempt = 0;
+  #previous: number | undefined;
+  // Bound once, so the step can call it without allocating a closure per call.
+  readonly #draw = (): number => checkedDraw(this.#random);
+
+  constructor(name: BackoffStrategyName, step: DelayStep, random: RandomSource) {
+    this.name = name;
+    this.#step = step;
+    this.#random = random;
+  }
+
+  get attempt(): number {
+    return this.#attempt;
+  }
+
+  next(): number {
+    const delay = clampDelay(this.#step(this.#attempt, this.#previous, this.#draw));
+    this.#previous = delay;
+    // Saturate rather than lose integer precision after 2^53 failures.
+    if (this.#attempt < Number.MAX_SAFE_INTEGER) this.#attempt += 1;
+    return delay;
+  }
+
+  reset(): void {
+    this.#attempt = 0;
+    this.#previous = undefined;
+  }
+}
+
+/**
+ * Builds a policy: a {@link Policy} with the strategy's read-only descriptive properties
+ * (`baseDelay`, `cap`, …) as own, non-writable fields, frozen.
  *
  * @internal
  */
@@ -59,27 +93,7 @@ export function createPolicy<Extras extends object>(
   random: RandomSource,
   extras: Extras,
 ): BackoffPolicy & Readonly<Extras> {
-  const draw = checkedRandom(random);
-  let attempt = 0;
-  let previous: number | undefined;
-  const policy = {
-    ...extras,
-    name,
-    get attempt(): number {
-      return attempt;
-    },
-    next(): number {
-      const delay = clampDelay(step(attempt, previous, draw));
-      previous = delay;
-      // Saturate rather than lose integer precision after 2^53 failures.
-      if (attempt < Number.MAX_SAFE_INTEGER) attempt += 1;
-      return delay;
-    },
-    reset(): void {
-      attempt = 0;
-      previous = undefined;
-    },
-  };
+  const policy = Object.assign(new Policy(name, step, random), extras);
   return Object.freeze(policy) as BackoffPolicy & Readonly<Extras>;
 }
 

@@ -26,14 +26,19 @@ export interface WebSocketLike {
   close(code?: number, reason?: string): void;
   addEventListener(type: string, listener: AnyListener): void;
   removeEventListener(type: string, listener: AnyListener): void;
+  // The ws-only members are declared as methods (not function-typed properties) with `any`
+  // listener arguments, so that ws's overloaded signatures, and classes extending ws, are
+  // assignable: TypeScript compares method parameters bivariantly.
   /** `ws` only: a protocol-level ping. */
-  ping?: (data?: unknown, mask?: boolean, callback?: (error?: Error) => void) => void;
+  ping?(data?: unknown, mask?: boolean, callback?: (error?: Error) => void): void;
   /** `ws` only: destroy the connection at once, without a closing handshake. */
-  terminate?: () => void;
-  /** `ws` only (Node EventEmitter): for `pong` and `unexpected-response`. */
-  on?: (event: string, listener: (...args: never[]) => void) => unknown;
+  terminate?(): void;
+  /** `ws` only (Node EventEmitter): `open`, `message`, `close`, `error`, `pong`, `unexpected-response`. */
+  // biome-ignore lint/suspicious/noExplicitAny: ws's listeners take event-specific arguments.
+  on?(event: string, listener: (...args: any[]) => void): unknown;
   /** `ws` only. */
-  off?: (event: string, listener: (...args: never[]) => void) => unknown;
+  // biome-ignore lint/suspicious/noExplicitAny: ws's listeners take event-specific arguments.
+  off?(event: string, listener: (...args: any[]) => void): unknown;
 }
 
 /**

@@ -1,0 +1,39 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** A running count server (bench/lib/count-server.mjs) in a child process. */
+export interface CountServer {
+  readonly port: number;
+  readonly url: string;
+  /** Ends the child (closes its stdin) and waits for it to exit. */
+  stop(): Promise<void>;
+}
+
+/** Starts the count server in a child Node process and resolves once it listens. */
+export function startCountServer(): Promise<CountServer> {
+  const script = fileURLToPath(new URL('./count-server.mjs', import.meta.url));
+  const child: ChildProcess = spawn(process.execPath, [script], { stdio: ['pipe', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    const onData = (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const line = buffer.split('\n')[0];
+      if (!buffer.includes('\n') || line === undefined) return;
+      child.stdout?.off('data', onData);
+      const { port } = JSON.parse(line) as { port: number };
+      resolve({
+        port,
+        url: `ws://127.0.0.1:${port}`,
+        stop: () =>
+          new Promise<void>((done) => {
+            if (child.exitCode !== null) return done();
+            child.once('exit', () => done());
+            child.stdin?.end();
+          }),
+      });
+    };
+    child.stdout?.on('data', onData);
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`count server exited early (${code})`)));
+  });
+}
