@@ -8,9 +8,11 @@
  * handler, same stop. Both include the connection set-up. R alternating runs, medians.
  */
 import { WebSocket } from 'ws';
-import { ResilientSocket } from '../src/node.js';
+import { loadPackage } from './lib/load.js';
 import { startCountServer } from './lib/count-server.js';
 import { median } from './lib/stats.js';
+
+const { ResilientSocket } = await loadPackage();
 
 const PAYLOAD = 'x'.repeat(32);
 

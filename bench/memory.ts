@@ -10,9 +10,11 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { WebSocket } from 'ws';
-import { ResilientSocket } from '../src/node.js';
+import { loadPackage } from './lib/load.js';
 import { startCountServer } from './lib/count-server.js';
 import { median } from './lib/stats.js';
+
+const { ResilientSocket } = await loadPackage();
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

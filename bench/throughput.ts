@@ -7,9 +7,11 @@
  * server answers with the count (which must equal M). Subjects alternate, R runs each, medians.
  */
 import { WebSocket } from 'ws';
-import { ResilientSocket } from '../src/node.js';
+import { loadPackage } from './lib/load.js';
 import { startCountServer } from './lib/count-server.js';
 import { median } from './lib/stats.js';
+
+const { ResilientSocket } = await loadPackage();
 
 const PAYLOAD = 'x'.repeat(32);
 

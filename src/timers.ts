@@ -11,7 +11,8 @@ import { type Clock, type TimerHandle, unrefTimer } from './clock.js';
 export class TimerSlots<Name extends string> {
   readonly #clock: Clock;
   readonly #unref: boolean;
-  readonly #handles = new Map<Name, TimerHandle>();
+  /** One slot per name; `undefined` when not armed (a plain object is smaller than a Map). */
+  readonly #handles: Partial<Record<Name, TimerHandle>> = {};
 
   constructor(clock: Clock, unref: boolean) {
     this.#clock = clock;
@@ -24,33 +25,35 @@ export class TimerSlots<Name extends string> {
     // Clamped here, for every timer: setTimeout fires after 1 ms for anything above 2^31 − 1.
     const delay = clampDelay(ms);
     const handle = this.#clock.setTimeout(() => {
-      if (this.#handles.get(name) === handle) this.#handles.delete(name);
+      if (this.#handles[name] === handle) this.#handles[name] = undefined;
       callback();
     }, delay);
     if (this.#unref) unrefTimer(handle);
-    this.#handles.set(name, handle);
+    this.#handles[name] = handle;
   }
 
   /** Cancels `name` if pending. */
   clear(name: Name): void {
-    const handle = this.#handles.get(name);
+    const handle = this.#handles[name];
     if (handle === undefined) return;
-    this.#handles.delete(name);
+    this.#handles[name] = undefined;
     this.#clock.clearTimeout(handle);
   }
 
   /** Cancels every pending timer. */
   clearAll(): void {
-    for (const name of [...this.#handles.keys()]) this.clear(name);
+    for (const name in this.#handles) this.clear(name);
   }
 
   /** Whether `name` is pending. */
   has(name: Name): boolean {
-    return this.#handles.has(name);
+    return this.#handles[name] !== undefined;
   }
 
   /** How many timers are pending. */
   get size(): number {
-    return this.#handles.size;
+    let pending = 0;
+    for (const name in this.#handles) if (this.#handles[name] !== undefined) pending++;
+    return pending;
   }
 }

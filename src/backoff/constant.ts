@@ -17,6 +17,8 @@ export interface ConstantPolicy extends BackoffPolicy {
   readonly delay: number;
 }
 
+const step: DelayStep<{ readonly delay: number }> = (p) => p.delay;
+
 /**
  * No backoff: the same delay after every failure (the "sleep = base" of the seed articles).
  * Simple, and the worst choice for many clients hitting one recovering server.
@@ -27,6 +29,6 @@ export function constant(options?: ConstantOptions): ConstantPolicy {
   assertOptionsObject('constant options', options);
   const delay = withDefault(options?.delay, 1_000);
   assertNumber('delay', delay, { min: 0 });
-  const step: DelayStep = () => delay;
-  return createPolicy('constant', step, resolveRandom(options?.random), { delay });
+  resolveRandom(options?.random); // validated for uniformity, never called
+  return createPolicy('constant', step, undefined, { delay });
 }

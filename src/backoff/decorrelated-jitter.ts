@@ -1,7 +1,15 @@
 import { resolveBaseCap } from './base-cap.js';
-import type { BaseCapPolicy } from './full-jitter.js';
+import type { BaseCap, BaseCapPolicy } from './full-jitter.js';
 import { createPolicy } from './policy.js';
 import type { BaseCapOptions, DelayStep } from './types.js';
+
+const step: DelayStep<BaseCap> = (p, _attempt, previous, u) => {
+  const prev = previous ?? p.base;
+  // prev·3 overflows to Infinity when prev > MAX_VALUE/3 (a legal, if absurd, base or cap);
+  // capping the upper end keeps `u·(hi − base)` finite, so a draw of 0 cannot give 0·∞ = NaN.
+  const hi = Math.min(prev * 3, Number.MAX_VALUE);
+  return Math.min(p.cap, p.base + u * (hi - p.base));
+};
 
 /**
  * "Decorrelated Jitter" exactly as the AWS Architecture Blog (2015) gives it:
@@ -13,12 +21,5 @@ import type { BaseCapOptions, DelayStep } from './types.js';
  */
 export function decorrelatedJitter(options?: BaseCapOptions): BaseCapPolicy {
   const { base, cap, random } = resolveBaseCap('decorrelatedJitter', options);
-  const step: DelayStep = (_attempt, previous, draw) => {
-    const prev = previous ?? base;
-    // prev·3 overflows to Infinity when prev > MAX_VALUE/3 (a legal, if absurd, base or cap);
-    // capping the upper end keeps `draw()·(hi − base)` finite, so a draw of 0 cannot give 0·∞ = NaN.
-    const hi = Math.min(prev * 3, Number.MAX_VALUE);
-    return Math.min(cap, base + draw() * (hi - base));
-  };
   return createPolicy('decorrelated-jitter', step, random, { base, cap });
 }

@@ -1,7 +1,12 @@
 import { resolveBaseCap } from './base-cap.js';
-import type { BaseCapPolicy } from './full-jitter.js';
+import type { BaseCap, BaseCapPolicy } from './full-jitter.js';
 import { createPolicy, exponentialWindow } from './policy.js';
 import type { BaseCapOptions, DelayStep } from './types.js';
+
+const step: DelayStep<BaseCap> = (p, attempt, _previous, u) => {
+  const half = exponentialWindow(p.base, p.cap, attempt) / 2;
+  return half + u * half;
+};
 
 /**
  * "Equal Jitter" (AWS Architecture Blog, 2015): with `t = min(cap, base·2^attempt)`, wait
@@ -11,9 +16,5 @@ import type { BaseCapOptions, DelayStep } from './types.js';
  */
 export function equalJitter(options?: BaseCapOptions): BaseCapPolicy {
   const { base, cap, random } = resolveBaseCap('equalJitter', options);
-  const step: DelayStep = (attempt, _previous, draw) => {
-    const half = exponentialWindow(base, cap, attempt) / 2;
-    return half + draw() * half;
-  };
   return createPolicy('equal-jitter', step, random, { base, cap });
 }

@@ -1,10 +1,12 @@
 import { resolveBaseCap } from './base-cap.js';
-import type { BaseCapPolicy } from './full-jitter.js';
+import type { BaseCap, BaseCapPolicy } from './full-jitter.js';
 import { createPolicy, exponentialWindow } from './policy.js';
 import type { BaseCapOptions, DelayStep } from './types.js';
 
 /** Options of {@link exponential}. `random` is accepted for uniformity and validated, but never called. */
 export type ExponentialOptions = BaseCapOptions;
+
+const step: DelayStep<BaseCap> = (p, attempt) => exponentialWindow(p.base, p.cap, attempt);
 
 /**
  * Plain capped exponential backoff without jitter: `min(cap, base·2^attempt)`.
@@ -14,7 +16,7 @@ export type ExponentialOptions = BaseCapOptions;
  * @throws TypeError / RangeError naming the option when `base` or `cap` is invalid.
  */
 export function exponential(options?: ExponentialOptions): BaseCapPolicy {
-  const { base, cap, random } = resolveBaseCap('exponential', options);
-  const step: DelayStep = (attempt) => exponentialWindow(base, cap, attempt);
-  return createPolicy('exponential', step, random, { base, cap });
+  // `random` is validated by resolveBaseCap but never called: no jitter.
+  const { base, cap } = resolveBaseCap('exponential', options);
+  return createPolicy('exponential', step, undefined, { base, cap });
 }

@@ -2,6 +2,12 @@ import { resolveBaseCap } from './base-cap.js';
 import { createPolicy, exponentialWindow } from './policy.js';
 import type { BackoffPolicy, BaseCapOptions, DelayStep } from './types.js';
 
+/** The parameters of the base/cap strategies. */
+export interface BaseCap {
+  readonly base: number;
+  readonly cap: number;
+}
+
 /** A policy described by `base` and `cap`. */
 export interface BaseCapPolicy extends BackoffPolicy {
   /** The first window, in milliseconds. */
@@ -9,6 +15,8 @@ export interface BaseCapPolicy extends BackoffPolicy {
   /** The largest window, in milliseconds. */
   readonly cap: number;
 }
+
+const step: DelayStep<BaseCap> = (p, attempt, _previous, u) => u * exponentialWindow(p.base, p.cap, attempt);
 
 /**
  * "Full Jitter" from Marc Brooker's AWS Architecture Blog post *Exponential Backoff And Jitter*
@@ -18,6 +26,5 @@ export interface BaseCapPolicy extends BackoffPolicy {
  */
 export function fullJitter(options?: BaseCapOptions): BaseCapPolicy {
   const { base, cap, random } = resolveBaseCap('fullJitter', options);
-  const step: DelayStep = (attempt, _previous, draw) => draw() * exponentialWindow(base, cap, attempt);
   return createPolicy('full-jitter', step, random, { base, cap });
 }

@@ -42,22 +42,22 @@ function checkedDraw(random: RandomSource): number {
 }
 
 /**
- * A stateful policy around a pure {@link DelayStep}. It owns the two pieces of state every
- * strategy needs (the attempt counter and the previous delay); the step stays pure. A class (not
- * an object literal with closures) keeps each policy small: one per socket adds up.
+ * A stateful policy around a pure {@link DelayStep}. It owns the state every strategy needs (the
+ * attempt counter and the previous delay) and draws the random number; the step stays pure. A
+ * class with module-level steps (no closure per policy) keeps each policy small: one per socket
+ * adds up.
  *
  * @internal
  */
-class Policy implements BackoffPolicy {
+class Policy<Params> implements BackoffPolicy {
   readonly name: BackoffStrategyName;
-  readonly #step: DelayStep;
-  readonly #random: RandomSource;
+  readonly #step: DelayStep<Params>;
+  /** Undefined for strategies that draw no random number. */
+  readonly #random: RandomSource | undefined;
   #attempt = 0;
   #previous: number | undefined;
-  // Bound once, so the step can call it without allocating a closure per call.
-  readonly #draw = (): number => checkedDraw(this.#random);
 
-  constructor(name: BackoffStrategyName, step: DelayStep, random: RandomSource) {
+  constructor(name: BackoffStrategyName, step: DelayStep<Params>, random: RandomSource | undefined) {
     this.name = name;
     this.#step = step;
     this.#random = random;
@@ -68,7 +68,9 @@ class Policy implements BackoffPolicy {
   }
 
   next(): number {
-    const delay = clampDelay(this.#step(this.#attempt, this.#previous, this.#draw));
+    const u = this.#random === undefined ? 0 : checkedDraw(this.#random);
+    // The policy carries its parameters as own properties (see createPolicy).
+    const delay = clampDelay(this.#step(this as unknown as Params, this.#attempt, this.#previous, u));
     this.#previous = delay;
     // Saturate rather than lose integer precision after 2^53 failures.
     if (this.#attempt < Number.MAX_SAFE_INTEGER) this.#attempt += 1;
@@ -82,19 +84,20 @@ class Policy implements BackoffPolicy {
 }
 
 /**
- * Builds a policy: a {@link Policy} with the strategy's read-only descriptive properties
- * (`baseDelay`, `cap`, …) as own, non-writable fields, frozen.
+ * Builds a policy: a {@link Policy} with the strategy's parameters (`baseDelay`, `cap`, …) as own
+ * read-only properties, frozen. `random` is undefined for strategies that never draw (so a user's
+ * random source is validated but never called by them).
  *
  * @internal
  */
-export function createPolicy<Extras extends object>(
+export function createPolicy<Params extends object>(
   name: BackoffStrategyName,
-  step: DelayStep,
-  random: RandomSource,
-  extras: Extras,
-): BackoffPolicy & Readonly<Extras> {
-  const policy = Object.assign(new Policy(name, step, random), extras);
-  return Object.freeze(policy) as BackoffPolicy & Readonly<Extras>;
+  step: DelayStep<Params>,
+  random: RandomSource | undefined,
+  params: Params,
+): BackoffPolicy & Readonly<Params> {
+  const policy = Object.assign(new Policy(name, step, random), params);
+  return Object.freeze(policy) as BackoffPolicy & Readonly<Params>;
 }
 
 /** True when `value` has callable `next` and `reset`, i.e. can be used as a policy. */

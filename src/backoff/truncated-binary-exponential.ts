@@ -39,6 +39,9 @@ export function truncatedWindow(maxDelay: number, ceiling: number, n: number): n
   return maxDelay * 2 ** (Math.min(n, ceiling) - ceiling);
 }
 
+const step: DelayStep<{ readonly maxDelay: number; readonly ceiling: number }> = (p, attempt, _previous, u) =>
+  u * truncatedWindow(p.maxDelay, p.ceiling, attempt + 1);
+
 /**
  * Truncated binary exponential backoff, the package default: after the n-th consecutive failure
  * wait `U(0, a·2^(min(n,N)−1))` with `a = T/2^(N−1)`. This is the backoff of classic Ethernet
@@ -62,7 +65,6 @@ export function truncatedBinaryExponential(
   assertNumber('maxDelay', maxDelay, { above: 0 });
   assertNumber('ceiling', ceiling, { integer: true, min: 1 });
   const random = resolveRandom(options?.random);
-  const step: DelayStep = (attempt, _previous, draw) => draw() * truncatedWindow(maxDelay, ceiling, attempt + 1);
   return createPolicy('truncated-binary-exponential', step, random, {
     maxDelay,
     ceiling,

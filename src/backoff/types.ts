@@ -34,11 +34,17 @@ export type BackoffStrategyName =
   | 'constant';
 
 /**
- * A pure delay step: given how many delays came before (`attempt`, from 0), the previous delay
- * (`undefined` for the first) and a random source, return the raw next delay. No state, no I/O:
- * the policy wrapper keeps the counter, clamps the result and validates the random draws.
+ * A pure delay step: given the strategy's parameters, how many delays came before (`attempt`,
+ * from 0), the previous delay (`undefined` for the first) and one uniform draw `u` in [0, 1] (0
+ * for strategies that draw none), return the raw next delay. No state, no I/O, no closure: the
+ * policy keeps the counter, draws and validates `u`, and clamps the result.
  */
-export type DelayStep = (attempt: number, previous: number | undefined, random: RandomSource) => number;
+export type DelayStep<Params = unknown> = (
+  params: Params,
+  attempt: number,
+  previous: number | undefined,
+  u: number,
+) => number;
 
 /** Options every jittered factory takes. */
 export interface RandomOption {

@@ -1,6 +1,7 @@
 import type { Data } from '../data.js';
 import type { TimerSlots } from '../timers.js';
 import type { WebSocketLike } from '../transport/websocket-like.js';
+import type { Connection } from './connection.js';
 import type { ResolvedHeartbeat } from './options.js';
 
 /**
@@ -23,40 +24,45 @@ export function heartbeatMode(config: ResolvedHeartbeat | false, socket: WebSock
 /** The timer names the heartbeat uses in the socket's {@link TimerSlots}. */
 export type HeartbeatTimer = 'ping' | 'pong';
 
+const DISABLED: ResolvedHeartbeat = Object.freeze({
+  interval: 0,
+  timeout: 0,
+  message: undefined,
+  isPong: undefined,
+  explicit: false,
+});
+
 /**
  * Watches one open connection and calls `onDead` when it stops answering. Worst case, a link
  * that goes silent is declared dead `interval + timeout` later: the probe after the last answer
  * goes out at most `interval` later, and its answer is awaited `timeout`.
  */
 export class Heartbeat {
-  readonly #socket: WebSocketLike;
+  readonly #connection: Connection;
   readonly #config: ResolvedHeartbeat;
   readonly #timers: TimerSlots<HeartbeatTimer | string>;
   readonly #onDead: () => void;
-  readonly #send: (data: Data) => void;
   readonly mode: HeartbeatMode;
-  readonly #onPong = (): void => this.activity();
 
   constructor(
-    socket: WebSocketLike,
+    connection: Connection,
     config: ResolvedHeartbeat | false,
     timers: TimerSlots<HeartbeatTimer | string>,
     onDead: () => void,
-    send: (data: Data) => void,
   ) {
-    this.#socket = socket;
-    this.mode = heartbeatMode(config, socket);
-    this.#config = config || { interval: 0, timeout: 0, message: undefined, isPong: undefined, explicit: false };
+    this.#connection = connection;
+    this.mode = heartbeatMode(config, connection.socket);
+    this.#config = config || DISABLED;
     this.#timers = timers;
     this.#onDead = onDead;
-    this.#send = send;
   }
 
   /** Starts watching (call once the connection is open). */
   start(): void {
     switch (this.mode) {
       case 'protocol':
-        this.#socket.on?.('pong', this.#onPong);
+        // The connection routes the socket's pongs to activity() (one listener for all sockets).
+        this.#connection.heartbeat = this;
         this.#armProbe();
         break;
       case 'message':
@@ -89,7 +95,7 @@ export class Heartbeat {
   stop(): void {
     this.#timers.clear('ping');
     this.#timers.clear('pong');
-    if (this.mode === 'protocol') this.#socket.off?.('pong', this.#onPong);
+    if (this.#connection.heartbeat === this) this.#connection.heartbeat = undefined;
   }
 
   #armProbe(): void {
@@ -99,11 +105,12 @@ export class Heartbeat {
   #probe(): void {
     if (!this.#timers.has('pong')) this.#timers.set('pong', this.#config.timeout, this.#onDead);
     try {
+      const socket = this.#connection.socket;
       if (this.mode === 'protocol') {
-        this.#socket.ping?.();
+        socket.ping?.();
       } else {
         const { message } = this.#config;
-        this.#send(typeof message === 'function' ? message() : (message as Data));
+        socket.send((typeof message === 'function' ? message() : message) as never);
       }
     } catch {
       // A socket that cannot even send a ping is as good as dead; the pong deadline will say so.

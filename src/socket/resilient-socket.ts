@@ -132,7 +132,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
    * Internal consumers of messages (async iterators). They are fed before the public listeners,
    * so a user listener that throws cannot starve them.
    */
-  readonly #sinks = new Set<{ message(data: Data): void; closed(): void }>();
+  #sinks: Set<{ message(data: Data): void; closed(): void }> | undefined;
   #stats = {
     attempts: 0,
     connects: 0,
@@ -395,10 +395,13 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     const finish = (): void => {
       if (done) return;
       done = true;
-      this.#sinks.delete(sink);
+      this.#sinks?.delete(sink);
       for (const resolve of waiting.splice(0)) resolve({ value: undefined, done: true });
     };
-    if (!done) this.#sinks.add(sink);
+    if (!done) {
+      this.#sinks ??= new Set();
+      this.#sinks.add(sink);
+    }
     const iterator: AsyncIterableIterator<Data> = {
       next: () => {
         if (queue.length > 0) return Promise.resolve({ value: queue.shift() as Data, done: false });
@@ -443,7 +446,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     }
     this.#state = next;
     if (next === 'open') this.#stats.nextRetryAt = undefined;
-    if (next === 'closed') for (const sink of [...this.#sinks]) sink.closed();
+    if (next === 'closed' && this.#sinks) for (const sink of [...this.#sinks]) sink.closed();
     this.#emit('state', { previous, current: next, reason });
   }
 
@@ -524,10 +527,10 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
           message: (data) => this.#onSocketMessage(attempt, data as Data),
           close: (info) => this.#onSocketClose(attempt, info),
         },
-        () => this.#clock.now(),
+        this.#clock,
       );
     } catch (error) {
-      if (socket && hasWebSocketShape(socket)) new Connection(socket, NO_HANDLERS, () => 0).abort();
+      if (socket && hasWebSocketShape(socket)) new Connection(socket, NO_HANDLERS, this.#clock).abort();
       this.#fail(
         attempt,
         ErrorCodes.CONNECTION_FAILED,
@@ -637,17 +640,12 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     if (this.#options.stableAfter > 0) {
       this.#timers.set('stable', this.#options.stableAfter, () => this.#markStable(attempt));
     }
-    attempt.heartbeat = new Heartbeat(
-      connection.socket,
-      this.#options.heartbeat,
-      this.#timers as TimerSlots<string>,
-      () =>
-        this.#fail(attempt, ErrorCodes.DEAD_LINK, 'The heartbeat found the connection dead', {
-          code: 1006,
-          reason: 'heartbeat timeout',
-          wasClean: false,
-        }),
-      (data) => connection.socket.send(data as never),
+    attempt.heartbeat = new Heartbeat(connection, this.#options.heartbeat, this.#timers as TimerSlots<string>, () =>
+      this.#fail(attempt, ErrorCodes.DEAD_LINK, 'The heartbeat found the connection dead', {
+        code: 1006,
+        reason: 'heartbeat timeout',
+        wasClean: false,
+      }),
     );
     attempt.heartbeat.start();
     this.#emit('open', { attempt: attempt.number, reconnected: this.#stats.connects > 1 });
@@ -703,7 +701,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
 
   /** Hands an incoming message to the internal consumers (iterators), then to listeners. */
   #deliver(data: Data): void {
-    for (const sink of this.#sinks) sink.message(data);
+    if (this.#sinks) for (const sink of this.#sinks) sink.message(data);
     this.#emit('message', data);
   }
 

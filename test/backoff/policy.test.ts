@@ -99,51 +99,55 @@ describe('resolveRandom', () => {
 });
 
 describe('createPolicy', () => {
-  it('hands the step attempt (from 0), the previous clamped delay and a checked random', () => {
-    const step = vi.fn<DelayStep>((attempt, _previous, draw) => (attempt === 0 ? -5 : draw() * 1000));
-    const { random } = scripted([0.5, 0.25]);
-    const policy = createPolicy('constant', step, random, { label: 'x' });
+  it('hands the step its params, attempt (from 0), the previous clamped delay and one checked draw', () => {
+    const step = vi.fn<DelayStep<{ label: string }>>((_params, attempt, _previous, u) =>
+      attempt === 0 ? -5 : u * 1000,
+    );
+    const { random } = scripted([0.1, 0.5, 0.25]);
+    const policy = createPolicy('full-jitter', step, random, { label: 'x' });
     expect(take(policy, 3)).toEqual([0, 500, 250]);
-    expect(step.mock.calls.map(([attempt, previous]) => [attempt, previous])).toEqual([
-      [0, undefined],
-      [1, 0],
-      [2, 500],
+    expect(step.mock.calls.map(([params, attempt, previous, u]) => [params, attempt, previous, u])).toEqual([
+      [policy, 0, undefined, 0.1],
+      [policy, 1, 0, 0.5],
+      [policy, 2, 500, 0.25],
     ]);
     expect(policy.label).toBe('x');
-    expect(policy.name).toBe('constant');
+    expect(policy.name).toBe('full-jitter');
   });
 
   it('reset() clears both the attempt count and the previous delay', () => {
-    const step = vi.fn<DelayStep>((attempt) => attempt + 1);
+    const step = vi.fn<DelayStep>((_params, attempt) => attempt + 1);
     const policy = createPolicy('exponential', step, () => 0, {});
     take(policy, 3);
     policy.reset();
     expect(policy.attempt).toBe(0);
     policy.next();
-    expect(step).toHaveBeenLastCalledWith(0, undefined, expect.any(Function));
+    expect(step).toHaveBeenLastCalledWith(policy, 0, undefined, 0);
   });
 
-  it('does not call random unless the step draws', () => {
-    const random = vi.fn(() => 0.5);
-    const policy = createPolicy('constant', () => 1, random, {});
+  it('never calls random when the strategy draws none (random undefined); u is then 0', () => {
+    const step = vi.fn<DelayStep>(() => 1);
+    const policy = createPolicy('constant', step, undefined, {});
     take(policy, 4);
-    expect(random).not.toHaveBeenCalled();
+    expect(step.mock.calls.every((call) => call[3] === 0)).toBe(true);
+  });
+
+  it('draws exactly once per delay for a jittered strategy', () => {
+    const random = vi.fn(() => 0.5);
+    const policy = createPolicy('full-jitter', () => 1, random, {});
+    take(policy, 4);
+    expect(random).toHaveBeenCalledTimes(4);
   });
 
   it('throws on a NaN step result without advancing', () => {
-    const policy = createPolicy(
-      'constant',
-      () => Number.NaN,
-      () => 0,
-      {},
-    );
+    const policy = createPolicy('constant', () => Number.NaN, undefined, {});
     expect(() => policy.next()).toThrow(RangeError);
     expect(policy.attempt).toBe(0);
   });
 
   it('accepts a draw of exactly 1 and of 0, rejects anything outside [0, 1]', () => {
     const { random } = scripted([1, 0, 1 + Number.EPSILON]);
-    const policy = createPolicy('full-jitter', (_a, _p, draw) => draw() * 10, random, {});
+    const policy = createPolicy('full-jitter', (_params, _a, _p, u) => u * 10, random, {});
     expect(take(policy, 2)).toEqual([10, 0]);
     expectOptionError(() => policy.next(), RangeError, 'random', String(1 + Number.EPSILON));
   });

@@ -1,0 +1,13 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The package as users run it: the built Node entry in `dist/` (not `src/` through tsx, whose
+ * transform adds a property to every named function and would inflate the memory figures).
+ * Typed from `src/`, loaded at run time from `dist/`; `npm run build` must have run.
+ */
+export async function loadPackage(): Promise<typeof import('../../src/node.js')> {
+  const url = new URL('../../dist/node.js', import.meta.url);
+  if (!existsSync(fileURLToPath(url))) throw new Error('bench: dist/ is missing; run `npm run build` first');
+  return (await import(url.href)) as typeof import('../../src/node.js');
+}

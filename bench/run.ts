@@ -1,0 +1,59 @@
+/**
+ * `npm run bench`: every benchmark, one after the other, each printing its method and a table with
+ * the ratio against a baseline measured in the same run. `--quick` shrinks every size so the whole
+ * thing is a CI smoke test (it checks that the benchmarks still run, not the figures); the full
+ * run is for people and writes bench/RESULTS.md.
+ *
+ *   npm run bench              # full: a few minutes, then bench/RESULTS.md
+ *   npm run bench -- --quick   # smoke: under two minutes
+ */
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { flush, flushTable } from './flush.js';
+import { machine } from './lib/stats.js';
+import { memory, memoryTable } from './memory.js';
+import { sizes, sizeTable } from './size.js';
+import { throughput, throughputTable } from './throughput.js';
+
+const quick = process.argv.includes('--quick');
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** Runs another bench script in its own process (the storm needs a fresh heap and event loop). */
+function script(file: string, args: string[]): string {
+  return execFileSync(process.execPath, ['--import', 'tsx', file, ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 64 * 1024 * 1024,
+  });
+}
+
+const sections: string[] = [];
+function section(title: string, body: string): void {
+  const text = `## ${title}\n\n${body.trim()}\n`;
+  console.log(`${text}\n`);
+  sections.push(text);
+}
+
+const started = Date.now();
+const host = await machine();
+console.log(`# Benchmarks${quick ? ' (quick smoke run)' : ''}\n\n${host}\n`);
+
+section(
+  'Herd simulator (AWS "Exponential Backoff And Jitter" model)',
+  script('bench/simulate.ts', quick ? ['--clients', '10,50', '--trials', '10'] : ['--charts']),
+);
+section('Reconnect storm', script('bench/storm.ts', quick ? ['--quick'] : ['--chart']));
+section('Throughput overhead', throughputTable(await throughput({ quick })));
+section('Memory per connected client', memoryTable(await memory({ quick })));
+section('Buffer flush', flushTable(await flush({ quick })));
+section('Bundle size', sizeTable(await sizes()));
+
+const elapsed = ((Date.now() - started) / 1000).toFixed(0);
+console.log(`bench: done in ${elapsed} s`);
+if (!quick) {
+  const header = `# Benchmark results\n\nFull run of \`npm run bench\` on ${host}, ${elapsed} s in all. Each section states its method; ratios are against a baseline measured in the same run.\n`;
+  writeFileSync(new URL('./RESULTS.md', import.meta.url), `${header}\n${sections.join('\n')}`);
+  console.log('bench: wrote bench/RESULTS.md');
+}
