@@ -8,8 +8,8 @@
  * handler, same stop. Both include the connection set-up. R alternating runs, medians.
  */
 import { WebSocket } from 'ws';
-import { loadPackage } from './lib/load.js';
 import { startCountServer } from './lib/count-server.js';
+import { loadPackage } from './lib/load.js';
 import { median } from './lib/stats.js';
 
 const { ResilientSocket } = await loadPackage();

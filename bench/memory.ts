@@ -10,8 +10,8 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { WebSocket } from 'ws';
-import { loadPackage } from './lib/load.js';
 import { startCountServer } from './lib/count-server.js';
+import { loadPackage } from './lib/load.js';
 import { median } from './lib/stats.js';
 
 const { ResilientSocket } = await loadPackage();

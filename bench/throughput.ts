@@ -7,8 +7,8 @@
  * server answers with the count (which must equal M). Subjects alternate, R runs each, medians.
  */
 import { WebSocket } from 'ws';
-import { loadPackage } from './lib/load.js';
 import { startCountServer } from './lib/count-server.js';
+import { loadPackage } from './lib/load.js';
 import { median } from './lib/stats.js';
 
 const { ResilientSocket } = await loadPackage();

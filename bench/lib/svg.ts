@@ -22,7 +22,7 @@ export interface ChartOptions {
 const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#17becf'];
 const MARGIN = { top: 40, right: 170, bottom: 50, left: 70 };
 
-function escape(text: string): string {
+function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
@@ -57,7 +57,7 @@ function frame(
   parts.push(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
     `<rect width="${width}" height="${height}" fill="#fff"/>`,
-    `<text x="${width / 2 - MARGIN.right / 2 + MARGIN.left / 2}" y="22" text-anchor="middle" font-size="15" font-weight="bold">${escape(options.title)}</text>`,
+    `<text x="${width / 2 - MARGIN.right / 2 + MARGIN.left / 2}" y="22" text-anchor="middle" font-size="15" font-weight="bold">${escapeXml(options.title)}</text>`,
   );
   const bottom = height - MARGIN.bottom;
   const right = width - MARGIN.right;
@@ -78,8 +78,8 @@ function frame(
   parts.push(
     `<line x1="${MARGIN.left}" x2="${right}" y1="${bottom}" y2="${bottom}" stroke="#333"/>`,
     `<line x1="${MARGIN.left}" x2="${MARGIN.left}" y1="${MARGIN.top}" y2="${bottom}" stroke="#333"/>`,
-    `<text x="${(MARGIN.left + right) / 2}" y="${height - 10}" text-anchor="middle">${escape(options.xLabel)}</text>`,
-    `<text transform="translate(16 ${(MARGIN.top + bottom) / 2}) rotate(-90)" text-anchor="middle">${escape(options.yLabel)}</text>`,
+    `<text x="${(MARGIN.left + right) / 2}" y="${height - 10}" text-anchor="middle">${escapeXml(options.xLabel)}</text>`,
+    `<text transform="translate(16 ${(MARGIN.top + bottom) / 2}) rotate(-90)" text-anchor="middle">${escapeXml(options.yLabel)}</text>`,
   );
   return parts;
 }
@@ -104,7 +104,7 @@ export function lineChart(series: readonly Series[], options: ChartOptions): str
     const ly = MARGIN.top + 10 + i * 20;
     parts.push(
       `<line x1="${width - MARGIN.right + 15}" x2="${width - MARGIN.right + 40}" y1="${ly}" y2="${ly}" stroke="${color}" stroke-width="3"/>`,
-      `<text x="${width - MARGIN.right + 46}" y="${ly + 4}">${escape(s.name)}</text>`,
+      `<text x="${width - MARGIN.right + 46}" y="${ly + 4}">${escapeXml(s.name)}</text>`,
     );
   });
   parts.push('</svg>');
@@ -146,7 +146,7 @@ export function histogram(series: readonly BarSeries[], binWidth: number, option
     const ly = MARGIN.top + 10 + i * 20;
     parts.push(
       `<rect x="${width - MARGIN.right + 15}" y="${ly - 6}" width="25" height="12" fill="${color}" fill-opacity="0.4" stroke="${color}"/>`,
-      `<text x="${width - MARGIN.right + 46}" y="${ly + 4}">${escape(s.name)}</text>`,
+      `<text x="${width - MARGIN.right + 46}" y="${ly + 4}">${escapeXml(s.name)}</text>`,
     );
   });
   parts.push('</svg>');
