@@ -31,7 +31,9 @@ function script(file: string, args: string[]): string {
 
 const sections: string[] = [];
 function section(title: string, body: string): void {
-  const text = `## ${title}\n\n${body.trim()}\n`;
+  // A script that prints its own heading (the storm does) keeps it.
+  const trimmed = body.trim();
+  const text = trimmed.startsWith('## ') ? `${trimmed}\n` : `## ${title}\n\n${trimmed}\n`;
   console.log(`${text}\n`);
   sections.push(text);
 }
