@@ -9,9 +9,12 @@
  * Settings used by every scenario: the default backoff (T = 10 s, N = 10), heartbeat
  * { interval: 1000, timeout: 1000 }, connectTimeout 1000, stableAfter 1000.
  */
-import { ResilientSocket } from '../src/node.js';
+
 import { FaultProxy } from '../test/faults/tcp-proxy.js';
 import { type Behaviour, ECHO, TestWsServer } from '../test/faults/ws-server.js';
+import { loadPackage } from './lib/load.js';
+
+const { ResilientSocket } = await loadPackage();
 
 const REPS = Number(process.env.RECOVERY_REPS ?? 5);
 const OPTIONS = { heartbeat: { interval: 1_000, timeout: 1_000 }, connectTimeout: 1_000, stableAfter: 1_000 } as const;
@@ -24,7 +27,7 @@ async function until(predicate: () => boolean, ms: number, what: string): Promis
     await sleep(2);
   }
 }
-function nextOpen(socket: ResilientSocket): Promise<number> {
+function nextOpen(socket: InstanceType<typeof ResilientSocket>): Promise<number> {
   return new Promise((resolve) => socket.once('open', () => resolve(performance.now())));
 }
 
@@ -61,6 +64,22 @@ async function rig(behaviour: Behaviour = ECHO) {
   return { server, proxy, socket, done };
 }
 
+/**
+ * The common shape of a fault injected into a stable, open connection: wait until the backoff has
+ * reset, inject the fault, and time it to the next `open`.
+ */
+async function faultWhileStable(inject: (r: Awaited<ReturnType<typeof rig>>) => void | Promise<void>): Promise<Result> {
+  const r = await rig();
+  await sleep(OPTIONS.stableAfter + 50); // stable, so the failure count starts from 0
+  const attemptsBefore = r.socket.stats.attempts;
+  const opened = nextOpen(r.socket);
+  const at0 = performance.now();
+  await inject(r);
+  const result = { recovery: (await opened) - at0, attempts: r.socket.stats.attempts - attemptsBefore };
+  await r.done();
+  return result;
+}
+
 const scenarios: Scenario[] = [
   {
     fault: 'server restart (down 2 s), 100 messages sent while down',
@@ -94,34 +113,17 @@ const scenarios: Scenario[] = [
     fault: 'connection reset (RST) while open',
     reference: 'the reset',
     behaviour: 'close 1006, reconnects in the first window (≈ 0–19.5 ms)',
-    async run() {
-      const { proxy, socket, done } = await rig();
-      await sleep(OPTIONS.stableAfter + 50); // stable, so the failure count starts from 0
-      const attemptsBefore = socket.stats.attempts;
-      const opened = nextOpen(socket);
-      const at0 = performance.now();
-      proxy.reset();
-      const result = { recovery: (await opened) - at0, attempts: socket.stats.attempts - attemptsBefore };
-      await done();
-      return result;
-    },
+    run: () => faultWhileStable(({ proxy }) => proxy.reset()),
   },
   {
     fault: 'blackhole while open (half-open link)',
     reference: 'the blackhole starts (link restored at detection)',
     behaviour: 'heartbeat: no pong within timeout → close 1006 "heartbeat timeout", reconnect',
-    async run() {
-      const { proxy, socket, done } = await rig();
-      await sleep(OPTIONS.stableAfter + 50);
-      const attemptsBefore = socket.stats.attempts;
-      const opened = nextOpen(socket);
-      socket.once('close', () => proxy.restore());
-      const at0 = performance.now();
-      proxy.blackhole('both');
-      const result = { recovery: (await opened) - at0, attempts: socket.stats.attempts - attemptsBefore };
-      await done();
-      return result;
-    },
+    run: () =>
+      faultWhileStable(({ proxy, socket }) => {
+        socket.once('close', () => proxy.restore());
+        proxy.blackhole('both');
+      }),
   },
   {
     fault: 'blackhole while connecting',
@@ -170,17 +172,7 @@ const scenarios: Scenario[] = [
     fault: 'server closes with 1012 (service restart)',
     reference: 'the close frame',
     behaviour: 'reconnects (1012 is retryable) in the first window',
-    async run() {
-      const { server, socket, done } = await rig();
-      await sleep(OPTIONS.stableAfter + 50);
-      const attemptsBefore = socket.stats.attempts;
-      const opened = nextOpen(socket);
-      const at0 = performance.now();
-      await server.closeAll(1012, 'restart');
-      const result = { recovery: (await opened) - at0, attempts: socket.stats.attempts - attemptsBefore };
-      await done();
-      return result;
-    },
+    run: () => faultWhileStable(({ server }) => server.closeAll(1012, 'restart')),
   },
   {
     fault: 'upgrade refused 401 once (token expired)',

@@ -84,19 +84,26 @@ function frame(
   return parts;
 }
 
-/** A line chart with a legend on the right, axes from 0. */
-export function lineChart(series: readonly Series[], options: ChartOptions): string {
+/** Axes from 0 to round ticks above the data, scale functions and the drawn frame. */
+function plotArea(options: ChartOptions, xMax: number, yMax: number) {
   const width = options.width ?? 720;
   const height = options.height ?? 420;
-  const xMax = Math.max(...series.flatMap((s) => s.points.map(([x]) => x)), 1);
-  const yMax = Math.max(...series.flatMap((s) => s.points.map(([, y]) => y)), 1);
   const xTicks = ticks(xMax);
   const yTicks = ticks(yMax);
   const xTop = xTicks.at(-1) ?? xMax;
   const yTop = yTicks.at(-1) ?? yMax;
   const xOf = (x: number) => MARGIN.left + (x / xTop) * (width - MARGIN.left - MARGIN.right);
   const yOf = (y: number) => height - MARGIN.bottom - (y / yTop) * (height - MARGIN.top - MARGIN.bottom);
-  const parts = frame(options, xTicks, yTicks, xOf, yOf);
+  return { width, xOf, yOf, parts: frame(options, xTicks, yTicks, xOf, yOf) };
+}
+
+/** A line chart with a legend on the right, axes from 0. */
+export function lineChart(series: readonly Series[], options: ChartOptions): string {
+  const { width, xOf, yOf, parts } = plotArea(
+    options,
+    Math.max(...series.flatMap((s) => s.points.map(([x]) => x)), 1),
+    Math.max(...series.flatMap((s) => s.points.map(([, y]) => y)), 1),
+  );
   series.forEach((s, i) => {
     const color = PALETTE[i % PALETTE.length];
     const d = s.points.map(([x, y], j) => `${j === 0 ? 'M' : 'L'}${xOf(x).toFixed(1)},${yOf(y).toFixed(1)}`).join(' ');
@@ -123,18 +130,12 @@ export interface BarSeries {
  * one translucent step outline per series, so several distributions can be compared on one chart.
  */
 export function histogram(series: readonly BarSeries[], binWidth: number, options: ChartOptions): string {
-  const width = options.width ?? 720;
-  const height = options.height ?? 420;
   const bins = Math.max(...series.map((s) => s.values.length), 1);
-  const xMax = bins * binWidth;
-  const yMax = Math.max(...series.flatMap((s) => s.values), 1);
-  const xTicks = ticks(xMax);
-  const yTicks = ticks(yMax);
-  const xTop = xTicks.at(-1) ?? xMax;
-  const yTop = yTicks.at(-1) ?? yMax;
-  const xOf = (x: number) => MARGIN.left + (x / xTop) * (width - MARGIN.left - MARGIN.right);
-  const yOf = (y: number) => height - MARGIN.bottom - (y / yTop) * (height - MARGIN.top - MARGIN.bottom);
-  const parts = frame(options, xTicks, yTicks, xOf, yOf);
+  const { width, xOf, yOf, parts } = plotArea(
+    options,
+    bins * binWidth,
+    Math.max(...series.flatMap((s) => s.values), 1),
+  );
   series.forEach((s, i) => {
     const color = PALETTE[i % PALETTE.length];
     let d = `M${xOf(0).toFixed(1)},${yOf(0).toFixed(1)}`;
