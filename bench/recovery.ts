@@ -80,6 +80,28 @@ async function faultWhileStable(inject: (r: Awaited<ReturnType<typeof rig>>) => 
   return result;
 }
 
+/** The server refuses the first upgrade with `refusal`, then accepts; timed from the refusal to `open`. */
+async function refusedOnce(
+  refusal: Extract<Behaviour, { kind: 'refuse' }>,
+  url: (server: TestWsServer) => string | (() => string),
+): Promise<Result> {
+  let refused = false;
+  const server = new TestWsServer(() => (refused ? ECHO : refusal));
+  await server.start();
+  let at0 = 0;
+  const socket = new ResilientSocket(url(server), OPTIONS);
+  socket.on('error', (error) => {
+    if (error.status === refusal.status) {
+      refused = true;
+      at0 = performance.now();
+    }
+  });
+  const at = await nextOpen(socket);
+  socket.close();
+  await server.stop();
+  return { recovery: at - at0, attempts: socket.stats.attempts };
+}
+
 const scenarios: Scenario[] = [
   {
     fault: 'server restart (down 2 s), 100 messages sent while down',
@@ -178,45 +200,13 @@ const scenarios: Scenario[] = [
     fault: 'upgrade refused 401 once (token expired)',
     reference: 'the refusal',
     behaviour: 'retries at once with a fresh URL from the provider',
-    async run() {
-      let refused = false;
-      const server = new TestWsServer(() => (refused ? ECHO : { kind: 'refuse', status: 401 }));
-      await server.start();
-      let at0 = 0;
-      const socket = new ResilientSocket(() => server.url(`/?token=${Date.now()}`), OPTIONS);
-      socket.on('error', (error) => {
-        if (error.status === 401) {
-          refused = true;
-          at0 = performance.now();
-        }
-      });
-      const at = await nextOpen(socket);
-      socket.close();
-      await server.stop();
-      return { recovery: at - at0, attempts: socket.stats.attempts };
-    },
+    run: () => refusedOnce({ kind: 'refuse', status: 401 }, (server) => () => server.url(`/?token=${Date.now()}`)),
   },
   {
     fault: 'upgrade refused 503 with Retry-After: 1',
     reference: 'the refusal',
     behaviour: 'waits at least Retry-After, then connects',
-    async run() {
-      let refused = false;
-      const server = new TestWsServer(() => (refused ? ECHO : { kind: 'refuse', status: 503, retryAfter: 1 }));
-      await server.start();
-      let at0 = 0;
-      const socket = new ResilientSocket(server.url(), OPTIONS);
-      socket.on('error', (error) => {
-        if (error.status === 503) {
-          refused = true;
-          at0 = performance.now();
-        }
-      });
-      const at = await nextOpen(socket);
-      socket.close();
-      await server.stop();
-      return { recovery: at - at0, attempts: socket.stats.attempts };
-    },
+    run: () => refusedOnce({ kind: 'refuse', status: 503, retryAfter: 1 }, (server) => server.url()),
   },
 ];
 

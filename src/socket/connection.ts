@@ -173,11 +173,6 @@ export class Connection {
     this.#listeners = listeners;
   }
 
-  /** Whether our listeners are still on the socket. */
-  get attached(): boolean {
-    return this.#attached;
-  }
-
   /**
    * Removes every listener we added. If the socket is not closed yet, a single error absorber stays
    * until its `close` (an EventEmitter-based socket such as ws throws on an unheard `error`).

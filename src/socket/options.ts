@@ -7,7 +7,7 @@ import type { BackoffPolicyLike } from '../backoff/types.js';
 import { type BufferOptions, type ResolvedBufferOptions, resolveBufferOptions } from '../buffer/outbound-buffer.js';
 import { assertClock, type Clock, systemClock } from '../clock.js';
 import { type Data, isData } from '../data.js';
-import type { WebSocketConstructorLike, WebSocketLike } from '../transport/websocket-like.js';
+import type { WebSocketConstructorLike } from '../transport/websocket-like.js';
 import {
   assertBoolean,
   assertFunction,
@@ -346,6 +346,3 @@ export function resolveSocketOptions(url: unknown, options: unknown): ResolvedSo
     clock,
   });
 }
-
-/** @internal */
-export type { WebSocketLike };

@@ -10,26 +10,13 @@ import type {
   GiveUpInfo,
   OpenInfo,
   ReconnectingInfo,
-  ResilientSocketEvents,
   StateChange,
 } from '../../src/socket/events.js';
 import type { ResilientSocket } from '../../src/socket/resilient-socket.js';
+import { EVENT_NAMES as EVENTS, type EventName } from './events.js';
 import { waitFor } from './wait.js';
 
-const EVENTS = [
-  'state',
-  'connecting',
-  'open',
-  'message',
-  'close',
-  'reconnecting',
-  'stable',
-  'error',
-  'giveup',
-  'drop',
-] as const satisfies readonly (keyof ResilientSocketEvents)[];
-
-export type EventName = (typeof EVENTS)[number];
+export type { EventName };
 
 /** One event as the user saw it. */
 export interface RecordedEvent {

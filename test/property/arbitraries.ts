@@ -226,3 +226,29 @@ export function unhandledTracker() {
     },
   };
 }
+
+/**
+ * Flags `name` as a wrong type unless `value` is undefined or an object with these function
+ * members (and boolean members): the documented shape of an AbortSignal or a Clock.
+ */
+export function checkShape(
+  problems: Problems,
+  name: string,
+  value: unknown,
+  functions: readonly string[],
+  booleans: readonly string[] = [],
+): void {
+  if (value === undefined) return;
+  const o = value as Record<string, unknown> | null;
+  const ok =
+    typeof o === 'object' &&
+    o !== null &&
+    functions.every((key) => typeof o[key] === 'function') &&
+    booleans.every((key) => typeof o[key] === 'boolean');
+  if (!ok) problems.add(name, 'type');
+}
+
+/** The documented AbortSignal shape (`signal` options). */
+export const SIGNAL_SHAPE = [['addEventListener', 'removeEventListener'], ['aborted']] as const;
+/** The documented Clock shape (`clock` options). */
+export const CLOCK_SHAPE = [['setTimeout', 'clearTimeout', 'now']] as const;

@@ -23,14 +23,17 @@ import {
   anything,
   anyValue,
   attempt,
+  CLOCK_SHAPE,
   checkBoolean,
   checkFunction,
   checkNumber,
+  checkShape,
   expectNamed,
   expectOptionError,
   isOptionsObject,
   mostlyValid,
   Problems,
+  SIGNAL_SHAPE,
   show,
   unhandledTracker,
 } from './arbitraries.js';
@@ -379,33 +382,9 @@ function retryProblems(options: unknown): Problems {
   checkNumber(p, 'maxAttempts', o.maxAttempts, { integer: true, min: 1, infinity: true });
   checkFunction(p, 'retryIf', o.retryIf);
   checkFunction(p, 'onRetry', o.onRetry);
-  const signal = o.signal as Record<string, unknown> | null | undefined;
-  if (
-    signal !== undefined &&
-    !(
-      typeof signal === 'object' &&
-      signal !== null &&
-      typeof signal.aborted === 'boolean' &&
-      typeof signal.addEventListener === 'function' &&
-      typeof signal.removeEventListener === 'function'
-    )
-  ) {
-    p.add('signal', 'type');
-  }
+  checkShape(p, 'signal', o.signal, ...SIGNAL_SHAPE);
   checkBoolean(p, 'unref', o.unref);
-  const clock = o.clock as Record<string, unknown> | null | undefined;
-  if (
-    clock !== undefined &&
-    !(
-      typeof clock === 'object' &&
-      clock !== null &&
-      typeof clock.setTimeout === 'function' &&
-      typeof clock.clearTimeout === 'function' &&
-      typeof clock.now === 'function'
-    )
-  ) {
-    p.add('clock', 'type');
-  }
+  checkShape(p, 'clock', o.clock, ...CLOCK_SHAPE);
   const backoff = o.backoff;
   if (typeof backoff === 'function') {
     // The generated factories are pure or return fresh policies, so calling one here is harmless.

@@ -38,13 +38,16 @@ import {
   anything,
   anyValue,
   attempt,
+  CLOCK_SHAPE,
   checkBoolean,
   checkFunction,
   checkNumber,
+  checkShape,
   expectNamed,
   expectOptionError,
   isOptionsObject,
   Problems,
+  SIGNAL_SHAPE,
   show,
   unhandledTracker,
 } from './arbitraries.js';
@@ -393,32 +396,9 @@ function socketProblems(url: unknown, options: unknown): Problems {
   checkNumber(p, 'handshakeTimeout', o.handshakeTimeout, { above: 0, infinity: true });
   checkFunction(p, 'handshake', o.handshake);
   if (o.binaryType !== undefined && typeof o.binaryType !== 'string') p.add('binaryType', 'type');
-  const signal = o.signal as Record<string, unknown> | null | undefined;
-  if (
-    signal !== undefined &&
-    !(
-      typeof signal === 'object' &&
-      signal !== null &&
-      typeof signal.aborted === 'boolean' &&
-      typeof signal.addEventListener === 'function'
-    )
-  ) {
-    p.add('signal', 'type');
-  }
+  checkShape(p, 'signal', o.signal, ...SIGNAL_SHAPE);
   checkBoolean(p, 'unref', o.unref);
-  const clock = o.clock as Record<string, unknown> | null | undefined;
-  if (
-    clock !== undefined &&
-    !(
-      typeof clock === 'object' &&
-      clock !== null &&
-      typeof clock.setTimeout === 'function' &&
-      typeof clock.clearTimeout === 'function' &&
-      typeof clock.now === 'function'
-    )
-  ) {
-    p.add('clock', 'type');
-  }
+  checkShape(p, 'clock', o.clock, ...CLOCK_SHAPE);
 
   // backoff, or maxDelay/ceiling for the default one; not both.
   if (o.backoff === undefined) {

@@ -20,21 +20,9 @@ export const MOCK_DELAY = 4;
 /** mock-socket's WebSocket, typed as what the `WebSocket` option takes. */
 export const WebSocketImpl = MockWebSocket as unknown as WebSocketConstructorLike;
 
-/** Every event name of ResilientSocket, in declaration order. */
-export const EVENT_NAMES = [
-  'state',
-  'connecting',
-  'open',
-  'message',
-  'close',
-  'reconnecting',
-  'stable',
-  'error',
-  'giveup',
-  'drop',
-] as const satisfies readonly (keyof ResilientSocketEvents)[];
+import { EVENT_NAMES, type EventName } from '../helpers/events.js';
 
-export type EventName = (typeof EVENT_NAMES)[number];
+export { EVENT_NAMES, type EventName };
 
 let nextPort = 20_000;
 
