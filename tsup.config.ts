@@ -1,19 +1,45 @@
+import { readFileSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
-// Two entry points, each built as ESM (.js + .d.ts) and CommonJS (.cjs + .d.cts).
-// `backoff` must stay free of eventemitter3 and ws: scripts/check-package.mjs verifies it.
-export default defineConfig({
-  entry: { index: 'src/index.ts', node: 'src/node.ts', backoff: 'src/backoff/index.ts' },
-  // import.meta.url in the CommonJS build of the Node entry (createRequire for ws).
-  shims: true,
-  external: ['ws'],
-  format: ['esm', 'cjs'],
-  dts: true,
-  target: 'es2022',
-  platform: 'neutral',
-  sourcemap: true,
-  clean: true,
-  treeshake: true,
-  splitting: true,
-  outDir: 'dist',
-});
+const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
+
+// `npm run build` empties dist/ first; both configs below add to it (tsup may run them at once,
+// so neither may clean).
+export default defineConfig([
+  {
+    // The library: three public entry points (plus the Node variant of the main one), each as ESM
+    // (.js + .d.ts) and CommonJS (.cjs + .d.cts). `backoff` must stay free of eventemitter3 and ws:
+    // scripts/check-package.mjs verifies it.
+    entry: {
+      index: 'src/index.ts',
+      node: 'src/node.ts',
+      backoff: 'src/backoff/index.ts',
+      testing: 'src/testing/index.ts',
+    },
+    // import.meta.url in the CommonJS build of the Node entry (createRequire for ws).
+    shims: true,
+    external: ['ws', 'mock-socket'],
+    format: ['esm', 'cjs'],
+    dts: true,
+    target: 'es2022',
+    platform: 'neutral',
+    sourcemap: true,
+    clean: false,
+    treeshake: true,
+    splitting: true,
+    outDir: 'dist',
+  },
+  {
+    // The `resilient-socket` command: one ESM file for Node (the shebang comes from bin.ts).
+    entry: { cli: 'src/cli/bin.ts' },
+    external: ['ws'],
+    format: ['esm'],
+    define: { __VERSION__: JSON.stringify(version) },
+    target: 'node18',
+    platform: 'node',
+    sourcemap: true,
+    clean: false,
+    splitting: false,
+    outDir: 'dist',
+  },
+]);

@@ -11,7 +11,7 @@
  */
 
 import { FaultProxy } from '../test/faults/tcp-proxy.js';
-import { type Behaviour, ECHO, TestWsServer } from '../test/faults/ws-server.js';
+import { type Behaviour, ECHO, TestWsServer } from '../test/faults/index.js';
 import { loadPackage } from './lib/load.js';
 
 const { ResilientSocket } = await loadPackage();

@@ -4,33 +4,11 @@
  * no global WebSocket (Node < 22). `ws` is an optional peer dependency, loaded on first use only.
  * @packageDocumentation
  */
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
 import { ResilientSocket as CoreResilientSocket } from './socket/resilient-socket.js';
+import { loadWs } from './transport/load-ws.js';
 import type { WebSocketConstructorLike } from './transport/websocket-like.js';
 
 export * from './index.js';
-
-let cached: WebSocketConstructorLike | null | undefined;
-
-/** Loads `ws` once; `undefined` when it is not installed. */
-function loadWs(): WebSocketConstructorLike | undefined {
-  if (cached === undefined) {
-    cached = null;
-    // Look beside this file first, then from the app's working directory: an app bundled into a
-    // folder without node_modules still finds the ws its package.json installed.
-    for (const base of [import.meta.url, `${pathToFileURL(process.cwd()).href}/`]) {
-      try {
-        const ws = createRequire(base)('ws') as { WebSocket?: WebSocketConstructorLike } & WebSocketConstructorLike;
-        cached = ws.WebSocket ?? ws;
-        break;
-      } catch {
-        // not installed there
-      }
-    }
-  }
-  return cached ?? undefined;
-}
 
 /** {@inheritDoc CoreResilientSocket} */
 export class ResilientSocket extends CoreResilientSocket {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { truncatedBinaryExponential, truncatedWindow } from '../../src/backoff/index.js';
 import { ResilientSocket } from '../../src/node.js';
-import { TestWsServer } from '../faults/ws-server.js';
+import { TestWsServer } from '../faults/index.js';
 import { closeAndExpectGone, SocketRecorder } from '../helpers/socket-recorder.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ResilientSocket } from '../../src/node.js';
-import { ECHO, TestWsServer } from '../faults/ws-server.js';
+import { ECHO, TestWsServer } from '../faults/index.js';
 import { closeAndExpectGone, SocketRecorder } from '../helpers/socket-recorder.js';
 import { Cleanup, waitFor } from '../helpers/wait.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { constant } from '../../src/backoff/index.js';
 import { ResilientSocket } from '../../src/node.js';
-import { ACCEPT, type Behaviour, TestWsServer } from '../faults/ws-server.js';
+import { ACCEPT, type Behaviour, TestWsServer } from '../faults/index.js';
 import { closeAndExpectGone, SocketRecorder } from '../helpers/socket-recorder.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
 

@@ -4,7 +4,7 @@ import type { Clock } from '../../src/clock.js';
 import type { StateChange } from '../../src/socket/events.js';
 import type { ResilientSocketOptions } from '../../src/socket/options.js';
 import type { SendResult } from '../../src/socket/resilient-socket.js';
-import { ACCEPT } from '../faults/ws-server.js';
+import { ACCEPT } from '../faults/index.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
 import { closeAndCheckLeftovers, createRig, type Rig, thrownBy } from './leftovers.js';
 

@@ -4,7 +4,7 @@ import { constant } from '../../src/backoff/index.js';
 import type { CloseEventInfo, ResilientSocketEvents, StateChange } from '../../src/socket/events.js';
 import type { ResilientSocketOptions, UrlProvider } from '../../src/socket/options.js';
 import { CLOSE_TIMEOUT, type ResilientSocket } from '../../src/socket/resilient-socket.js';
-import { ACCEPT, type BehaviourSetting, ECHO } from '../faults/ws-server.js';
+import { ACCEPT, type BehaviourSetting, ECHO } from '../faults/index.js';
 import type { SocketRecorder } from '../helpers/socket-recorder.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
 import { createRig, expectNothingLeft, named, type Rig } from './leftovers.js';

@@ -16,7 +16,7 @@ import { WebSocket as WsWebSocket } from 'ws';
 import { ResilientSocket } from '../../src/node.js';
 import type { ResilientSocketOptions, UrlProvider } from '../../src/socket/options.js';
 import type { WebSocketConstructorLike } from '../../src/transport/websocket-like.js';
-import { type BehaviourSetting, ECHO, TestWsServer } from '../faults/ws-server.js';
+import { type BehaviourSetting, ECHO, TestWsServer } from '../faults/index.js';
 import { SocketRecorder } from '../helpers/socket-recorder.js';
 import { type Cleanup, sleep, waitFor } from '../helpers/wait.js';
 

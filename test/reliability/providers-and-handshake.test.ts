@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { constant } from '../../src/backoff/index.js';
 import type { ConnectingInfo } from '../../src/socket/events.js';
 import type { HandshakeConnection } from '../../src/socket/options.js';
-import { ECHO } from '../faults/ws-server.js';
+import { ECHO } from '../faults/index.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
 import { closeAndCheckLeftovers, createRig, named, watchUnhandled } from './leftovers.js';
 

@@ -5,13 +5,14 @@
  * mock-socket schedules every open, close and client→server message with a 4 ms `setTimeout`, so
  * the tests run under `vi.useFakeTimers()` and move time with `await vi.advanceTimersByTimeAsync()`.
  */
-import { type Client, WebSocket as MockWebSocket, Server } from 'mock-socket';
+import { type Client, WebSocket as MockWebSocket, type Server } from 'mock-socket';
 import { expect, vi } from 'vitest';
 import type { Data } from '../../src/data.js';
 import { isResilientSocketError, type ResilientSocketError } from '../../src/errors.js';
 import type { ResilientSocketEvents } from '../../src/socket/events.js';
 import type { ResilientSocketOptions, UrlProvider } from '../../src/socket/options.js';
 import { ResilientSocket } from '../../src/socket/resilient-socket.js';
+import { FlakyServer } from '../../src/testing/flaky-server.js';
 import type { WebSocketConstructorLike } from '../../src/transport/websocket-like.js';
 
 /** mock-socket's delay before it dispatches open, close and client→server messages. */
@@ -46,31 +47,32 @@ export interface TestServer {
   closeLast(code?: number, reason?: string): void;
   /** Sends to every connected client (delivered synchronously). */
   broadcast(data: Data): void;
-  /** Removes the server: later attempts on its URL fail (error + close 1000 after 4 ms). */
+  /** Removes the server: open connections drop (1006), later attempts on its URL fail (error + close 1000 after 4 ms). */
   stop(): void;
+  /** The test kit's server underneath, for drop/down/up/silence/script. */
+  readonly flaky: FlakyServer;
 }
 
 const servers = new Set<TestServer>();
 const sockets = new Set<ResilientSocket>();
 
-/** Starts a mock server (`mock: false`: the global WebSocket is left alone). */
+/**
+ * Starts a mock server: the test kit's {@link FlakyServer} (so every socket unit test exercises
+ * it), plus the full list of accepted connections in order, closed ones included.
+ */
 export function startServer(url: string = uniqueUrl(), onConnection?: (client: Client) => void): TestServer {
-  const server = new Server(url, { mock: false });
+  const flaky = new FlakyServer({ url });
   const clients: Client[] = [];
-  const received: Data[] = [];
-  let stopped = false;
-  server.on('connection', (client) => {
+  flaky.server.on('connection', (client) => {
     clients.push(client);
-    client.on('message', (data) => {
-      received.push(data);
-    });
     onConnection?.(client);
   });
   const handle: TestServer = {
     url,
-    server,
+    server: flaky.server,
+    flaky,
     clients,
-    received,
+    received: flaky.received,
     last() {
       const client = clients[clients.length - 1];
       if (!client) throw new Error('the server has no connection yet');
@@ -80,12 +82,10 @@ export function startServer(url: string = uniqueUrl(), onConnection?: (client: C
       handle.last().close({ code, reason, wasClean: true });
     },
     broadcast(data) {
-      server.emit('message', data);
+      flaky.server.emit('message', data);
     },
     stop() {
-      if (stopped) return;
-      stopped = true;
-      server.stop();
+      flaky.stop();
     },
   };
   servers.add(handle);

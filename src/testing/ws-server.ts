@@ -1,5 +1,6 @@
 /**
- * A controllable, real `ws` WebSocket server on 127.0.0.1 for integration tests.
+ * A controllable, real `ws` WebSocket server on 127.0.0.1, for integration tests (ours and yours).
+ * `ws` is loaded on the first `start()`, so the rest of the test kit works without it.
  *
  * - `start()` listens on an ephemeral port the first time and on the same port after `stop()`,
  *   so a client can be shown a server restart.
@@ -15,7 +16,18 @@
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { type WebSocket, WebSocketServer } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
+
+/** One accepted connection, server side: a `ws` WebSocket. */
+export interface ServerConnection {
+  readonly readyState: number;
+  /** Sends a message to this client. */
+  send(data: string | ArrayBufferView | ArrayBuffer): void;
+  /** Closes it with a close frame. */
+  close(code?: number, reason?: string): void;
+  /** Cuts it abruptly: the TCP connection is destroyed, no close frame. */
+  terminate(): void;
+}
 
 /** What the server does with one upgrade request. */
 export type Behaviour =
@@ -69,7 +81,24 @@ export type BehaviourSetting = Behaviour | ((upgrade: Omit<UpgradeRecord, 'kind'
 export const ACCEPT: Behaviour = Object.freeze({ kind: 'accept' });
 export const ECHO: Behaviour = Object.freeze({ kind: 'accept', echo: true });
 
+/**
+ * A real ws server for integration tests:
+ *
+ * ```ts
+ * const server = await TestWsServer.start(ECHO);
+ * const socket = new ResilientSocket(server.url());
+ * await server.stop();   // the client sees the connection drop…
+ * await server.start();  // …and comes back on the same port
+ * ```
+ */
 export class TestWsServer {
+  /** Creates a server with `behaviour` and starts it. */
+  static async start(behaviour: BehaviourSetting = ACCEPT): Promise<TestWsServer> {
+    const server = new TestWsServer(behaviour);
+    await server.start();
+    return server;
+  }
+
   /** Decides each upgrade; may be changed at any time (it applies to the next upgrade). */
   behaviour: BehaviourSetting;
   /** Text of every message received, in arrival order, across restarts. */
@@ -117,7 +146,7 @@ export class TestWsServer {
   }
 
   /** The live server-side sockets (to send to clients, close them, …). */
-  get clients(): readonly WebSocket[] {
+  get clients(): readonly ServerConnection[] {
     return [...this.#clients];
   }
 
@@ -136,8 +165,9 @@ export class TestWsServer {
       socket.once('close', () => this.#sockets.delete(socket));
     });
     http.on('upgrade', (request, socket, head) => this.#onUpgrade(request, socket as Socket, head));
-    this.#wss = new WebSocketServer({ noServer: true, clientTracking: false });
-    this.#wssNoPong = new WebSocketServer({ noServer: true, clientTracking: false, autoPong: false });
+    const { WebSocketServer: Engine } = await loadWs();
+    this.#wss = new Engine({ noServer: true, clientTracking: false });
+    this.#wssNoPong = new Engine({ noServer: true, clientTracking: false, autoPong: false });
     this.#http = http;
     try {
       this.#port = await listen(http, this.#port ?? 0);
@@ -244,6 +274,16 @@ export class TestWsServer {
       if (behaviour.kind === 'accept' && behaviour.echo) ws.send(data, { binary: isBinary });
     });
     if (behaviour.kind === 'accept-then-close') ws.close(behaviour.code, behaviour.reason ?? '');
+  }
+}
+
+/** Loads `ws` (an optional peer dependency of the package), with a clear error when it is missing. */
+async function loadWs(): Promise<typeof import('ws')> {
+  try {
+    const ws = (await import('ws')) as typeof import('ws') & { default?: typeof import('ws') };
+    return ws.WebSocketServer ? ws : (ws.default as typeof import('ws'));
+  } catch (cause) {
+    throw new Error('TestWsServer needs the `ws` package: npm install --save-dev ws', { cause });
   }
 }
 

@@ -1,0 +1,55 @@
+/** The backoff policy a command line asks for, built with the package's own factories. */
+import { constant } from '../backoff/constant.js';
+import { decorrelatedJitter } from '../backoff/decorrelated-jitter.js';
+import { equalJitter } from '../backoff/equal-jitter.js';
+import { exponential } from '../backoff/exponential.js';
+import { fullJitter } from '../backoff/full-jitter.js';
+import { truncatedBinaryExponential } from '../backoff/truncated-binary-exponential.js';
+import type { BackoffPolicy } from '../backoff/types.js';
+import { type StrategyName, UsageError } from './args.js';
+
+/** What {@link createBackoff} reads from the command line. */
+export interface BackoffFlags {
+  readonly strategy: StrategyName;
+  readonly maxDelay: number;
+  readonly ceiling: number;
+  readonly baseDelay: number;
+}
+
+/**
+ * `--strategy` with `--max-delay` (T or cap), `--ceiling` and `--base-delay` (base, or the fixed
+ * delay of `constant`). The factories validate the combination; their RangeError (e.g. a base
+ * above the cap) becomes a usage error.
+ */
+export function createBackoff(flags: BackoffFlags): BackoffPolicy {
+  const { strategy, maxDelay, ceiling, baseDelay } = flags;
+  const baseCap = { base: baseDelay, cap: maxDelay };
+  try {
+    switch (strategy) {
+      case 'truncated':
+        return truncatedBinaryExponential({ maxDelay, ceiling });
+      case 'full':
+        return fullJitter(baseCap);
+      case 'equal':
+        return equalJitter(baseCap);
+      case 'decorrelated':
+        return decorrelatedJitter(baseCap);
+      case 'exponential':
+        return exponential(baseCap);
+      case 'constant':
+        return constant({ delay: baseDelay });
+    }
+  } catch (error) {
+    const flagNames = {
+      base: '--base-delay',
+      cap: '--max-delay',
+      maxDelay: '--max-delay',
+      ceiling: '--ceiling',
+      delay: '--base-delay',
+    };
+    let message = (error as Error).message;
+    for (const [option, flag] of Object.entries(flagNames))
+      message = message.replaceAll(`\`${option}\``, `\`${flag}\``);
+    throw new UsageError(message);
+  }
+}

@@ -1,0 +1,349 @@
+/**
+ * `resilient-socket --demo` (and `npm run demo`): several clients against an embedded echo server
+ * on 127.0.0.1 that crashes and comes back on a schedule. It prints a live timeline (states, the
+ * backoff window of every retry and the delay drawn in it, buffered messages flushed after each
+ * recovery), then a lane chart of the whole run and a summary per client.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { truncatedBinaryExponential, truncatedWindow } from '../backoff/truncated-binary-exponential.js';
+import type { BackoffPolicyLike } from '../backoff/types.js';
+import { ResilientSocket } from '../node.js';
+import type { SocketState } from '../socket/states.js';
+import { ExitCode } from './exit-codes.js';
+
+/** The demo's timing, in ms from the start. */
+export interface DemoSchedule {
+  /** When the server crashes (every client connection cut, listener closed). */
+  readonly crashes: readonly number[];
+  /** When it comes back, one per crash. */
+  readonly restarts: readonly number[];
+  /** When the clients close and the summary is printed. */
+  readonly end: number;
+  /** Each client sends a message this often. */
+  readonly sendEvery: number;
+  /** The clients' backoff: truncated binary exponential with this T (ms) and ceiling N. */
+  readonly maxDelay: number;
+  readonly ceiling: number;
+  /** The clients' `stableAfter`. */
+  readonly stableAfter: number;
+}
+
+export const DEFAULT_SCHEDULE: DemoSchedule = Object.freeze({
+  crashes: [2_000, 7_000],
+  restarts: [5_000, 8_000],
+  end: 10_500,
+  sendEvery: 400,
+  maxDelay: 2_000,
+  ceiling: 6,
+  stableAfter: 1_000,
+});
+
+export interface DemoIO {
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+  /** Registers a Ctrl-C handler; returns a function that removes it. */
+  onInterrupt(handler: () => void): () => void;
+}
+
+export interface DemoOptions {
+  readonly clients: number;
+  readonly schedule?: DemoSchedule;
+}
+
+/** What one client did, for the summary (and for tests). */
+export interface ClientReport {
+  readonly name: string;
+  readonly attempts: number;
+  readonly connects: number;
+  readonly sent: number;
+  /** Sends that were queued because the client was down. */
+  readonly buffered: number;
+  /** Queued messages written out when a connection opened. */
+  readonly flushed: number;
+  /** Echoes received back from the server. */
+  readonly echoed: number;
+  readonly dropped: number;
+}
+
+const LANE_STEP = 200;
+const LANE_CHAR: Record<SocketState, string> = {
+  idle: ' ',
+  connecting: '○',
+  open: '█',
+  reconnecting: '·',
+  closing: '▁',
+  closed: ' ',
+};
+
+/** Runs the demo; resolves with the exit code (0, or 130 when interrupted) and the per-client reports. */
+export async function runDemo(options: DemoOptions, io: DemoIO): Promise<{ code: number; reports: ClientReport[] }> {
+  const s = options.schedule ?? DEFAULT_SCHEDULE;
+  const started = Date.now();
+  const elapsed = () => Date.now() - started;
+  const line = (who: string, text: string) =>
+    io.stdout.write(`${(elapsed() / 1_000).toFixed(2).padStart(6)} s  ${who.padEnd(6)} ${text}\n`);
+
+  let WebSocketServer: typeof import('ws').WebSocketServer;
+  try {
+    WebSocketServer = await loadWsServer();
+  } catch {
+    io.stderr.write('resilient-socket: the demo needs the ws package for its server: npm install ws\n');
+    return { code: ExitCode.Usage, reports: [] };
+  }
+
+  const server = new EchoServer(WebSocketServer);
+  const port = await server.start(0);
+  const url = `ws://127.0.0.1:${port}/`;
+  const windows = Array.from({ length: s.ceiling }, (_, i) => format(truncatedWindow(s.maxDelay, s.ceiling, i + 1)));
+  io.stdout.write(
+    [
+      `resilient-socket demo: ${options.clients} clients and an echo server on ${url}`,
+      `the server crashes at ${s.crashes.map(sec).join(' and ')} and comes back at ${s.restarts.map(sec).join(' and ')}`,
+      `backoff: truncated binary exponential, T = ${s.maxDelay} ms, N = ${s.ceiling}; after the n-th failure a random`,
+      `wait in [0, window n), windows ${windows.join(', ')} ms; stable after ${s.stableAfter} ms`,
+      '',
+    ].join('\n'),
+  );
+  line('server', 'up');
+
+  const clients = Array.from(
+    { length: options.clients },
+    (_, i) => new DemoClient(String.fromCharCode(65 + i), url, s, line),
+  );
+  const lanes = { server: '', clients: clients.map(() => '') };
+  const timers: ReturnType<typeof setTimeout>[] = [];
+  const at = (ms: number, task: () => unknown) => timers.push(setTimeout(task, Math.max(0, ms - elapsed())));
+
+  const sampler = setInterval(() => {
+    lanes.server += server.listening ? '█' : ' ';
+    clients.forEach((client, i) => {
+      lanes.clients[i] += LANE_CHAR[client.socket.state];
+    });
+  }, LANE_STEP);
+  const sender = setInterval(() => {
+    for (const client of clients) client.sendNext();
+  }, s.sendEvery);
+
+  let interrupted = false;
+  const finished = new Promise<void>((resolve) => {
+    s.crashes.forEach((crashAt, i) => {
+      at(crashAt, async () => {
+        const cut = await server.crash();
+        line('server', `crashed (${cut} connection${cut === 1 ? '' : 's'} cut, listener closed)`);
+      });
+      const restartAt = s.restarts[i];
+      if (restartAt !== undefined) {
+        at(restartAt, async () => {
+          await server.start(port);
+          line('server', 'back up');
+        });
+      }
+    });
+    at(s.end, resolve);
+    const removeInterrupt = io.onInterrupt(() => {
+      interrupted = true;
+      removeInterrupt();
+      resolve();
+    });
+  });
+  await finished;
+
+  for (const timer of timers) clearTimeout(timer);
+  clearInterval(sender);
+  clearInterval(sampler);
+  // Give the last echoes a moment to come back before closing.
+  if (!interrupted) await new Promise((resolve) => setTimeout(resolve, 200));
+  await Promise.all(clients.map((client) => client.close()));
+  await server.crash();
+  line('demo', interrupted ? 'interrupted: clients closed, server stopped' : 'done: clients closed, server stopped');
+
+  const reports = clients.map((client) => client.report());
+  io.stdout.write(`\n${laneChart(lanes, clients)}\n\n${summary(reports)}\n`);
+  return { code: interrupted ? ExitCode.Interrupted : ExitCode.Ok, reports };
+}
+
+/** One demo client: a ResilientSocket that sends a numbered message on every tick and counts echoes. */
+class DemoClient {
+  readonly socket: ResilientSocket;
+  readonly #name: string;
+  readonly #line: (who: string, text: string) => void;
+  #sent = 0;
+  #buffered = 0;
+  #waiting = 0;
+  #flushed = 0;
+  #echoed = 0;
+  #dropped = 0;
+  #window = 0;
+  #wasOpen = false;
+
+  constructor(name: string, url: string, s: DemoSchedule, line: (who: string, text: string) => void) {
+    this.#name = name;
+    this.#line = line;
+    const policy = truncatedBinaryExponential({ maxDelay: s.maxDelay, ceiling: s.ceiling });
+    // The same policy, observed: after each draw, remember the window it was drawn from.
+    const backoff: BackoffPolicyLike = {
+      next: () => {
+        const delay = policy.next();
+        this.#window = truncatedWindow(s.maxDelay, s.ceiling, policy.attempt);
+        return delay;
+      },
+      reset: () => policy.reset(),
+    };
+    this.socket = new ResilientSocket(url, { backoff, stableAfter: s.stableAfter });
+    this.#watch();
+  }
+
+  #watch(): void {
+    const socket = this.socket;
+    const say = (text: string) => this.#line(this.#name, text);
+    socket.on('open', ({ attempt, reconnected }) => {
+      this.#wasOpen = true;
+      const flushed = this.#waiting;
+      this.#flushed += flushed;
+      this.#waiting = 0;
+      const what = reconnected ? `reconnected on attempt ${attempt}` : `connected on attempt ${attempt}`;
+      say(flushed > 0 ? `${what}; flushed ${flushed} buffered message${flushed === 1 ? '' : 's'} in order` : what);
+    });
+    socket.on('close', ({ code, willReconnect }) => {
+      if (this.#wasOpen && willReconnect) say(`connection lost (${code})`);
+      this.#wasOpen = false;
+    });
+    socket.on('reconnecting', ({ attempt, delay }) =>
+      say(`retry ${attempt}: window [0, ${format(this.#window)}) ms, drew ${format(delay)} ms`),
+    );
+    socket.on('stable', () => say(`stable for ${socket.stats.uptime} ms: backoff reset`));
+    socket.on('message', () => {
+      this.#echoed += 1;
+    });
+    socket.on('drop', ({ messages, reason }) => {
+      this.#dropped += messages.length;
+      say(`dropped ${messages.length} (${reason})`);
+    });
+    socket.on('error', () => undefined); // every failure shows up as close/reconnecting above
+  }
+
+  sendNext(): void {
+    this.#sent += 1;
+    const result = this.socket.send(`${this.#name}-${this.#sent}`);
+    if (result === 'buffered') {
+      this.#buffered += 1;
+      this.#waiting += 1;
+    }
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.socket.state === 'closed') return resolve();
+      this.socket.on('state', ({ current }) => {
+        if (current === 'closed') resolve();
+      });
+      this.socket.close();
+    });
+  }
+
+  report(): ClientReport {
+    return {
+      name: this.#name,
+      attempts: this.socket.stats.attempts,
+      connects: this.socket.stats.connects,
+      sent: this.#sent,
+      buffered: this.#buffered,
+      flushed: this.#flushed,
+      echoed: this.#echoed,
+      dropped: this.#dropped,
+    };
+  }
+}
+
+/** A ws echo server that can crash (connections cut with no close frame) and restart on the same port. */
+class EchoServer {
+  readonly #Engine: typeof import('ws').WebSocketServer;
+  #http: Server | undefined;
+  #sockets = new Set<Socket>();
+
+  constructor(Engine: typeof import('ws').WebSocketServer) {
+    this.#Engine = Engine;
+  }
+
+  get listening(): boolean {
+    return this.#http?.listening === true;
+  }
+
+  async start(port: number): Promise<number> {
+    const http = createServer();
+    const wss = new this.#Engine({ server: http });
+    wss.on('connection', (ws) => {
+      ws.on('message', (data, isBinary) => ws.send(data, { binary: isBinary }));
+      ws.on('error', () => undefined);
+    });
+    http.on('connection', (socket) => {
+      this.#sockets.add(socket);
+      socket.once('close', () => this.#sockets.delete(socket));
+    });
+    this.#http = http;
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(port, '127.0.0.1', () => resolve());
+    });
+    return (http.address() as AddressInfo).port;
+  }
+
+  /** Cuts every connection (TCP destroyed: the clients see 1006) and closes the listener. */
+  async crash(): Promise<number> {
+    const http = this.#http;
+    if (!http) return 0;
+    this.#http = undefined;
+    const cut = this.#sockets.size;
+    for (const socket of this.#sockets) socket.destroy();
+    await new Promise<void>((resolve) => http.close(() => resolve()));
+    return cut;
+  }
+}
+
+async function loadWsServer(): Promise<typeof import('ws').WebSocketServer> {
+  const ws = (await import('ws')) as typeof import('ws') & { default?: typeof import('ws') };
+  return ws.WebSocketServer ?? (ws.default as typeof import('ws')).WebSocketServer;
+}
+
+function laneChart(lanes: { server: string; clients: string[] }, clients: readonly DemoClient[]): string {
+  const rows = [`timeline, one column per ${LANE_STEP} ms:`, `  server  ${lanes.server}`];
+  clients.forEach((client, i) => {
+    rows.push(`  ${client.report().name.padEnd(6)}  ${lanes.clients[i]}`);
+  });
+  rows.push('  █ open (server: up)   ○ connecting   · waiting out a backoff delay');
+  return rows.join('\n');
+}
+
+function summary(reports: readonly ClientReport[]): string {
+  const header = ['client', 'attempts', 'connects', 'sent', 'buffered', 'flushed', 'echoed', 'dropped', 'lost'];
+  const rows = reports.map((r) => [
+    r.name,
+    r.attempts,
+    r.connects,
+    r.sent,
+    r.buffered,
+    r.flushed,
+    r.echoed,
+    r.dropped,
+    // Sent into a connection that was already dead, before the client could notice (see docs).
+    r.sent - r.echoed - r.dropped,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => String(row[i]).length)));
+  const render = (cells: readonly (string | number)[]) =>
+    `  ${cells.map((cell, i) => (i === 0 ? String(cell).padEnd(widths[i] ?? 0) : String(cell).padStart(widths[i] ?? 0))).join('  ')}`;
+  return [
+    'summary:',
+    render(header),
+    ...rows.map(render),
+    '  lost = sent − echoed − dropped: messages written into a connection that had already died unnoticed',
+  ].join('\n');
+}
+
+function format(ms: number): string {
+  return Number.isInteger(ms) ? String(ms) : ms.toFixed(1);
+}
+
+function sec(ms: number): string {
+  return `${(ms / 1_000).toFixed(1)} s`;
+}

@@ -1,0 +1,187 @@
+/**
+ * A scripted flaky WebSocket server for deterministic reconnect tests, built on mock-socket: no
+ * network, no ports, and every event on mock-socket's own 4 ms timers, so fake timers drive it.
+ */
+import { type Client, WebSocket as MockWebSocket, Server } from 'mock-socket';
+import type { Data } from '../data.js';
+import type { WebSocketConstructorLike } from '../transport/websocket-like.js';
+
+/**
+ * What the server does with one connection attempt:
+ * - `'accept'`: open the connection;
+ * - `'refuse'`: fail it (the client sees `error` then `close`, as for a refused TCP connection);
+ * - `'silent'`: open it, then never answer: no replies, no echo (a dead link as the client sees it);
+ * - `{ close, reason }`: open it, then close it at once with that code (e.g. 1013 "try again later").
+ */
+export type AttemptOutcome = 'accept' | 'refuse' | 'silent' | { readonly close: number; readonly reason?: string };
+
+/** Options of {@link FlakyServer}. */
+export interface FlakyServerOptions {
+  /**
+   * The URL the server answers on. mock-socket keeps one server per URL in a module-wide registry,
+   * so two live servers need two URLs.
+   * @default a fresh `ws://flaky-<n>.test/`
+   */
+  url?: string;
+  /**
+   * Send every message back to the connection it came from.
+   * @default false
+   */
+  echo?: boolean;
+  /**
+   * Answers a message: return what to send back to that connection, or `undefined` for nothing.
+   * Runs after `echo`. Use it for app-level pings: `reply: (m) => (m === 'ping' ? 'pong' : undefined)`.
+   * @default undefined
+   */
+  reply?: (message: Data, connection: number) => Data | undefined;
+  /**
+   * Outcomes of the next connection attempts, in order; once used up, attempts get {@link FlakyServer.mode}.
+   * @default []
+   */
+  script?: readonly AttemptOutcome[];
+}
+
+let nextId = 0;
+
+/**
+ * A mock WebSocket server that fails on command. Pass {@link FlakyServer.WebSocket} as the
+ * socket's `WebSocket` option:
+ *
+ * ```ts
+ * const server = new FlakyServer({ echo: true });
+ * const socket = new ResilientSocket(server.url, { WebSocket: server.WebSocket });
+ * await until(socket, 'open', { advance: vi.advanceTimersByTimeAsync });
+ * server.drop();            // every connection lost, no close frame (1006)
+ * server.down();            // and new attempts are refused, until…
+ * server.up();
+ * ```
+ *
+ * Everything it does is recorded: `attempts`, `connections`, `received`.
+ */
+export class FlakyServer {
+  /** The URL to connect to. */
+  readonly url: string;
+  /** The mock-socket WebSocket class that talks to this server; pass it as the `WebSocket` option. */
+  readonly WebSocket: WebSocketConstructorLike = MockWebSocket as unknown as WebSocketConstructorLike;
+  /** The underlying mock-socket server, for anything this class does not cover. */
+  readonly server: Server;
+  /**
+   * What unscripted attempts get: `'accept'` while up, `'refuse'` after {@link FlakyServer.down},
+   * `'silent'` after {@link FlakyServer.silence}. May be set directly.
+   */
+  mode: 'accept' | 'refuse' | 'silent' = 'accept';
+  /** Outcomes of the next attempts, consumed from the front (see {@link FlakyServerOptions.script}). */
+  readonly script: AttemptOutcome[];
+  /** Every message received from any client, in order. */
+  readonly received: Data[] = [];
+  /** Connection attempts seen (accepted or not). */
+  attempts = 0;
+  /** Connections accepted. */
+  connections = 0;
+
+  readonly #echo: boolean;
+  readonly #reply: FlakyServerOptions['reply'];
+  readonly #live = new Map<Client, { id: number; silent: boolean }>();
+  #pending: AttemptOutcome = 'accept';
+  #stopped = false;
+
+  constructor(options: FlakyServerOptions = {}) {
+    nextId += 1;
+    this.url = options.url ?? `ws://flaky-${nextId}.test/`;
+    this.#echo = options.echo ?? false;
+    this.#reply = options.reply;
+    this.script = [...(options.script ?? [])];
+    // mock-socket asks verifyClient right before it opens a connection, and dispatches
+    // `connection` right after: the outcome decided here is the one #onConnection applies.
+    this.server = new Server(this.url, {
+      mock: false,
+      verifyClient: () => {
+        this.attempts += 1;
+        this.#pending = this.script.shift() ?? this.mode;
+        return this.#pending !== 'refuse';
+      },
+    });
+    this.server.on('connection', (client) => this.#onConnection(client));
+  }
+
+  /** Server-side ends of the open connections, oldest first. */
+  get clients(): Client[] {
+    return [...this.#live.keys()];
+  }
+
+  /** How many connections are open. */
+  get openConnections(): number {
+    return this.#live.size;
+  }
+
+  /** Sends `data` to every open connection that is not silenced. */
+  send(data: Data): void {
+    for (const [client, state] of this.#live) if (!state.silent) client.send(data as string);
+  }
+
+  /** Loses every open connection abruptly: close code 1006, no close frame (a crash, a cable pulled). */
+  drop(): void {
+    for (const client of this.clients) client.close({ code: 1006, reason: '', wasClean: false });
+  }
+
+  /** Closes every open connection with a close frame carrying `code` and `reason`. */
+  close(code = 1000, reason = ''): void {
+    for (const client of this.clients) client.close({ code, reason, wasClean: true });
+  }
+
+  /** Goes down: drops every connection and refuses new attempts until {@link FlakyServer.up}. */
+  down(): void {
+    this.mode = 'refuse';
+    this.drop();
+  }
+
+  /** Comes back: accepts new attempts (open connections and the script are untouched). */
+  up(): void {
+    this.mode = 'accept';
+  }
+
+  /**
+   * Goes silent: open connections stay open but get nothing more (no replies, no echo, no
+   * {@link FlakyServer.send}), and new ones are accepted silent too, until {@link FlakyServer.up}
+   * or {@link FlakyServer.speak}.
+   */
+  silence(): void {
+    this.mode = 'silent';
+    for (const state of this.#live.values()) state.silent = true;
+  }
+
+  /** Ends {@link FlakyServer.silence}: open connections are answered again and new ones accepted. */
+  speak(): void {
+    this.mode = 'accept';
+    for (const state of this.#live.values()) state.silent = false;
+  }
+
+  /** Removes the server for good: connections are dropped and the URL is free again. Idempotent. */
+  stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.mode = 'refuse';
+    this.drop();
+    this.server.stop();
+  }
+
+  #onConnection(client: Client): void {
+    const outcome = this.#pending;
+    this.#pending = this.mode === 'refuse' ? 'accept' : this.mode;
+    this.connections += 1;
+    const state = { id: this.connections, silent: outcome === 'silent' };
+    this.#live.set(client, state);
+    client.on('close', () => {
+      this.#live.delete(client);
+    });
+    client.on('message', (message) => {
+      this.received.push(message);
+      if (state.silent) return;
+      if (this.#echo) client.send(message);
+      const answer = this.#reply?.(message, state.id);
+      if (answer !== undefined) client.send(answer as string);
+    });
+    if (typeof outcome === 'object')
+      client.close({ code: outcome.close, reason: outcome.reason ?? '', wasClean: true });
+  }
+}
