@@ -27,10 +27,14 @@ const ENTRY_POINTS = [
   { specifier: 'resilient-socket', file: 'index' },
   { specifier: 'resilient-socket/backoff', file: 'backoff' },
 ];
+// Entry points for Node and test runners only (not bundled for the browser below).
+const NODE_ENTRY_POINTS = [{ specifier: 'resilient-socket/testing', file: 'testing' }];
 const REQUIRED_FILES = [
-  ...[...ENTRY_POINTS.map(({ file }) => file), 'node'].flatMap((file) =>
-    ['js', 'cjs', 'd.ts', 'd.cts'].map((ext) => `dist/${file}.${ext}`),
-  ),
+  ...[...ENTRY_POINTS, ...NODE_ENTRY_POINTS]
+    .map(({ file }) => file)
+    .concat('node')
+    .flatMap((file) => ['js', 'cjs', 'd.ts', 'd.cts'].map((ext) => `dist/${file}.${ext}`)),
+  'dist/cli.js',
   'README.md',
   'package.json',
 ];
@@ -185,7 +189,7 @@ function runAttw(tarball) {
   const { analysis } = report;
   const problems = [];
   if (analysis?.types?.kind !== 'included') problems.push(`types are "${analysis?.types?.kind}", not included`);
-  for (const { specifier } of ENTRY_POINTS) {
+  for (const { specifier } of [...ENTRY_POINTS, ...NODE_ENTRY_POINTS]) {
     const subpath = specifier === 'resilient-socket' ? '.' : `.${specifier.slice('resilient-socket'.length)}`;
     const entry = analysis?.entrypoints?.[subpath];
     if (!entry) {
@@ -385,6 +389,81 @@ function runSocketChecks(consumerDir) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The test kit and the CLI from the tarball, as a user's project would run them (ws is installed
+// by runSocketChecks; mock-socket is added here).
+
+const TEST_KIT = (format) => `${
+  format === 'esm'
+    ? "import { ResilientSocket } from 'resilient-socket';\nimport { ECHO, FlakyServer, TestClock, TestWsServer, until } from 'resilient-socket/testing';"
+    : "const { ResilientSocket } = require('resilient-socket');\nconst { ECHO, FlakyServer, TestClock, TestWsServer, until } = require('resilient-socket/testing');"
+}
+(async () => {
+  const flaky = new FlakyServer({ echo: true });
+  const socket = new ResilientSocket(flaky.url, { WebSocket: flaky.WebSocket });
+  await until(socket, 'open', { within: 2000 });
+  socket.send('ping');
+  const echoed = await until(socket, 'message', { within: 2000 });
+  if (echoed !== 'ping') throw new Error('FlakyServer echo: ' + echoed);
+  flaky.drop();
+  await until(socket, 'open', { within: 5000, where: (info) => info.reconnected });
+  socket.close();
+  flaky.stop();
+  const clock = new TestClock();
+  let fired = 0;
+  clock.setTimeout(() => fired++, 10);
+  await clock.advance(10);
+  if (fired !== 1) throw new Error('TestClock did not fire');
+  const server = await TestWsServer.start(ECHO);
+  const real = new ResilientSocket(server.url());
+  real.send('hello');
+  const reply = await until(real, 'message', { within: 5000 });
+  if (String(reply) !== 'hello') throw new Error('TestWsServer echo: ' + reply);
+  real.close();
+  await until(real, 'closed', { within: 5000 });
+  await server.stop();
+  console.log('OK   [${format}] FlakyServer, until, TestClock and TestWsServer work from the tarball');
+})().catch((error) => {
+  console.error('FAIL [${format}]', error);
+  process.exitCode = 1;
+});
+`;
+
+const CLI_CHECK = `import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { ECHO, TestWsServer } from 'resilient-socket/testing';
+const bin = 'node_modules/.bin/resilient-socket';
+const { version } = JSON.parse(readFileSync('node_modules/resilient-socket/package.json', 'utf8'));
+const check = (label, ok, detail) => {
+  if (ok) console.log('OK   [cli] ' + label);
+  else { console.error('FAIL [cli] ' + label + ': ' + detail); process.exitCode = 1; }
+};
+const v = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 10000 });
+check('--version prints ' + version, v.status === 0 && v.stdout.trim() === version, JSON.stringify(v));
+const server = await TestWsServer.start(ECHO);
+const run = (args) => new Promise((resolve) => {
+  import('node:child_process').then(({ execFile }) => {
+    execFile(bin, args, { timeout: 15000 }, (error, stdout, stderr) => resolve({ code: error ? error.code : 0, stdout, stderr }));
+  });
+});
+const echo = await run([server.url(), '--send', 'one', '--send', 'two', '-n', '2']);
+check('--send echoes in order, exit 0', echo.code === 0 && echo.stdout === 'one\\ntwo\\n', JSON.stringify(echo));
+const port = server.port;
+await server.stop();
+const refused = await run(['ws://127.0.0.1:' + port, '--send', 'x', '--max-retries', '1']);
+check('a dead server with --max-retries 1 exits 1', refused.code === 1, JSON.stringify(refused));
+const usage = await run(['http://nope']);
+check('a bad URL exits 2', usage.code === 2 && /ws:\\/\\//.test(usage.stderr), JSON.stringify(usage));
+`;
+
+function runTestKitAndCli(consumerDir) {
+  run('npm', ['install', 'mock-socket@9', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: consumerDir });
+  runConsumerTest(consumerDir, 'test-kit.mjs', TEST_KIT('esm'));
+  runConsumerTest(consumerDir, 'test-kit.cjs', TEST_KIT('cjs'));
+  runConsumerTest(consumerDir, 'cli-check.mjs', CLI_CHECK);
+  return 'test kit (ESM and CJS) and the resilient-socket bin work from the installed tarball';
+}
+
+// ---------------------------------------------------------------------------------------------
 // Bundlers
 
 async function bundle(consumerDir, name, source, options) {
@@ -504,6 +583,7 @@ async function main() {
       await check('consumer: import (test.mjs)', () => runConsumerTest(consumerDir, 'test.mjs', CONSUMER_TEST_MJS));
       await check('consumer: require (test.cjs)', () => runConsumerTest(consumerDir, 'test.cjs', CONSUMER_TEST_CJS));
       await check('consumer: ResilientSocket in Node (no ws, then ws)', () => runSocketChecks(consumerDir));
+      await check('consumer: test kit and CLI (resilient-socket/testing, bin)', () => runTestKitAndCli(consumerDir));
       await check('esbuild: browser bundles', () => browserBundles(consumerDir));
       await check('esbuild: node CJS bundle', () => nodeCjsBundle(consumerDir));
     }
