@@ -4,6 +4,7 @@
  * - {@link FlakyServer}: a scripted mock-socket server that drops, refuses, closes with codes, goes
  *   silent and comes back, with no network (needs `mock-socket`, a dev dependency of yours).
  * - {@link until}: await a socket's next event or state, bounded, in real or fake time.
+ * - {@link waitFor}: await any condition (what a server received, an app's state), the same way.
  * - {@link TestClock}: a manual clock to inject as the `clock` option.
  * - {@link TestWsServer}: a real `ws` server on 127.0.0.1 and a free port (needs `ws`).
  *
@@ -13,6 +14,7 @@
 export { type AttemptOutcome, FlakyServer, type FlakyServerOptions } from './flaky-server.js';
 export { TestClock } from './test-clock.js';
 export { type UntilEvent, type UntilOptions, type UntilResult, type UntilState, until } from './until.js';
+export { type WaitForOptions, waitFor } from './wait-for.js';
 export {
   ACCEPT,
   type Behaviour,
