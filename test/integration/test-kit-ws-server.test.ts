@@ -1,0 +1,124 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { constant } from '../../src/backoff/constant.js';
+import { ErrorCodes, type ResilientSocketError } from '../../src/errors.js';
+import { ResilientSocket } from '../../src/node.js';
+import { until } from '../../src/testing/until.js';
+import { ACCEPT, ECHO, TestWsServer } from '../../src/testing/ws-server.js';
+
+// The test kit's real-server fixture (`resilient-socket/testing`'s TestWsServer): real ws on
+// 127.0.0.1, real time. Every wait is bounded by until()'s `within`.
+
+const servers = new Set<TestWsServer>();
+const sockets = new Set<ResilientSocket>();
+afterEach(async () => {
+  for (const socket of sockets) socket.close();
+  sockets.clear();
+  await Promise.all([...servers].map((server) => server.stop()));
+  servers.clear();
+});
+
+async function startServer(...args: Parameters<typeof TestWsServer.start>): Promise<TestWsServer> {
+  const server = await TestWsServer.start(...args);
+  servers.add(server);
+  return server;
+}
+
+function connect(server: TestWsServer): { socket: ResilientSocket; errors: ResilientSocketError[] } {
+  const socket = new ResilientSocket(server.url(), { backoff: constant({ delay: 50 }), stableAfter: 60_000 });
+  const errors: ResilientSocketError[] = [];
+  socket.on('error', (error) => errors.push(error));
+  sockets.add(socket);
+  return { socket, errors };
+}
+
+const within = { within: 5_000 };
+
+describe('TestWsServer', () => {
+  it('start(ECHO): a URL on 127.0.0.1 and a free port; echoes and records what it receives', async () => {
+    const server = await startServer(ECHO);
+    expect(server.listening).toBe(true);
+    expect(server.port).toBeGreaterThan(0);
+    expect(server.url()).toBe(`ws://127.0.0.1:${server.port}/`);
+    expect(server.url('/feed?token=1')).toBe(`ws://127.0.0.1:${server.port}/feed?token=1`);
+
+    const { socket } = connect(server);
+    expect(await until(socket, 'open', within)).toEqual({ attempt: 1, reconnected: false });
+    socket.send('hello');
+    expect(String(await until(socket, 'message', within))).toBe('hello');
+    socket.send('again');
+    expect(String(await until(socket, 'message', within))).toBe('again');
+    expect(server.received).toEqual(['hello', 'again']);
+    expect(server.connections).toBe(1);
+    expect(server.openClients).toBe(1);
+    expect(server.upgrades).toHaveLength(1);
+    expect(server.upgrades[0]).toMatchObject({ index: 0, url: '/', kind: 'accept' });
+  });
+
+  it('ACCEPT does not echo; clients[] pushes to a client', async () => {
+    const server = await startServer(ACCEPT);
+    const { socket } = connect(server);
+    await until(socket, 'open', within);
+    const messages: string[] = [];
+    socket.on('message', (data) => messages.push(String(data)));
+    socket.send('no echo please');
+    const [client] = server.clients;
+    client?.send('pushed');
+    expect(String(await until(socket, 'message', within))).toBe('pushed');
+    expect(messages).toEqual(['pushed']);
+  });
+
+  it('stop() cuts the clients (1006); start() listens on the same port again and the client comes back', async () => {
+    const server = await startServer(ECHO);
+    const port = server.port;
+    const { socket } = connect(server);
+    await until(socket, 'open', within);
+
+    const closed = until(socket, 'close', within);
+    await server.stop();
+    expect(server.listening).toBe(false);
+    expect(await closed).toMatchObject({ code: 1006, wasClean: false, willReconnect: true });
+    await expect(server.stop()).resolves.toBeUndefined(); // idempotent
+
+    expect(await server.start()).toBe(port);
+    expect(await until(socket, 'open', within)).toMatchObject({ reconnected: true });
+    expect(server.port).toBe(port);
+    expect(server.connections).toBe(2);
+    socket.send('after restart');
+    expect(String(await until(socket, 'message', within))).toBe('after restart');
+    expect(server.received).toEqual(['after restart']);
+  });
+
+  it('start() while started throws; url() before the first start throws', async () => {
+    const server = new TestWsServer(ECHO);
+    servers.add(server);
+    expect(() => server.url()).toThrow(/start\(\) it first/);
+    await server.start();
+    await expect(server.start()).rejects.toThrow(/already started/);
+  });
+
+  it('closeAll(code, reason): a close frame the client sees, recorded in disconnects', async () => {
+    const server = await startServer(ECHO);
+    const { socket } = connect(server);
+    await until(socket, 'open', within);
+    const closed = until(socket, 'close', within);
+    await server.closeAll(4001, 'bye');
+    expect(await closed).toEqual({ code: 4001, reason: 'bye', wasClean: true, willReconnect: true });
+    expect(server.openClients).toBe(0);
+    expect(server.disconnects).toHaveLength(1);
+    expect(server.disconnects[0]).toMatchObject({ code: 4001, reason: 'bye' });
+    await until(socket, 'open', within);
+    expect(server.connections).toBe(2);
+  });
+
+  it('a behaviour function scripts upgrades: refuse with 503, then accept', async () => {
+    const server = await startServer(({ index }) =>
+      index === 0 ? { kind: 'refuse', status: 503, retryAfter: 0 } : { kind: 'accept', echo: true },
+    );
+    const { socket, errors } = connect(server);
+    expect(await until(socket, 'open', within)).toEqual({ attempt: 2, reconnected: false });
+    expect(server.upgrades.map((u) => u.kind)).toEqual(['refuse', 'accept']);
+    expect(errors.map((e) => e.code)).toEqual([ErrorCodes.UPGRADE_REJECTED]);
+    expect(errors[0]?.status).toBe(503);
+    expect(server.connections).toBe(1);
+  });
+});
