@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // Three projects: fast unit tests (fake timers / injected clocks, no real I/O), integration
@@ -30,6 +31,24 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 30_000,
           hookTimeout: 20_000,
+        },
+      },
+      {
+        // The examples' own tests import the package by name, as a user would; these aliases point
+        // the names at the sources (the longer name first: the first match wins).
+        resolve: {
+          alias: [
+            {
+              find: 'resilient-socket/testing',
+              replacement: fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
+            },
+            { find: 'resilient-socket', replacement: fileURLToPath(new URL('./src/node.ts', import.meta.url)) },
+          ],
+        },
+        test: {
+          name: 'examples',
+          include: ['examples/**/*.test.ts'],
+          environment: 'node',
         },
       },
     ],
