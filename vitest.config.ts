@@ -1,9 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
-// Three projects: fast unit tests (fake timers / injected clocks, no real I/O), integration
-// tests (real processes and real sockets on 127.0.0.1, each bounded in time) and the reliability
-// suite (real ws servers; what every failure path leaves behind: timers, listeners, connections).
+// Projects: fast unit tests (fake timers / injected clocks, no real I/O), integration tests (real
+// processes and real sockets on 127.0.0.1, each bounded in time), the reliability suite (real ws
+// servers; what every failure path leaves behind: timers, listeners, connections), the examples'
+// own tests, and the browser tests (Debian's Chromium via playwright-core). `npm test` runs all but
+// `browser` (it must work on a machine without Chromium); `npm run test:browser` runs that one.
 export default defineConfig({
   test: {
     projects: [
@@ -31,6 +33,17 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 30_000,
           hookTimeout: 20_000,
+        },
+      },
+      {
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          environment: 'node',
+          // Builds dist/ when it is missing or older than src/ (the pages load dist/index.js).
+          globalSetup: ['test/browser/global-setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
         },
       },
       {

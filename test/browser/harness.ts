@@ -1,0 +1,171 @@
+/**
+ * The browser test harness: Debian's Chromium (never a downloaded browser) driven by
+ * playwright-core.
+ *
+ * `useBrowser()` registers the hooks of one test file: Chromium is launched once for the file
+ * (`beforeAll`) and closed in `afterAll`; every `newPage()` gets its own context, closed after the
+ * test. Console errors and uncaught exceptions of any page fail the test, except console errors a
+ * test declared expected with `allowConsoleErrors()` (e.g. Chromium logs every refused WebSocket
+ * connection during a simulated outage).
+ *
+ * A missing `/usr/bin/chromium` fails the file with how to install it; it is never skipped.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import { PNG } from 'pngjs';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** Exactly these flags; playwright adds its own automation flags and a temporary profile directory. */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+/** Where the tests save screenshots for humans (gitignored). */
+export const SCREENSHOTS = join(import.meta.dirname, 'screenshots');
+
+/** Chromium logs a refused or dropped WebSocket connection as a console error. */
+export const WEBSOCKET_FAILED = /WebSocket connection to '.*' failed/;
+
+export interface BrowserHarness {
+  /** A fresh page in its own browser context, closed after the test. */
+  newPage(): Promise<Page>;
+  /** Console errors matching one of `patterns` do not fail the current test. */
+  allowConsoleErrors(...patterns: RegExp[]): void;
+}
+
+export function useBrowser(): BrowserHarness {
+  let browser: Browser | undefined;
+  const contexts: BrowserContext[] = [];
+  const problems: string[] = [];
+  let allowed: RegExp[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(
+        `Browser tests need Chromium at ${CHROMIUM}: install Debian's chromium: apt-get install -y chromium ` +
+          '(no browser is ever downloaded by playwright).',
+      );
+    }
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true, timeout: 20_000 });
+  });
+
+  afterEach(async () => {
+    const open = contexts.splice(0);
+    await Promise.all(open.map((context) => context.close()));
+    const found = problems.splice(0);
+    allowed = [];
+    if (found.length > 0) throw new Error(`the page reported errors:\n  ${found.join('\n  ')}`);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    browser = undefined;
+  });
+
+  return {
+    async newPage() {
+      if (!browser) throw new Error('useBrowser(): Chromium is not running (did beforeAll fail?)');
+      const context = await browser.newContext({ viewport: { width: 900, height: 700 } });
+      contexts.push(context);
+      context.setDefaultTimeout(10_000);
+      const page = await context.newPage();
+      page.on('console', (message) => {
+        if (message.type() !== 'error') return;
+        const text = message.text();
+        if (allowed.some((pattern) => pattern.test(text))) return;
+        problems.push(`console.error: ${text} (${message.location().url})`);
+      });
+      page.on('pageerror', (error) => problems.push(`uncaught: ${error.stack ?? error.message}`));
+      return page;
+    },
+    allowConsoleErrors(...patterns) {
+      allowed.push(...patterns);
+    },
+  };
+}
+
+/**
+ * Reads `read()` every 20 ms until `check` accepts the value, and fails after `timeoutMs` with
+ * `what` and the last value read (for waits on things that are easier to read from Node than in
+ * the page).
+ */
+export async function eventually<T>(
+  read: () => Promise<T>,
+  check: (value: T) => boolean,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (check(value)) return value;
+    if (performance.now() >= deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last value: ${JSON.stringify(value)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Saves a full-page screenshot under test/browser/screenshots/ (for humans; not checked). */
+export async function saveScreenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const path = join(SCREENSHOTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+/** An RGB colour. */
+export interface Rgb {
+  readonly r: number;
+  readonly g: number;
+  readonly b: number;
+}
+
+/** The most frequent colour of a PNG (colours quantised to 8 levels per channel, then averaged). */
+export function dominantColour(png: Buffer): Rgb & { readonly share: number } {
+  const image = PNG.sync.read(png);
+  const buckets = new Map<number, { count: number; r: number; g: number; b: number }>();
+  const pixels = image.width * image.height;
+  for (let i = 0; i < pixels * 4; i += 4) {
+    const r = image.data[i] ?? 0;
+    const g = image.data[i + 1] ?? 0;
+    const b = image.data[i + 2] ?? 0;
+    const key = ((r >> 5) << 6) | ((g >> 5) << 3) | (b >> 5);
+    const bucket = buckets.get(key) ?? { count: 0, r: 0, g: 0, b: 0 };
+    bucket.count += 1;
+    bucket.r += r;
+    bucket.g += g;
+    bucket.b += b;
+    buckets.set(key, bucket);
+  }
+  let best = { count: 0, r: 0, g: 0, b: 0 };
+  for (const bucket of buckets.values()) if (bucket.count > best.count) best = bucket;
+  const n = Math.max(1, best.count);
+  return { r: best.r / n, g: best.g / n, b: best.b / n, share: best.count / Math.max(1, pixels) };
+}
+
+/** What a colour looks like to a person, coarsely: the hues the badges use. */
+export function colourName({ r, g, b }: Rgb): 'green' | 'amber' | 'grey' | 'other' {
+  const max = Math.max(r, g, b);
+  const min = Math.min(r, g, b);
+  if (max - min < 30 && max > 60 && max < 200) return 'grey';
+  if (g > r + 40 && g > b + 40) return 'green';
+  if (r > 180 && g > 100 && g < r - 20 && b < g - 60) return 'amber';
+  return 'other';
+}
+
+/** Screenshots an element and names its dominant colour (with the numbers, for failure messages). */
+export async function renderedColour(element: Locator): Promise<{ name: ReturnType<typeof colourName>; rgb: string }> {
+  const colour = dominantColour(await element.screenshot({ animations: 'disabled' }));
+  const rgb = `rgb(${Math.round(colour.r)}, ${Math.round(colour.g)}, ${Math.round(colour.b)}) covering ${Math.round(colour.share * 100)}%`;
+  return { name: colourName(colour), rgb };
+}
