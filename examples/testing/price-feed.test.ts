@@ -4,13 +4,14 @@
  * real waiting: the whole file runs in a fraction of a second. Run it with `npm run example:testing`.
  */
 import { ErrorCodes } from 'resilient-socket';
-import { FlakyServer, type FlakyServerOptions, until } from 'resilient-socket/testing';
+import { FlakyServer, type FlakyServerOptions, until, waitFor } from 'resilient-socket/testing';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type FeedStatus, PriceFeed, type PriceFeedOptions } from './price-feed.js';
 
 // Fake timers drive both sides: the socket's backoff, heartbeat and timeouts, and mock-socket's
-// own 4 ms delivery delay. `until` moves fake time itself, 1 ms at a time, until the event happens
-// (or rejects after `within`, 10 s of fake time by default).
+// own 4 ms delivery delay. `until` (an event) and `waitFor` (any condition) move fake time
+// themselves, 1 ms at a time, until it happens (or reject after `within`, 10 s of fake time by
+// default).
 const time = { advance: vi.advanceTimersByTimeAsync };
 
 const PING = JSON.stringify({ type: 'ping' });
@@ -72,7 +73,8 @@ describe('PriceFeed', () => {
 
     await until(feed.socket, 'open', time);
     expect(feed.status).toBe('live');
-    await vi.advanceTimersByTimeAsync(10); // client → server messages take mock-socket's 4 ms
+    // Client → server messages arrive a few (fake) ms later: wait for them.
+    await waitFor(() => subscriptions(server).length === 2, time);
     expect(subscriptions(server)).toEqual(['BTC', 'ETH']);
     expect(feed.price('BTC')).toBe(100); // the snapshot
 
@@ -94,7 +96,7 @@ describe('PriceFeed', () => {
     await until(feed.socket, 'open', time);
 
     expect(statuses).toEqual(['reconnecting', 'live']);
-    await vi.advanceTimersByTimeAsync(10);
+    await waitFor(() => subscriptions(server).length === 4, time);
     expect(subscriptions(server)).toEqual(['BTC', 'ETH', 'BTC', 'ETH']);
     expect(server.connections).toBe(2);
   });
@@ -103,7 +105,7 @@ describe('PriceFeed', () => {
     const server = priceServer();
     const feed = feedOn(server, { topics: ['BTC'] });
     await until(feed.socket, 'open', time);
-    await vi.advanceTimersByTimeAsync(10);
+    await waitFor(() => server.received.length === 1, time);
     const before = server.received.length;
 
     server.down(); // drops the connection and refuses new attempts
@@ -117,7 +119,7 @@ describe('PriceFeed', () => {
 
     server.up();
     await until(feed.socket, 'open', time);
-    await vi.advanceTimersByTimeAsync(10);
+    await waitFor(() => server.received.length === before + 4, time);
     expect(received(server).slice(before)).toEqual([
       { type: 'subscribe', topic: 'BTC' }, // the handshake runs before the queue is flushed
       { type: 'alert', id: 1 },
@@ -159,7 +161,7 @@ describe('PriceFeed', () => {
     server.speak();
     await until(feed.socket, 'open', time);
     expect(feed.status).toBe('live');
-    await vi.advanceTimersByTimeAsync(10);
+    await waitFor(() => subscriptions(server).length === 4, time);
     expect(subscriptions(server)).toEqual(['BTC', 'ETH', 'BTC', 'ETH']);
   });
 
