@@ -10,8 +10,8 @@
  * { interval: 1000, timeout: 1000 }, connectTimeout 1000, stableAfter 1000.
  */
 
-import { FaultProxy } from '../test/faults/tcp-proxy.js';
 import { type Behaviour, ECHO, TestWsServer } from '../test/faults/index.js';
+import { FaultProxy } from '../test/faults/tcp-proxy.js';
 import { loadPackage } from './lib/load.js';
 
 const { ResilientSocket } = await loadPackage();

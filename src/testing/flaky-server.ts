@@ -43,6 +43,32 @@ export interface FlakyServerOptions {
 
 let nextId = 0;
 
+/** Marks a mock socket that opened (a symbol, not a #field: mock-socket hands out Proxies of its sockets). */
+const OPENED = Symbol('opened');
+
+/**
+ * mock-socket's WebSocket with real-world close events: a connection that never opened (refused,
+ * or no server) closes with 1006 and `wasClean: false`, as a browser reports a failed TCP
+ * connection (mock-socket says 1000, clean), and an opened one is clean exactly when its code is
+ * not 1006 (mock-socket calls every server-chosen code unclean).
+ */
+class FlakyWebSocket extends MockWebSocket {
+  override dispatchEvent(event: Event, ...rest: unknown[]): boolean {
+    const self = this as unknown as Record<symbol, boolean | undefined>;
+    if (event.type === 'open') self[OPENED] = true;
+    else if (event.type === 'close') {
+      const close = event as unknown as { code: number; wasClean: boolean };
+      if (self[OPENED] !== true) close.code = 1006;
+      close.wasClean = close.code !== 1006;
+    }
+    return (MockWebSocket.prototype.dispatchEvent as (this: unknown, ...args: unknown[]) => boolean).call(
+      this,
+      event,
+      ...rest,
+    );
+  }
+}
+
 /**
  * A mock WebSocket server that fails on command. Pass {@link FlakyServer.WebSocket} as the
  * socket's `WebSocket` option:
@@ -62,12 +88,13 @@ export class FlakyServer {
   /** The URL to connect to. */
   readonly url: string;
   /** The mock-socket WebSocket class that talks to this server; pass it as the `WebSocket` option. */
-  readonly WebSocket: WebSocketConstructorLike = MockWebSocket as unknown as WebSocketConstructorLike;
+  readonly WebSocket: WebSocketConstructorLike = FlakyWebSocket as unknown as WebSocketConstructorLike;
   /** The underlying mock-socket server, for anything this class does not cover. */
   readonly server: Server;
   /**
    * What unscripted attempts get: `'accept'` while up, `'refuse'` after {@link FlakyServer.down},
-   * `'silent'` after {@link FlakyServer.silence}. May be set directly.
+   * `'silent'` after {@link FlakyServer.silence}; the latest of `up`, `down` and `silence` wins.
+   * Scripted outcomes ({@link FlakyServer.script}) come first. May be set directly.
    */
   mode: 'accept' | 'refuse' | 'silent' = 'accept';
   /** Outcomes of the next attempts, consumed from the front (see {@link FlakyServerOptions.script}). */
@@ -119,14 +146,19 @@ export class FlakyServer {
     for (const [client, state] of this.#live) if (!state.silent) client.send(data as string);
   }
 
-  /** Loses every open connection abruptly: close code 1006, no close frame (a crash, a cable pulled). */
+  /**
+   * Loses every open connection abruptly: close code 1006, no close frame (a crash, a cable
+   * pulled). They leave {@link FlakyServer.clients} at once; the clients hear of it 4 ms later.
+   */
   drop(): void {
-    for (const client of this.clients) client.close({ code: 1006, reason: '', wasClean: false });
+    this.close(1006);
   }
 
-  /** Closes every open connection with a close frame carrying `code` and `reason`. */
+  /** Closes every open connection with a close frame carrying `code` and `reason` (they leave `clients` at once). */
   close(code = 1000, reason = ''): void {
-    for (const client of this.clients) client.close({ code, reason, wasClean: true });
+    const clients = this.clients;
+    this.#live.clear();
+    for (const client of clients) client.close({ code, reason, wasClean: code !== 1006 });
   }
 
   /** Goes down: drops every connection and refuses new attempts until {@link FlakyServer.up}. */
@@ -135,9 +167,10 @@ export class FlakyServer {
     this.drop();
   }
 
-  /** Comes back: accepts new attempts (open connections and the script are untouched). */
+  /** Back to normal: accepts new attempts and answers open connections again (ends `down` and `silence`). */
   up(): void {
     this.mode = 'accept';
+    for (const state of this.#live.values()) state.silent = false;
   }
 
   /**
@@ -150,10 +183,9 @@ export class FlakyServer {
     for (const state of this.#live.values()) state.silent = true;
   }
 
-  /** Ends {@link FlakyServer.silence}: open connections are answered again and new ones accepted. */
+  /** The same as {@link FlakyServer.up}; reads better after {@link FlakyServer.silence}. */
   speak(): void {
-    this.mode = 'accept';
-    for (const state of this.#live.values()) state.silent = false;
+    this.up();
   }
 
   /** Removes the server for good: connections are dropped and the URL is free again. Idempotent. */

@@ -4,6 +4,7 @@
  * `SimulatedClock` and ably's test `FakeClock`).
  */
 import type { Clock, TimerHandle } from '../clock.js';
+import { realSetImmediate } from './timing.js';
 
 interface Entry {
   readonly id: number;
@@ -26,12 +27,13 @@ export class TestClock implements Clock {
   #now: number;
   #nextId = 0;
   #timers: Entry[] = [];
+  /** The end of the latest `advance()` call: calls run one after the other, never interleaved. */
+  #queue: Promise<void> = Promise.resolve();
 
   /** @param start - the initial `now()`, in ms. @default 0 */
   constructor(start = 0) {
-    if (typeof start !== 'number' || !Number.isFinite(start)) {
-      throw new TypeError(`Expected \`start\` to be a finite number, got ${String(start)}`);
-    }
+    if (typeof start !== 'number') throw new TypeError(`Expected \`start\` to be a number, got ${typeof start}`);
+    if (!Number.isFinite(start)) throw new RangeError(`Expected \`start\` to be a finite number, got ${start}`);
     this.#now = start;
   }
 
@@ -67,12 +69,38 @@ export class TestClock implements Clock {
 
   /**
    * Moves time forward by `ms`, firing every timer that falls due on the way (also the ones those
-   * timers set), and lets pending promises settle before and after each.
+   * timers set), and lets pending promises settle before and after each. Calls that overlap run
+   * one after the other, so time never goes backwards.
    */
-  async advance(ms: number): Promise<void> {
-    if (typeof ms !== 'number' || !(ms >= 0) || !Number.isFinite(ms)) {
-      throw new RangeError(`Expected \`ms\` to be a finite number >= 0, got ${String(ms)}`);
+  advance(ms: number): Promise<void> {
+    if (typeof ms !== 'number')
+      return Promise.reject(new TypeError(`Expected \`ms\` to be a number, got ${typeof ms}`));
+    if (!(ms >= 0) || !Number.isFinite(ms)) {
+      return Promise.reject(new RangeError(`Expected \`ms\` to be a finite number >= 0, got ${ms}`));
     }
+    return this.#enqueue(() => this.#advance(ms));
+  }
+
+  /** Moves time to the next timer and fires it (and any due at the same time); false if none is pending. */
+  next(): Promise<boolean> {
+    return this.#enqueue(async () => {
+      const at = this.nextAt;
+      if (at === undefined) return false;
+      await this.#advance(at - this.#now);
+      return true;
+    });
+  }
+
+  #enqueue<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(task);
+    this.#queue = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  async #advance(ms: number): Promise<void> {
     const end = this.#now + ms;
     await settle();
     for (;;) {
@@ -85,17 +113,12 @@ export class TestClock implements Clock {
     }
     this.#now = end;
   }
-
-  /** Moves time to the next timer and fires it (and any due at the same time); false if none is pending. */
-  async next(): Promise<boolean> {
-    const at = this.nextAt;
-    if (at === undefined) return false;
-    await this.advance(at - this.#now);
-    return true;
-  }
 }
 
-/** Lets queued promise callbacks run: a few macrotask-free turns of the microtask queue. */
-async function settle(): Promise<void> {
-  for (let i = 0; i < 10; i++) await Promise.resolve();
+/**
+ * Lets every queued promise callback run, however deep the chain: a real `setImmediate` runs only
+ * once the microtask queue is empty (captured from `node:timers`, so fake timers cannot stop it).
+ */
+function settle(): Promise<void> {
+  return new Promise((resolve) => realSetImmediate(resolve));
 }

@@ -4,6 +4,24 @@
 import type { ResilientSocketEvents } from '../socket/events.js';
 import type { ResilientSocket } from '../socket/resilient-socket.js';
 import type { SocketState } from '../socket/states.js';
+import { checkTiming, realClearTimeout, realSetTimeout } from './timing.js';
+
+const EVENT_TARGETS: readonly UntilEvent[] = [
+  'state',
+  'connecting',
+  'open',
+  'message',
+  'close',
+  'reconnecting',
+  'stable',
+  'error',
+  'giveup',
+  'drop',
+];
+const STATE_TARGETS: ReadonlySet<string> = new Set<UntilState>(['idle', 'closing', 'closed']);
+const TARGETS: ReadonlySet<string> = new Set([...EVENT_TARGETS, ...STATE_TARGETS]);
+/** Events that may still be emitted in the turn the socket becomes closed. */
+const AFTER_CLOSED: ReadonlySet<string> = new Set(['close', 'giveup', 'drop', 'error', 'state']);
 
 /** Event names of a socket: `until` waits for the next one. */
 export type UntilEvent = keyof ResilientSocketEvents;
@@ -25,8 +43,9 @@ export interface UntilOptions<T extends UntilEvent | UntilState> {
    */
   where?: (result: UntilResult<T>) => boolean;
   /**
-   * Give up after this many milliseconds: of real time, or of fake time when `advance` is given.
-   * The promise then rejects with a message that names the target and the socket's state.
+   * Give up after this many milliseconds: of real time (timers that fake-timer libraries do not
+   * patch), or of fake time when `advance` is given. The promise then rejects with a message that
+   * names the target and the socket's state.
    * @default 10_000
    */
   within?: number;
@@ -50,8 +69,13 @@ export interface UntilOptions<T extends UntilEvent | UntilState> {
  * that state (at once if it already is).
  *
  * It rejects, rather than hang, when the target does not happen within `within` ms, and as soon
- * as the socket reaches `closed` while waiting for something else (the error says why it closed).
- * It never leaves a listener or a timer behind.
+ * as the socket is `closed` while waiting for something else (the error says why it closed).
+ * It never leaves a listener or a timer behind, and with `advance` it settles only once the
+ * advance in progress has returned, so time stands still when your test resumes.
+ *
+ * Start it before the action that causes the event: an event emitted before `until` is called
+ * is not seen (`const opened = until(socket, 'open', time); server.up(); await opened;`).
+ * Bad arguments throw at once (TypeError for a wrong type, RangeError for a bad value).
  *
  * ```ts
  * vi.useFakeTimers();
@@ -66,21 +90,24 @@ export function until<T extends UntilEvent | UntilState>(
   target: T,
   options: UntilOptions<T> = {},
 ): Promise<UntilResult<T>> {
-  const within = options.within ?? 10_000;
-  const step = options.step ?? 1;
-  if (typeof target !== 'string') throw new TypeError(`Expected \`target\` to be an event or state name`);
-  if (!(within >= 0)) throw new RangeError(`Expected \`within\` to be >= 0, got ${within}`);
-  if (!(step > 0)) throw new RangeError(`Expected \`step\` to be > 0, got ${step}`);
-  if (options.advance !== undefined && typeof options.advance !== 'function') {
-    throw new TypeError('Expected `advance` to be a function');
+  const { within, step, advance } = checkTiming(options);
+  if (typeof target !== 'string')
+    throw new TypeError(`Expected \`target\` to be an event or state name, got ${typeof target}`);
+  if (!TARGETS.has(target)) {
+    throw new RangeError(`Expected \`target\` to be one of ${[...TARGETS].join(', ')}, got ${JSON.stringify(target)}`);
+  }
+  if (options.where !== undefined && typeof options.where !== 'function') {
+    throw new TypeError(`Expected \`where\` to be a function, got ${typeof options.where}`);
   }
   const where = options.where as ((result: unknown) => boolean) | undefined;
-  const isState = target === 'closed' || target === 'closing' || target === 'idle';
+  const isState = STATE_TARGETS.has(target);
 
   return new Promise((resolve, reject) => {
     let done = false;
     let lastReason = '';
     let timer: ReturnType<typeof setTimeout> | undefined;
+    /** The advance() call in progress: until settles only after it returned, so time stands still then. */
+    let moving: Promise<unknown> | undefined;
     const listeners: [string, (...args: unknown[]) => void][] = [];
     const on = (event: string, listener: (...args: unknown[]) => void) => {
       listeners.push([event, listener]);
@@ -89,12 +116,13 @@ export function until<T extends UntilEvent | UntilState>(
     const finish = (error: Error | undefined, value?: unknown) => {
       if (done) return;
       done = true;
-      if (timer !== undefined) clearTimeout(timer);
+      if (timer !== undefined) realClearTimeout(timer);
       for (const [event, listener] of listeners) {
         (socket.off as (e: string, l: (...a: unknown[]) => void) => unknown)(event, listener);
       }
-      if (error) reject(error);
-      else resolve(value as UntilResult<T>);
+      const settle = () => (error ? reject(error) : resolve(value as UntilResult<T>));
+      if (moving) moving.then(settle, settle);
+      else settle();
     };
     const matches = (value: unknown): boolean => {
       if (!where) return true;
@@ -105,11 +133,17 @@ export function until<T extends UntilEvent | UntilState>(
         return false;
       }
     };
-    const describe = () => `state is '${socket.state}'${lastReason ? ` (${lastReason})` : ''}`;
+    const closedError = (reason: string) =>
+      new Error(`until(socket, '${target}'): the socket closed (${reason}) before it happened`);
 
     if (isState) {
       const value = { state: target };
-      if (socket.state === target && matches(value)) return finish(undefined, value);
+      if (socket.state === target && matches(value)) finish(undefined, value);
+      if (done) return;
+    } else if (socket.state === 'closed' && target !== 'drop') {
+      // Closed is final: no event but a `drop` (a send() after close) can come any more.
+      finish(closedError('it was already closed'));
+      return;
     } else {
       on(target, (...args: unknown[]) => {
         if (matches(args[0])) finish(undefined, args[0]);
@@ -118,34 +152,40 @@ export function until<T extends UntilEvent | UntilState>(
     on('state', (...args: unknown[]) => {
       const change = args[0] as ResilientSocketEvents['state'][0];
       lastReason = change.reason;
-      if (isState && change.current === target) {
-        const value = { state: target };
-        if (matches(value)) finish(undefined, value);
+      if (isState) {
+        if (change.current === target && matches({ state: target })) finish(undefined, { state: target });
+        else if (change.current === 'closed') finish(closedError(change.reason));
         return;
       }
-      if (change.current === 'closed' && target !== 'close' && target !== 'giveup' && target !== 'drop') {
-        // The socket is closed for good: what we wait for cannot happen any more.
-        queueMicrotask(() =>
-          finish(new Error(`until(socket, '${target}'): the socket closed (${change.reason}) before it happened`)),
-        );
+      if (change.current === 'closed' && !AFTER_CLOSED.has(target)) {
+        // `close`, `giveup`, `drop` and `error` can still follow the change to closed in the same turn.
+        queueMicrotask(() => finish(closedError(change.reason)));
       }
     });
-    if (done) return;
 
     const timeout = () =>
-      finish(new Error(`until(socket, '${target}'): did not happen within ${within} ms; ${describe()}`));
-    const { advance } = options;
+      finish(
+        new Error(
+          `until(socket, '${target}'): did not happen within ${within} ms${advance ? ' of fake time' : ''}; ` +
+            `state is '${socket.state}'${lastReason ? ` (${lastReason})` : ''}` +
+            (advance ? '' : '. With fake timers, pass `advance` (e.g. vi.advanceTimersByTimeAsync)'),
+        ),
+      );
     if (advance === undefined) {
-      timer = setTimeout(timeout, within);
+      timer = realSetTimeout(timeout, within);
       return;
     }
     void (async () => {
       for (let elapsed = 0; !done && elapsed < within; elapsed += step) {
         try {
-          await advance(Math.min(step, within - elapsed));
+          moving = Promise.resolve(advance(Math.min(step, within - elapsed)));
+          await moving;
         } catch (thrown) {
-          return finish(thrown instanceof Error ? thrown : new Error(String(thrown)));
+          moving = undefined;
+          finish(thrown instanceof Error ? thrown : new Error(String(thrown)));
+          return;
         }
+        moving = undefined;
       }
       timeout();
     })();

@@ -2,11 +2,13 @@
  * `waitFor(() => condition)`: for what no event announces (a server that has received N
  * messages, an app's own state), bounded, in real or fake time.
  */
+import { checkTiming, realSetTimeout } from './timing.js';
 
 /** Options of {@link waitFor}. */
 export interface WaitForOptions {
   /**
-   * Give up after this many milliseconds: of real time, or of fake time when `advance` is given.
+   * Give up after this many milliseconds: of real time (timers fake-timer libraries do not patch),
+   * or of fake time when `advance` is given.
    * @default 10_000
    */
   within?: number;
@@ -29,27 +31,27 @@ export interface WaitForOptions {
 /**
  * Resolves once `condition()` returns true (checked at once, then every `step` ms), and rejects
  * with an error naming `what` if that has not happened within `within` ms. A condition that
- * throws rejects with that error.
+ * throws rejects with that error; bad arguments throw at once (TypeError or RangeError).
  *
  * ```ts
  * await waitFor(() => server.received.length === 2, { advance: vi.advanceTimersByTimeAsync });
  * ```
  */
-export async function waitFor(condition: () => boolean, options: WaitForOptions = {}): Promise<void> {
-  const within = options.within ?? 10_000;
-  const step = options.step ?? 1;
-  const { advance } = options;
+export function waitFor(condition: () => boolean, options: WaitForOptions = {}): Promise<void> {
   if (typeof condition !== 'function') throw new TypeError('Expected `condition` to be a function');
-  if (!(within >= 0)) throw new RangeError(`Expected \`within\` to be >= 0, got ${within}`);
-  if (!(step > 0)) throw new RangeError(`Expected \`step\` to be > 0, got ${step}`);
-  if (advance !== undefined && typeof advance !== 'function')
-    throw new TypeError('Expected `advance` to be a function');
-  for (let elapsed = 0; ; elapsed += step) {
-    if (condition()) return;
-    if (elapsed >= within) break;
-    const ms = Math.min(step, within - elapsed);
-    if (advance) await advance(ms);
-    else await new Promise((resolve) => setTimeout(resolve, ms));
-  }
-  throw new Error(`waitFor: ${options.what ?? 'condition'} did not hold within ${within} ms`);
+  const { within, step, advance } = checkTiming(options);
+  const what = options.what ?? 'condition';
+  return (async () => {
+    for (let elapsed = 0; ; elapsed += step) {
+      if (condition()) return;
+      if (elapsed >= within) break;
+      const ms = Math.min(step, within - elapsed);
+      if (advance) await advance(ms);
+      else await new Promise((resolve) => realSetTimeout(resolve, ms));
+    }
+    throw new Error(
+      `waitFor: ${what} did not hold within ${within} ms${advance ? ' of fake time' : ''}` +
+        (advance ? '' : '. With fake timers, pass `advance` (e.g. vi.advanceTimersByTimeAsync)'),
+    );
+  })();
 }

@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FaultProxy } from '../faults/tcp-proxy.js';
 import { ECHO, TestWsServer } from '../faults/index.js';
+import { FaultProxy } from '../faults/tcp-proxy.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
 
 // Self-test of the fault proxy: each control does what the reliability suite relies on.

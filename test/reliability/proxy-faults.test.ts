@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { constant } from '../../src/backoff/index.js';
 import { ResilientSocket } from '../../src/node.js';
-import { FaultProxy } from '../faults/tcp-proxy.js';
 import { ECHO, TestWsServer } from '../faults/index.js';
+import { FaultProxy } from '../faults/tcp-proxy.js';
 import { closeAndExpectGone, SocketRecorder } from '../helpers/socket-recorder.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
 

@@ -4,8 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket as WsWebSocket } from 'ws';
 import { ResilientSocket } from '../../src/node.js';
 import type { WebSocketConstructorLike } from '../../src/transport/websocket-like.js';
-import { FaultProxy } from '../faults/tcp-proxy.js';
 import { ECHO, TestWsServer } from '../faults/index.js';
+import { FaultProxy } from '../faults/tcp-proxy.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
 
 // Case 10: a flapping server for a bounded soak. N clients connect through a proxy that goes down

@@ -274,8 +274,10 @@ describe('stop() and URLs', () => {
     expect(a.url).not.toBe(b.url);
     const toA = socketOn(a, FIXED);
     const toB = socketOn(b, FIXED);
+    // Both open in the same fake millisecond: wait for both before time moves.
+    const openB = until(toB, 'open');
     await until(toA, 'open', time);
-    await until(toB, 'open', time);
+    await openB;
     toA.send('for a');
     toB.send('for b');
     await vi.advanceTimersByTimeAsync(MOCK_DELAY);
@@ -321,8 +323,10 @@ describe('send() and received', () => {
     const server = flakyServer();
     const one = socketOn(server, FIXED);
     const two = socketOn(server, FIXED);
+    // Both open in the same fake millisecond: wait for both before time moves.
+    const openTwo = until(two, 'open');
     await until(one, 'open', time);
-    await until(two, 'open', time);
+    await openTwo;
     one.send('1a');
     two.send('2a');
     one.send('1b');
@@ -347,23 +351,23 @@ describe('send() and received', () => {
   });
 });
 
-describe('known gaps (it.fails: remove .fails once src/testing/flaky-server.ts is fixed)', () => {
-  // BUG: a refused attempt reaches the client as close code 1000 with wasClean: true (mock-socket's
+describe('formerly known gaps (regression tests)', () => {
+  // Was a bug: a refused attempt reaches the client as close code 1000 with wasClean: true (mock-socket's
   // verifyClient path dispatches CLOSE_NORMAL), where a refused TCP connection, or a server that is
   // down, gives 1006 / wasClean: false in browsers and in ws. An app whose shouldReconnect stops on
   // 1000 ("the server said goodbye") gives up under FlakyServer but keeps retrying in production.
   // Same after stop(): attempts to a URL with no server also close with 1000.
-  it.fails('a refused attempt closes like a refused TCP connection: 1006, not clean', async () => {
+  it('a refused attempt closes like a refused TCP connection: 1006, not clean', async () => {
     const server = flakyServer({ script: ['refuse'] });
     const socket = socketOn(server, FIXED);
     const close = await until(socket, 'close', time);
     expect(close).toMatchObject({ code: 1006, wasClean: false });
   });
 
-  // BUG: close(code, reason) and a `{ close: code }` script entry claim "a close frame", but
+  // Was a bug: close(code, reason) and a `{ close: code }` script entry claim "a close frame", but
   // mock-socket's server-side close() ignores `wasClean`: for any code other than 1000/1005 the
   // client sees wasClean: false, as if the connection had been cut.
-  it.fails('close(4000) is a clean close (a close frame was exchanged)', async () => {
+  it('close(4000) is a clean close (a close frame was exchanged)', async () => {
     const server = flakyServer();
     const socket = socketOn(server, FIXED);
     await until(socket, 'open', time);
@@ -371,11 +375,11 @@ describe('known gaps (it.fails: remove .fails once src/testing/flaky-server.ts i
     expect(await until(socket, 'close', time)).toMatchObject({ code: 4000, wasClean: true });
   });
 
-  // BUG: drop() (and close(), down(), stop()) only *schedules* the close (mock-socket delivers it
+  // Was a bug: drop() (and close(), down(), stop()) only *schedules* the close (mock-socket delivers it
   // 4 ms later), and the connection stays in the live set until then: openConnections still
   // counts it, and send() right after drop() still delivers to it, so a "crashed" server talks to
   // its clients. The live set should forget the connection at once.
-  it.fails('after drop(), nothing more reaches the dropped connection', async () => {
+  it('after drop(), nothing more reaches the dropped connection', async () => {
     const server = flakyServer();
     const socket = socketOn(server, FIXED);
     const messages = collect(socket, 'message');
