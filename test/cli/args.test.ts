@@ -1,0 +1,314 @@
+import { describe, expect, it } from 'vitest';
+import { type CliOptions, parseCli, STRATEGIES, USAGE, UsageError } from '../../src/cli/args.js';
+
+const URL = 'ws://127.0.0.1:9/feed';
+
+/** The UsageError `parseCli(argv)` throws (fails the test if it returns). */
+function usageError(argv: readonly string[]): UsageError {
+  try {
+    parseCli(argv);
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    return error as UsageError;
+  }
+  return expect.fail(`expected parseCli(${JSON.stringify(argv)}) to throw a UsageError`);
+}
+
+describe('parseCli: defaults', () => {
+  it('a URL alone gives the documented defaults', () => {
+    expect(parseCli([URL])).toEqual({
+      mode: 'connect',
+      url: URL,
+      headers: {},
+      protocols: [],
+      strategy: 'truncated',
+      maxDelay: 10_000,
+      ceiling: 10,
+      baseDelay: 100,
+      maxRetries: Number.POSITIVE_INFINITY,
+      connectTimeout: 10_000,
+      heartbeat: 30_000,
+      send: [],
+      wait: 0,
+      count: Number.POSITIVE_INFINITY,
+      timeout: Number.POSITIVE_INFINITY,
+      json: false,
+      quiet: false,
+      clients: 3,
+    } satisfies CliOptions);
+  });
+
+  it('the defaults in brackets in the usage are the parser’s defaults', () => {
+    const defaults = parseCli([URL]);
+    const bracket = (flag: string): string | undefined =>
+      new RegExp(`${flag}[^\\n]*?\\[([^\\]]+)\\]`).exec(USAGE)?.[1] ??
+      // a default wrapped onto the next line (--strategy, --base-delay)
+      new RegExp(`${flag}[^\\n]*\\n[^\\n[]*\\[([^\\]]+)\\]`).exec(USAGE)?.[1];
+    expect(bracket('--connect-timeout')).toBe(String(defaults.connectTimeout));
+    expect(bracket('--heartbeat MS')).toBe(String(defaults.heartbeat));
+    expect(bracket('--strategy')).toBe(defaults.strategy);
+    expect(bracket('--max-delay')).toBe(String(defaults.maxDelay));
+    expect(bracket('--ceiling')).toBe(String(defaults.ceiling));
+    expect(bracket('--base-delay')).toBe(String(defaults.baseDelay));
+    expect(bracket('--max-retries')).toBe('unlimited');
+    expect(bracket('--wait')?.startsWith(`${defaults.wait};`)).toBe(true);
+  });
+
+  it('every long flag the usage lists is one the parser knows', () => {
+    const flags = new Set(USAGE.match(/--[a-z][a-z-]+/g));
+    expect(flags.size).toBeGreaterThan(15);
+    for (const flag of flags) {
+      try {
+        parseCli([URL, flag, '1']);
+      } catch (error) {
+        // Boolean flags reject the extra value as a second positional; unknown flags are named by parseArgs.
+        expect((error as Error).message, flag).not.toMatch(/Unknown option/);
+      }
+    }
+  });
+});
+
+describe('parseCli: every flag', () => {
+  it('parses every long flag', () => {
+    const options = parseCli([
+      URL,
+      '--header',
+      'X-Token: abc',
+      '--protocol',
+      'chat',
+      '--connect-timeout',
+      '2500',
+      '--heartbeat',
+      '1500',
+      '--strategy',
+      'full',
+      '--max-delay',
+      '4000',
+      '--ceiling',
+      '7',
+      '--base-delay',
+      '250',
+      '--max-retries',
+      '5',
+      '--send',
+      'hello',
+      '--wait',
+      '300',
+      '--count',
+      '2',
+      '--timeout',
+      '9000',
+      '--json',
+      '--quiet',
+      '--clients',
+      '8',
+    ]);
+    expect(options).toEqual({
+      mode: 'connect',
+      url: URL,
+      headers: { 'X-Token': 'abc' },
+      protocols: ['chat'],
+      strategy: 'full',
+      maxDelay: 4000,
+      ceiling: 7,
+      baseDelay: 250,
+      maxRetries: 5,
+      connectTimeout: 2500,
+      heartbeat: 1500,
+      send: ['hello'],
+      wait: 300,
+      count: 2,
+      timeout: 9000,
+      json: true,
+      quiet: true,
+      clients: 8,
+    } satisfies CliOptions);
+  });
+
+  it('parses the short flags and the --flag=value form', () => {
+    const options = parseCli([
+      '-H',
+      'A: 1',
+      '-p',
+      'v2',
+      '-s',
+      'x',
+      '-n',
+      '3',
+      '-t',
+      '700',
+      '-q',
+      '--max-delay=50',
+      URL,
+    ]);
+    expect(options).toMatchObject({
+      url: URL,
+      headers: { A: '1' },
+      protocols: ['v2'],
+      send: ['x'],
+      count: 3,
+      timeout: 700,
+      quiet: true,
+      maxDelay: 50,
+    });
+  });
+
+  it('accepts every strategy by its short name', () => {
+    for (const strategy of STRATEGIES) expect(parseCli([URL, '--strategy', strategy]).strategy).toBe(strategy);
+    expect(STRATEGIES).toEqual(['truncated', 'full', 'equal', 'decorrelated', 'exponential', 'constant']);
+  });
+
+  it('-H, -p and -s are repeatable and keep their order', () => {
+    const options = parseCli([
+      URL,
+      '-H',
+      'X-A: 1',
+      '--header',
+      'X-B:2',
+      '-H',
+      'Authorization:  Bearer a:b:c  ',
+      '-p',
+      'one',
+      '--protocol',
+      'two',
+      '-s',
+      'first',
+      '--send',
+      'second',
+      '-s',
+      'third',
+      '-s',
+      '',
+    ]);
+    expect(options.headers).toEqual({ 'X-A': '1', 'X-B': '2', Authorization: 'Bearer a:b:c' });
+    expect(Object.keys(options.headers)).toEqual(['X-A', 'X-B', 'Authorization']);
+    expect(options.protocols).toEqual(['one', 'two']);
+    expect(options.send).toEqual(['first', 'second', 'third', '']);
+  });
+
+  it('a header with an empty value is allowed', () => {
+    expect(parseCli([URL, '-H', 'X-Empty:']).headers).toEqual({ 'X-Empty': '' });
+  });
+
+  it('--no-heartbeat turns the heartbeat off; --max-retries 0 means no retry', () => {
+    expect(parseCli([URL, '--no-heartbeat']).heartbeat).toBe(false);
+    expect(parseCli([URL, '--max-retries', '0']).maxRetries).toBe(0);
+  });
+
+  it('accepts wss:// URLs with a path and a query', () => {
+    expect(parseCli(['wss://example.test:8443/a/b?x=1']).url).toBe('wss://example.test:8443/a/b?x=1');
+  });
+});
+
+describe('parseCli: mistakes are UsageErrors naming the flag and the value', () => {
+  const cases: [string, string[], string[]][] = [
+    ['negative --max-delay', ['--max-delay=-1'], ['--max-delay', '"-1"']],
+    ['non-numeric --max-delay', ['--max-delay', 'soon'], ['--max-delay', '"soon"']],
+    ['fractional --ceiling', ['--ceiling', '1.5'], ['--ceiling', '"1.5"', 'integer']],
+    ['--ceiling 0', ['--ceiling', '0'], ['--ceiling', '"0"']],
+    ['--count 0', ['--count', '0'], ['--count', '"0"']],
+    ['-n 2.5', ['-n', '2.5'], ['--count', '"2.5"']],
+    ['empty --count', ['--count', ''], ['--count', '""']],
+    ['--timeout 0', ['--timeout', '0'], ['--timeout', '"0"']],
+    ['--connect-timeout 0', ['--connect-timeout', '0'], ['--connect-timeout', '"0"']],
+    ['--heartbeat 0', ['--heartbeat', '0'], ['--heartbeat', '"0"']],
+    ['--max-retries 1.5', ['--max-retries', '1.5'], ['--max-retries', '"1.5"']],
+    ['--wait Infinity', ['--wait', 'Infinity'], ['--wait', '"Infinity"']],
+    ['--base-delay x', ['--base-delay', 'x'], ['--base-delay', '"x"']],
+    ['unknown --strategy', ['--strategy', 'nope'], ['--strategy', '"nope"', 'truncated', 'constant']],
+    ['--header without a colon', ['--header', 'novalue'], ['--header', '"novalue"']],
+    ['--header with an empty name', ['-H', ': v'], ['--header', '": v"']],
+    ['--header with a space in the name', ['-H', 'Bad Name: v'], ['--header', '"Bad Name: v"']],
+    ['--clients 9', ['--clients', '9'], ['--clients', '"9"', 'from 1 to 8']],
+    ['--clients 0', ['--clients', '0'], ['--clients', '"0"']],
+    ['an unknown flag', ['--bogus'], ['--bogus']],
+    ['an unknown short flag', ['-x'], ['-x']],
+  ];
+  it.each(cases)('%s', (_name, args, expected) => {
+    const { message } = usageError([URL, ...args]);
+    for (const part of expected) expect(message).toContain(part);
+  });
+
+  it('a value starting with a dash after a space (--max-delay -1) is rejected, naming the flag', () => {
+    // parseArgs refuses it as "ambiguous" before our range check runs; its message names the flag
+    // and says to write --max-delay=-1, but not the value -1 itself.
+    const { message } = usageError([URL, '--max-delay', '-1']);
+    expect(message).toContain('--max-delay');
+    expect(message).toContain('--max-delay=');
+  });
+
+  it('two URLs', () => {
+    const { message } = usageError([URL, 'ws://other.test/']);
+    expect(message).toMatch(/one URL/);
+    expect(message).toContain(URL);
+    expect(message).toContain('ws://other.test/');
+  });
+
+  it.each([
+    ['http://', 'http://127.0.0.1:9/'],
+    ['https://', 'https://example.test/'],
+    ['not a URL', 'localhost:8080'],
+    ['garbage', 'not a url'],
+  ])('a URL that is not ws(s):// (%s)', (_name, url) => {
+    const { message } = usageError([url]);
+    expect(message).toContain(JSON.stringify(url));
+    expect(message).toMatch(/ws:\/\//);
+  });
+
+  it('no URL', () => {
+    expect(usageError([]).message).toMatch(/ws:\/\/ or wss:\/\/ URL/);
+    expect(usageError(['--send', 'x']).message).toMatch(/URL/);
+  });
+
+  it('--heartbeat together with --no-heartbeat (either order)', () => {
+    for (const argv of [
+      [URL, '--heartbeat', '1000', '--no-heartbeat'],
+      [URL, '--no-heartbeat', '--heartbeat', '1000'],
+    ]) {
+      const { message } = usageError(argv);
+      expect(message).toContain('--heartbeat');
+      expect(message).toContain('--no-heartbeat');
+    }
+  });
+
+  it('a UsageError is an Error named UsageError', () => {
+    const error = usageError([URL, '--count', '0']);
+    expect(error).toBeInstanceOf(Error);
+    expect(error.name).toBe('UsageError');
+  });
+});
+
+describe('parseCli: modes', () => {
+  it('--help / -h needs no URL', () => {
+    expect(parseCli(['--help']).mode).toBe('help');
+    expect(parseCli(['-h']).mode).toBe('help');
+    expect(parseCli([URL, '-h']).mode).toBe('help');
+  });
+
+  it('--version / -v needs no URL', () => {
+    expect(parseCli(['--version']).mode).toBe('version');
+    expect(parseCli(['-v']).mode).toBe('version');
+  });
+
+  it('--demo needs no URL and takes --clients', () => {
+    expect(parseCli(['--demo'])).toMatchObject({ mode: 'demo', url: '', clients: 3 });
+    expect(parseCli(['--demo', '--clients', '5'])).toMatchObject({ mode: 'demo', clients: 5 });
+    expect(parseCli(['--demo', '--clients', '1']).clients).toBe(1);
+    expect(parseCli(['--demo', '--clients', '8']).clients).toBe(8);
+  });
+
+  it('help wins over version, version over demo', () => {
+    expect(parseCli(['--demo', '--version', '--help']).mode).toBe('help');
+    expect(parseCli(['--demo', '--version']).mode).toBe('version');
+  });
+
+  it('a URL is not checked outside connect mode', () => {
+    // Documented here as behaviour: `--demo http://x` runs the demo and ignores the URL.
+    expect(parseCli(['--demo', 'http://x.test/']).mode).toBe('demo');
+    expect(parseCli(['--help', 'nonsense']).mode).toBe('help');
+  });
+
+  it('flag values are still validated in help mode', () => {
+    expect(usageError(['--help', '--count', '0']).message).toContain('--count');
+  });
+});
