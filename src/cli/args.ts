@@ -62,13 +62,16 @@ Connection:
 Backoff:
       --strategy NAME         truncated | full | equal | decorrelated | exponential | constant
                                                                                   [truncated]
-      --max-delay MS          largest wait (T of truncated, cap of the others)    [10000]
+      --max-delay MS          largest wait: T of truncated, cap of full, equal,
+                              decorrelated and exponential (not constant)        [10000]
       --ceiling N             truncated: failures until the window stops growing  [10]
       --base-delay MS         first window (full, equal, decorrelated,
                               exponential); the fixed wait of constant            [100]
       --max-retries N         give up after N failed attempts in a row            [unlimited]
 Input and output:
-  -s, --send MESSAGE          send MESSAGE (repeatable) instead of reading stdin, then exit
+  -s, --send MESSAGE          send MESSAGE (repeatable) instead of reading stdin, then exit once
+                              it is written (add --wait or -n to read replies; --send=-x
+                              for a message that starts with a dash)
       --wait MS               after the last message is sent, listen MS more      [0; interactive: until quit]
   -n, --count N               exit after N messages were received
   -t, --timeout MS            exit with code 4 if not done within MS
@@ -98,6 +101,8 @@ const DEFAULTS = {
 
 /** Parses `argv` (without `node` and the script). @throws UsageError */
 export function parseCli(argv: readonly string[]): CliOptions {
+  // Asking for help wins over any mistake elsewhere on the line.
+  if (argv.includes('--help') || argv.includes('-h')) return { ...parseCli(['--demo']), mode: 'help' };
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);
@@ -115,6 +120,9 @@ export function parseCli(argv: readonly string[]): CliOptions {
     if (url === '') throw new UsageError('Expected a ws:// or wss:// URL to connect to (or --demo)');
     checkUrl(url);
   }
+  if (mode === 'demo' && url !== '') {
+    throw new UsageError(`Expected no URL with \`--demo\` (it runs its own server), got ${JSON.stringify(url)}`);
+  }
   if (v.heartbeat !== undefined && v['no-heartbeat']) {
     throw new UsageError('Expected either `--heartbeat` or `--no-heartbeat`, not both');
   }
@@ -131,7 +139,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     headers: parseHeaders(v.header ?? []),
     protocols: v.protocol ?? [],
     strategy: strategy as StrategyName,
-    maxDelay: number('--max-delay', v['max-delay'], DEFAULTS.maxDelay, { min: 0 }),
+    maxDelay: number('--max-delay', v['max-delay'], DEFAULTS.maxDelay, { min: 0, exclusive: true }),
     ceiling: number('--ceiling', v.ceiling, DEFAULTS.ceiling, { min: 1, integer: true }),
     baseDelay: number('--base-delay', v['base-delay'], DEFAULTS.baseDelay, { min: 0 }),
     maxRetries: number('--max-retries', v['max-retries'], Number.POSITIVE_INFINITY, { min: 0, integer: true }),
@@ -206,13 +214,19 @@ function number(
   flag: string,
   text: string | undefined,
   fallback: number,
-  { min, max = Number.POSITIVE_INFINITY, integer = false }: { min: number; max?: number; integer?: boolean },
+  {
+    min,
+    max = Number.POSITIVE_INFINITY,
+    integer = false,
+    exclusive = false,
+  }: { min: number; max?: number; integer?: boolean; exclusive?: boolean },
 ): number {
   if (text === undefined) return fallback;
   const value = text.trim() === '' ? Number.NaN : Number(text);
-  if (!Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
+  const low = exclusive ? value <= min : value < min;
+  if (!Number.isFinite(value) || low || value > max || (integer && !Number.isInteger(value))) {
     const kind = integer ? 'an integer' : 'a number';
-    const range = max === Number.POSITIVE_INFINITY ? `>= ${min}` : `from ${min} to ${max}`;
+    const range = max === Number.POSITIVE_INFINITY ? `${exclusive ? '>' : '>='} ${min}` : `from ${min} to ${max}`;
     throw new UsageError(`Expected \`${flag}\` to be ${kind} ${range}, got ${JSON.stringify(text)}`);
   }
   return value;

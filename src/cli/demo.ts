@@ -126,6 +126,7 @@ export async function runDemo(options: DemoOptions, io: DemoIO): Promise<{ code:
   }, s.sendEvery);
 
   let interrupted = false;
+  let removeInterrupt = () => {};
   const finished = new Promise<void>((resolve) => {
     s.crashes.forEach((crashAt, i) => {
       at(crashAt, async () => {
@@ -141,13 +142,13 @@ export async function runDemo(options: DemoOptions, io: DemoIO): Promise<{ code:
       }
     });
     at(s.end, resolve);
-    const removeInterrupt = io.onInterrupt(() => {
+    removeInterrupt = io.onInterrupt(() => {
       interrupted = true;
-      removeInterrupt();
       resolve();
     });
   });
   await finished;
+  removeInterrupt();
 
   for (const timer of timers) clearTimeout(timer);
   clearInterval(sender);

@@ -44,7 +44,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO): Prom
         return await runSession(options, io);
       } catch (error) {
         if (!(error instanceof UsageError)) throw error;
-        io.stderr.write(`resilient-socket: ${error.message}\n`);
+        io.stderr.write(`resilient-socket: ${error.message}\nRun \`resilient-socket --help\` for usage.\n`);
         return ExitCode.Usage;
       }
   }

@@ -162,6 +162,9 @@ class Session {
       this.#tickStatus(current === 'reconnecting');
     });
     socket.on('message', (data: Data) => {
+      // Replies that arrive while closing are still printed (a server answers before it sees our
+      // close frame), but never more than `--count`.
+      if (this.#received >= this.#options.count) return;
       this.#received += 1;
       out.message(data);
       if (this.#received >= this.#options.count) this.#end(ExitCode.Ok, `received ${this.#received} message(s)`);

@@ -31,5 +31,6 @@ export function statusLine(socket: ResilientSocket, now = Date.now()): string {
 }
 
 function seconds(ms: number): string {
-  return ms < 1_000 ? `${Math.round(ms)} ms` : `${(ms / 1_000).toFixed(1)} s`;
+  const rounded = Math.round(ms);
+  return rounded < 1_000 ? `${rounded} ms` : `${(ms / 1_000).toFixed(1)} s`;
 }

@@ -302,13 +302,19 @@ describe('parseCli: modes', () => {
     expect(parseCli(['--demo', '--version']).mode).toBe('version');
   });
 
-  it('a URL is not checked outside connect mode', () => {
-    // Documented here as behaviour: `--demo http://x` runs the demo and ignores the URL.
-    expect(parseCli(['--demo', 'http://x.test/']).mode).toBe('demo');
+  it('--demo takes no URL (it runs its own server); --help ignores one', () => {
+    expect(usageError(['--demo', 'http://x.test/']).message).toContain('--demo');
     expect(parseCli(['--help', 'nonsense']).mode).toBe('help');
   });
 
-  it('flag values are still validated in help mode', () => {
-    expect(usageError(['--help', '--count', '0']).message).toContain('--count');
+  it('--max-delay must be above 0 (a zero-wide window is no backoff)', () => {
+    expect(usageError(['ws://x.test', '--max-delay', '0']).message).toBe(
+      'Expected `--max-delay` to be a number > 0, got "0"',
+    );
+  });
+
+  it('--help wins over mistakes elsewhere on the line', () => {
+    expect(parseCli(['--help', '--count', '0']).mode).toBe('help');
+    expect(parseCli(['--bogus', '-h']).mode).toBe('help');
   });
 });

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { type ChatMessage, type ChatServer, startChatServer } from '../../examples/chat/server.js';
+import { main } from '../../src/cli/main.js';
 import { ResilientSocket } from '../../src/node.js';
+import { fakeProcess } from '../helpers/cli-io.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
 
 // The chat example's server with two Node ResilientSocket clients: the server crashes and comes
@@ -120,5 +122,40 @@ describe('chat example server', () => {
       text: 'hello from a terminal',
       clientId: null,
     });
+  });
+
+  it('the resilient-socket CLI is a chat client: lines typed during a restart reach the room, in order', async () => {
+    const server = cleanup.add(await startChatServer(), (s) => s.stop());
+    const bob = chatClient(server, 'bob');
+    await waitFor(() => bob.socket.state === 'open', 3_000, 'bob open');
+    // carol types into the CLI (piped stdin, as `npx resilient-socket` would read it).
+    const carol = fakeProcess();
+    const exit = main(
+      [`${server.wsUrl}?name=carol`, '--max-delay', '400', '--ceiling', '3', '--no-heartbeat'],
+      carol.io,
+    );
+    await carol.waitForOutput('connected');
+    carol.stdin.write('before the crash\n');
+    await waitFor(() => bob.live.length === 1, 2_000, 'bob to hear carol');
+
+    await server.crash();
+    await carol.waitForOutput(/connection closed \(1006\)/);
+    carol.stdin.write('during 1\nduring 2\n');
+    await carol.waitForOutput('buffered "during 2"');
+    await server.restart();
+    await waitFor(() => server.messages.length === 3, 3_000, "carol's queued lines to reach the room", {
+      describe: () => ({ room: lines(server.messages), carol: carol.stderr }),
+    });
+    expect(lines(server.messages)).toEqual(['carol: before the crash', 'carol: during 1', 'carol: during 2']);
+    // The CLI prints what the room broadcasts (its own lines too), one frame per stdout line.
+    await waitFor(
+      () => carol.stdoutLines().filter((l) => l.startsWith('{"type":"message"')).length === 3,
+      2_000,
+      'carol sees 3',
+    );
+
+    carol.stdin.end(); // Ctrl-D: input over, everything was sent, so the CLI exits 0
+    await expect(exit).resolves.toBe(0);
+    expect(carol.stderr).not.toMatch(/dropped/);
   });
 });
