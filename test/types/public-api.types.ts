@@ -1,0 +1,130 @@
+/**
+ * Type tests for the public API (checked by `npm run typecheck`; nothing here runs). Each
+ * `expectTypeOf` fails compilation when a published type changes; each `@ts-expect-error` fails
+ * when something that must not compile starts to.
+ */
+import { expectTypeOf } from 'vitest';
+import {
+  type BackoffPolicy,
+  type BackoffPolicyLike,
+  type CloseEventInfo,
+  type ConnectingInfo,
+  type Data,
+  type DropInfo,
+  type ErrorCode,
+  type GiveUpInfo,
+  isResilientSocketError,
+  type OpenInfo,
+  type ReconnectingInfo,
+  ResilientSocket,
+  type ResilientSocketError,
+  type ResilientSocketEvents,
+  type ResilientSocketOptions,
+  retry,
+  type SendResult,
+  type SocketState,
+  type SocketStats,
+  type StateChange,
+  truncatedBinaryExponential,
+} from '../../src/index.js';
+import { FlakyServer, type TestClock, until } from '../../src/testing/index.js';
+
+declare const socket: ResilientSocket;
+
+// --- send(): its result is a closed union callers can switch over exhaustively.
+expectTypeOf(socket.send('x')).toEqualTypeOf<SendResult>();
+expectTypeOf<SendResult>().toEqualTypeOf<'sent' | 'buffered' | 'dropped'>();
+expectTypeOf(socket.send).parameter(0).toEqualTypeOf<Data>();
+expectTypeOf(socket.send(new Uint8Array(2), { buffer: false })).toEqualTypeOf<SendResult>();
+// @ts-expect-error -- only strings and binary data can be sent
+socket.send({ not: 'data' });
+// @ts-expect-error -- `buffer` is a boolean
+socket.send('x', { buffer: 'no' });
+
+// --- the event map: every event's payload, as listeners receive it.
+expectTypeOf<ResilientSocketEvents>().toEqualTypeOf<{
+  state: [change: StateChange];
+  connecting: [info: ConnectingInfo];
+  open: [info: OpenInfo];
+  message: [data: Data];
+  close: [info: CloseEventInfo];
+  reconnecting: [info: ReconnectingInfo];
+  stable: [];
+  error: [error: ResilientSocketError];
+  giveup: [info: GiveUpInfo];
+  drop: [info: DropInfo];
+}>();
+socket.on('open', (info) => {
+  expectTypeOf(info.reconnected).toEqualTypeOf<boolean>();
+  expectTypeOf(info.attempt).toEqualTypeOf<number>();
+});
+socket.on('state', ({ previous, current }) => {
+  expectTypeOf(previous).toEqualTypeOf<SocketState>();
+  expectTypeOf(current).toEqualTypeOf<SocketState>();
+});
+socket.on('reconnecting', ({ delay }) => expectTypeOf(delay).toEqualTypeOf<number>());
+socket.on('error', (error) => expectTypeOf(error.code).toEqualTypeOf<ErrorCode>());
+socket.on('drop', ({ reason, messages }) => {
+  expectTypeOf(reason).toEqualTypeOf<'overflow' | 'expired' | 'closed' | 'not-connected'>();
+  expectTypeOf(messages).toEqualTypeOf<readonly Data[]>();
+});
+socket.on('stable', (...args) => expectTypeOf(args).toEqualTypeOf<[]>());
+// @ts-expect-error -- no such event
+socket.on('opened', () => undefined);
+// @ts-expect-error -- `message` hands over the data, not an event object
+socket.on('message', (event: MessageEvent) => event);
+
+// --- states and stats.
+expectTypeOf<SocketState>().toEqualTypeOf<'idle' | 'connecting' | 'open' | 'reconnecting' | 'closing' | 'closed'>();
+expectTypeOf(socket.state).toEqualTypeOf<SocketState>();
+expectTypeOf(socket.stats).toEqualTypeOf<SocketStats>();
+expectTypeOf(socket.stats.nextRetryAt).toEqualTypeOf<number | undefined>();
+expectTypeOf(socket.bufferedCount).toEqualTypeOf<number>();
+expectTypeOf(socket[Symbol.asyncIterator]()).toEqualTypeOf<AsyncIterableIterator<Data>>();
+
+// --- options: what is accepted, and what is not.
+expectTypeOf<ResilientSocketOptions['maxDelay']>().toEqualTypeOf<number | undefined>();
+expectTypeOf<ResilientSocketOptions['heartbeat']>().extract<false>().toEqualTypeOf<false>();
+expectTypeOf<ResilientSocketOptions['backoff']>().toEqualTypeOf<
+  BackoffPolicyLike | (() => BackoffPolicyLike) | undefined
+>();
+expectTypeOf<ResilientSocketOptions['buffer']>().exclude<undefined>().toHaveProperty('overflow');
+new ResilientSocket('wss://example.test', { maxDelay: 10_000, ceiling: 10 });
+new ResilientSocket(() => 'wss://example.test', { autoConnect: false });
+new ResilientSocket(async () => new URL('wss://example.test'), { protocols: async () => ['v2'] });
+new ResilientSocket('wss://example.test', { backoff: truncatedBinaryExponential({ maxDelay: 5_000 }) });
+new ResilientSocket('wss://example.test', { backoff: () => ({ next: () => 1_000, reset: () => undefined }) });
+new ResilientSocket('wss://example.test', {
+  heartbeat: { interval: 5_000, message: 'ping', isPong: (d) => d === 'pong' },
+});
+new ResilientSocket('wss://example.test', { buffer: { maxMessages: 10, overflow: 'drop-newest', ttl: 60_000 } });
+// @ts-expect-error -- maxDelay is a number of milliseconds
+new ResilientSocket('wss://example.test', { maxDelay: '10s' });
+// @ts-expect-error -- unknown overflow policy
+new ResilientSocket('wss://example.test', { buffer: { overflow: 'drop-all' } });
+// @ts-expect-error -- unknown option (a typo of maxDelay)
+new ResilientSocket('wss://example.test', { maxdelay: 1 });
+// @ts-expect-error -- the URL is required
+new ResilientSocket();
+
+// --- backoff and retry.
+expectTypeOf(truncatedBinaryExponential()).toMatchTypeOf<BackoffPolicy>();
+expectTypeOf(truncatedBinaryExponential().next()).toEqualTypeOf<number>();
+expectTypeOf(retry(async () => 42)).toEqualTypeOf<Promise<number>>();
+expectTypeOf(retry((attempt: number) => `try ${attempt}`)).toEqualTypeOf<Promise<string>>();
+
+// --- errors: the guard narrows.
+declare const thrown: unknown;
+if (isResilientSocketError(thrown)) expectTypeOf(thrown.code).toEqualTypeOf<ErrorCode>();
+
+// --- the test kit: until() resolves with the event's payload, or the reached state.
+declare const clock: TestClock;
+expectTypeOf(until(socket, 'open')).toEqualTypeOf<Promise<OpenInfo>>();
+expectTypeOf(until(socket, 'message')).toEqualTypeOf<Promise<Data>>();
+expectTypeOf(until(socket, 'closed')).toEqualTypeOf<Promise<{ readonly state: 'closed' }>>();
+expectTypeOf(until(socket, 'reconnecting', { advance: (ms) => clock.advance(ms) })).toEqualTypeOf<
+  Promise<ReconnectingInfo>
+>();
+// @ts-expect-error -- not an event or a state
+until(socket, 'opne');
+expectTypeOf(new FlakyServer().WebSocket).toMatchTypeOf<NonNullable<ResilientSocketOptions['WebSocket']>>();
