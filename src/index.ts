@@ -47,4 +47,9 @@ export {
   type SocketStats,
 } from './socket/resilient-socket.js';
 export { type SocketState, STATES, type StateBehaviour } from './socket/states.js';
-export { ReadyState, type WebSocketConstructorLike, type WebSocketLike } from './transport/websocket-like.js';
+export {
+  type AnyListener,
+  ReadyState,
+  type WebSocketConstructorLike,
+  type WebSocketLike,
+} from './transport/websocket-like.js';

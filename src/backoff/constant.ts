@@ -7,6 +7,10 @@ export interface ConstantOptions extends RandomOption {
   /**
    * The delay before every retry, in milliseconds. Finite and >= 0; clamped to 2^31 − 1.
    * @default 1_000
+   * @example
+   * ```ts
+   * constant({ delay: 500 }) // every retry after half a second
+   * ```
    */
   delay?: number;
 }

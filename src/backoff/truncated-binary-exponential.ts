@@ -8,12 +8,20 @@ export interface TruncatedBinaryExponentialOptions extends RandomOption {
    * `T`: the upper end of the widest window, in milliseconds, reached at the `ceiling`-th
    * consecutive failure and kept from then on. Finite and > 0.
    * @default 10_000
+   * @example
+   * ```ts
+   * truncatedBinaryExponential({ maxDelay: 30_000 }) // spread retries over up to 30 s
+   * ```
    */
   maxDelay?: number;
   /**
    * `N`: the failure count at which the window stops doubling (the truncation point). An integer >= 1.
    * With `N = 1` every delay is drawn from `[0, T)`.
    * @default 10
+   * @example
+   * ```ts
+   * truncatedBinaryExponential({ maxDelay: 10_000, ceiling: 5 }) // windows 625, 1250, 2500, 5000, 10000 ms
+   * ```
    */
   ceiling?: number;
 }
@@ -28,7 +36,13 @@ export interface TruncatedBinaryExponentialPolicy extends BackoffPolicy {
   readonly baseDelay: number;
 }
 
-export const TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS = Object.freeze({ maxDelay: 10_000, ceiling: 10 });
+/** The defaults of {@link truncatedBinaryExponential}: T = 10 s, N = 10 (a first window of 19.53125 ms). */
+export const TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS = Object.freeze({
+  /** T, in ms. */
+  maxDelay: 10_000,
+  /** N. */
+  ceiling: 10,
+});
 
 /**
  * The window after the `n`-th consecutive failure (n from 1): `a·2^(min(n,N)−1)`, computed as

@@ -52,6 +52,10 @@ export interface RandomOption {
    * Uniform random source, called afresh for every delay. Inject a seeded generator for
    * reproducible runs, or `() => 0` / `() => 1 - Number.EPSILON` to pin a delay to a window's edge.
    * @default Math.random
+   * @example
+   * ```ts
+   * fullJitter({ random: seededRandom(42) }) // reproducible delays in a simulation
+   * ```
    */
   random?: RandomSource;
 }
@@ -61,11 +65,19 @@ export interface BaseCapOptions extends RandomOption {
   /**
    * The first window in milliseconds (`attempt` 0); it doubles on each further failure. Must be > 0.
    * @default 100
+   * @example
+   * ```ts
+   * fullJitter({ base: 250 }) // windows of 250, 500, 1000… ms
+   * ```
    */
   base?: number;
   /**
    * The largest window in milliseconds. Must be finite and >= `base`.
    * @default 10_000
+   * @example
+   * ```ts
+   * equalJitter({ base: 100, cap: 30_000 }) // never wait more than 30 s
+   * ```
    */
   cap?: number;
 }

@@ -37,11 +37,19 @@ export interface RetryOptions {
    * factory returning a fresh one per call. Use a factory when one configuration serves
    * concurrent `retry()` calls, so they do not share a failure count.
    * @default () => truncatedBinaryExponential() (T = 10 s, N = 10)
+   * @example
+   * ```ts
+   * retry(fetchConfig, { backoff: () => fullJitter({ base: 200, cap: 5_000 }) })
+   * ```
    */
   backoff?: BackoffPolicyLike | (() => BackoffPolicyLike);
   /**
    * The most attempts to make, the first included. An integer >= 1, or `Infinity`.
    * @default 10
+   * @example
+   * ```ts
+   * retry(fetchConfig, { maxAttempts: 3 }) // one call and two retries
+   * ```
    */
   maxAttempts?: number;
   /**
@@ -49,27 +57,51 @@ export interface RetryOptions {
    * once with that error. Not called when no attempts remain. If it throws, `retry()` rejects
    * with what it threw.
    * @default () => true
+   * @example
+   * ```ts
+   * retry(callApi, { retryIf: (error) => error instanceof HttpError && error.status >= 500 })
+   * ```
    */
   retryIf?: (error: unknown, attempt: number) => boolean | PromiseLike<boolean>;
   /**
    * Called after a failed attempt that will be retried, before the wait; may be async (it is
    * awaited). If it throws, `retry()` rejects with what it threw.
+   * @default undefined (nothing is called)
+   * @example
+   * ```ts
+   * retry(callApi, { onRetry: ({ attempt, delay, error }) => log.warn({ attempt, delay, error }) })
+   * ```
    */
   onRetry?: (info: RetryInfo) => void | PromiseLike<void>;
   /**
    * Aborting it — before the first call, during a call or during a wait — rejects at once with
    * `signal.reason` and clears the pending timer and the abort listener.
+   * @default undefined (never aborted)
+   * @example
+   * ```ts
+   * retry(callApi, { signal: AbortSignal.timeout(30_000) }) // give up after 30 s in all
+   * ```
    */
   signal?: AbortSignal;
   /**
    * In Node, keep a pending wait from holding the process open (the timer is `unref`ed).
    * The process may then exit before the retry fires.
    * @default false
+   * @example
+   * ```ts
+   * retry(flushMetrics, { unref: true }) // a pending retry does not delay process exit
+   * ```
    */
   unref?: boolean;
   /**
    * Where timers come from. Inject a manual clock to drive waits in tests.
    * @default the global setTimeout / clearTimeout and Date.now
+   * @example
+   * ```ts
+   * const clock = new TestClock(); // from resilient-socket/testing
+   * const result = retry(flaky, { clock });
+   * await clock.advance(1_000);
+   * ```
    */
   clock?: Clock;
 }

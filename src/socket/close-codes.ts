@@ -17,18 +17,31 @@ export interface CloseInfo {
 
 /** Well-known codes used by the package. */
 export const CloseCodes = Object.freeze({
+  /** 1000: the purpose of the connection was fulfilled (what `close()` sends by default). */
   NORMAL: 1000,
+  /** 1001: the endpoint is going away (a server shutting down, a page navigating away). */
   GOING_AWAY: 1001,
+  /** 1002: a protocol error. Fatal: not reconnected by default. */
   PROTOCOL_ERROR: 1002,
+  /** 1003: a data type the endpoint cannot accept. Fatal by default. */
   UNSUPPORTED_DATA: 1003,
+  /** 1005: no status code was present in the close frame (never sent, only reported). */
   NO_STATUS: 1005,
+  /** 1006: the connection dropped without a close frame (never sent, only reported). */
   ABNORMAL: 1006,
+  /** 1007: a message's data did not match its type (e.g. invalid UTF-8). Fatal by default. */
   INVALID_PAYLOAD: 1007,
+  /** 1008: the message violated the endpoint's policy. Fatal by default. */
   POLICY_VIOLATION: 1008,
+  /** 1009: a message was too big to process. Fatal by default. */
   MESSAGE_TOO_BIG: 1009,
+  /** 1010: the client expected an extension the server did not negotiate. Fatal by default. */
   MANDATORY_EXTENSION: 1010,
+  /** 1011: the server hit an unexpected condition. */
   INTERNAL_ERROR: 1011,
+  /** 1012: the server is restarting; reconnect. */
   SERVICE_RESTART: 1012,
+  /** 1013: the server is overloaded; try again later (with backoff). */
   TRY_AGAIN_LATER: 1013,
 });
 

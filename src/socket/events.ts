@@ -5,7 +5,9 @@ import type { SocketState } from './states.js';
 
 /** Payload of `state`: every state change, from the one funnel that makes them. */
 export interface StateChange {
+  /** The state before the change. */
   readonly previous: SocketState;
+  /** The state now. */
   readonly current: SocketState;
   /** Why, in words (e.g. `'connection lost'`, `'close() called'`, `'retries exhausted'`). */
   readonly reason: string;
@@ -62,6 +64,7 @@ export type DropReason =
 
 /** Payload of `drop`: messages that will never be sent. */
 export interface DropInfo {
+  /** Why they were dropped. */
   readonly reason: DropReason;
   /** The dropped messages, oldest first. */
   readonly messages: readonly Data[];

@@ -13,7 +13,16 @@ import type { WebSocketConstructorLike } from '../transport/websocket-like.js';
  * - `'silent'`: open it, then never answer: no replies, no echo (a dead link as the client sees it);
  * - `{ close, reason }`: open it, then close it at once with that code (e.g. 1013 "try again later").
  */
-export type AttemptOutcome = 'accept' | 'refuse' | 'silent' | { readonly close: number; readonly reason?: string };
+export type AttemptOutcome =
+  | 'accept'
+  | 'refuse'
+  | 'silent'
+  | {
+      /** The close code to close the fresh connection with. */
+      readonly close: number;
+      /** The close reason. @default '' */
+      readonly reason?: string;
+    };
 
 /** Options of {@link FlakyServer}. */
 export interface FlakyServerOptions {
@@ -21,22 +30,38 @@ export interface FlakyServerOptions {
    * The URL the server answers on. mock-socket keeps one server per URL in a module-wide registry,
    * so two live servers need two URLs.
    * @default a fresh `ws://flaky-<n>.test/`
+   * @example
+   * ```ts
+   * new FlakyServer({ url: 'ws://chat.test/room/1' })
+   * ```
    */
   url?: string;
   /**
    * Send every message back to the connection it came from.
    * @default false
+   * @example
+   * ```ts
+   * new FlakyServer({ echo: true })
+   * ```
    */
   echo?: boolean;
   /**
    * Answers a message: return what to send back to that connection, or `undefined` for nothing.
    * Runs after `echo`. Use it for app-level pings: `reply: (m) => (m === 'ping' ? 'pong' : undefined)`.
    * @default undefined
+   * @example
+   * ```ts
+   * new FlakyServer({ reply: (message) => (message === 'ping' ? 'pong' : undefined) })
+   * ```
    */
   reply?: (message: Data, connection: number) => Data | undefined;
   /**
    * Outcomes of the next connection attempts, in order; once used up, attempts get {@link FlakyServer.mode}.
    * @default []
+   * @example
+   * ```ts
+   * new FlakyServer({ script: ['refuse', 'refuse', { close: 1013, reason: 'try later' }, 'accept'] })
+   * ```
    */
   script?: readonly AttemptOutcome[];
 }

@@ -33,13 +33,20 @@ export type UntilResult<T extends UntilEvent | UntilState> = T extends UntilEven
   ? ResilientSocketEvents[T] extends [infer P, ...unknown[]]
     ? P
     : undefined
-  : { readonly state: T };
+  : {
+      /** The state the socket reached. */
+      readonly state: T;
+    };
 
 /** Options of {@link until}. */
 export interface UntilOptions<T extends UntilEvent | UntilState> {
   /**
    * Wait for an occurrence that also passes this test, e.g. `where: (data) => data === 'pong'`.
    * @default undefined (the first occurrence)
+   * @example
+   * ```ts
+   * await until(socket, 'message', { where: (data) => data === 'pong' })
+   * ```
    */
   where?: (result: UntilResult<T>) => boolean;
   /**
@@ -47,6 +54,10 @@ export interface UntilOptions<T extends UntilEvent | UntilState> {
    * patch), or of fake time when `advance` is given. The promise then rejects with a message that
    * names the target and the socket's state.
    * @default 10_000
+   * @example
+   * ```ts
+   * await until(socket, 'open', { within: 2_000 })
+   * ```
    */
   within?: number;
   /**
@@ -54,11 +65,19 @@ export interface UntilOptions<T extends UntilEvent | UntilState> {
    * or a {@link TestClock}'s `advance`. When given, `until` drives time itself, `step` ms at a time,
    * until the target happens or `within` fake milliseconds have passed.
    * @default undefined (wait in real time)
+   * @example
+   * ```ts
+   * await until(socket, 'open', { advance: vi.advanceTimersByTimeAsync })
+   * ```
    */
   advance?: (ms: number) => unknown;
   /**
    * How far each `advance` call moves time, in ms. Time overshoots the target by less than one step.
    * @default 1
+   * @example
+   * ```ts
+   * await until(socket, 'giveup', { advance: (ms) => clock.advance(ms), step: 100, within: 600_000 })
+   * ```
    */
   step?: number;
 }

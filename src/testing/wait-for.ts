@@ -10,6 +10,10 @@ export interface WaitForOptions {
    * Give up after this many milliseconds: of real time (timers fake-timer libraries do not patch),
    * or of fake time when `advance` is given.
    * @default 10_000
+   * @example
+   * ```ts
+   * await waitFor(() => server.received.length === 3, { within: 2_000 })
+   * ```
    */
   within?: number;
   /**
@@ -17,14 +21,28 @@ export interface WaitForOptions {
    * condition is checked after every step. Without it, the condition is polled every `step` ms of
    * real time.
    * @default undefined (real time)
+   * @example
+   * ```ts
+   * await waitFor(() => app.status === 'live', { advance: vi.advanceTimersByTimeAsync })
+   * ```
    */
   advance?: (ms: number) => unknown;
   /**
    * The polling period, or how far each `advance` moves time, in ms.
    * @default 1
+   * @example
+   * ```ts
+   * await waitFor(() => feed.ready, { step: 20 }) // poll every 20 ms of real time
+   * ```
    */
   step?: number;
-  /** Named in the error message on timeout. @default 'condition' */
+  /**
+   * Named in the error message on timeout. @default 'condition'
+   * @example
+   * ```ts
+   * await waitFor(() => server.received.length === 2, { ...time, what: 'both subscriptions' })
+   * ```
+   */
   what?: string;
 }
 

@@ -20,6 +20,7 @@ import type { WebSocket, WebSocketServer } from 'ws';
 
 /** One accepted connection, server side: a `ws` WebSocket. */
 export interface ServerConnection {
+  /** The ws `readyState` (1 open, 2 closing, 3 closed). */
   readonly readyState: number;
   /** Sends a message to this client. */
   send(data: string | ArrayBufferView | ArrayBuffer): void;
@@ -32,6 +33,7 @@ export interface ServerConnection {
 /** What the server does with one upgrade request. */
 export type Behaviour =
   | {
+      /** Complete the upgrade and keep the connection. */
       readonly kind: 'accept';
       /** Send every received message back. @default false */
       readonly echo?: boolean;
@@ -41,7 +43,9 @@ export type Behaviour =
   | {
       /** Complete the upgrade, then close at once with `code`. */
       readonly kind: 'accept-then-close';
+      /** The close code. */
       readonly code: number;
+      /** The close reason. @default '' */
       readonly reason?: string;
     }
   | {
@@ -51,6 +55,7 @@ export type Behaviour =
   | {
       /** Answer the upgrade with a plain HTTP response and drop the TCP connection. */
       readonly kind: 'refuse';
+      /** The HTTP status, e.g. 401, 429 or 503. */
       readonly status: number;
       /** Value of a `Retry-After` header (seconds or an HTTP-date), if any. */
       readonly retryAfter?: string | number;
@@ -62,6 +67,7 @@ export interface UpgradeRecord {
   readonly index: number;
   /** The request target, e.g. `/?token=3`. */
   readonly url: string;
+  /** The request headers (lower-case names). */
   readonly headers: IncomingHttpHeaders;
   /** `performance.now()` when the request arrived. */
   readonly at: number;
@@ -71,14 +77,20 @@ export interface UpgradeRecord {
 
 /** One accepted connection that ended. */
 export interface DisconnectRecord {
+  /** The close code the server saw (1006 when the client vanished). */
   readonly code: number;
+  /** The close reason. */
   readonly reason: string;
+  /** `performance.now()` when it ended. */
   readonly at: number;
 }
 
+/** The server's behaviour: one for every upgrade, or a function deciding per upgrade. */
 export type BehaviourSetting = Behaviour | ((upgrade: Omit<UpgradeRecord, 'kind'>) => Behaviour);
 
+/** Accept every upgrade, answer pings, echo nothing. */
 export const ACCEPT: Behaviour = Object.freeze({ kind: 'accept' });
+/** Accept every upgrade and echo every message back. */
 export const ECHO: Behaviour = Object.freeze({ kind: 'accept', echo: true });
 
 /**
@@ -136,6 +148,7 @@ export class TestWsServer {
     return `ws://127.0.0.1:${this.port}${path}`;
   }
 
+  /** Whether the server is listening now (between `start()` and `stop()`). */
   get listening(): boolean {
     return this.#http?.listening === true;
   }

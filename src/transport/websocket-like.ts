@@ -4,27 +4,40 @@
  * double) be passed as the `WebSocket` option.
  */
 
-/** The events we listen to, with only the fields we read. */
+/** The `message` event, with only the field we read. */
 export interface MessageEventLike {
+  /** The message: a string, or binary data in the socket's `binaryType`. */
   readonly data: unknown;
 }
+/** The `close` event, with only the fields we read. */
 export interface CloseEventLike {
+  /** The close code (1006 when there was no close frame). */
   readonly code?: number;
+  /** The close reason. */
   readonly reason?: string;
+  /** Whether the closing handshake completed. */
   readonly wasClean?: boolean;
 }
 
+/** A listener of any event type of any WebSocket implementation. */
 // biome-ignore lint/suspicious/noExplicitAny: listeners of foreign WebSocket implementations take their own event types.
-type AnyListener = (event: any) => void;
+export type AnyListener = (event: any) => void;
 
 /** One underlying WebSocket connection. */
 export interface WebSocketLike {
+  /** 0 connecting, 1 open, 2 closing, 3 closed (see {@link ReadyState}). */
   readonly readyState: number;
+  /** The subprotocol the server selected ('' if none). */
   readonly protocol?: string;
+  /** How binary messages are delivered: `'blob'` or `'arraybuffer'` in browsers, also `'nodebuffer'` in ws. */
   binaryType?: string;
+  /** Sends one message. */
   send(data: never): void;
+  /** Starts the closing handshake. */
   close(code?: number, reason?: string): void;
+  /** Listens to `open`, `message`, `close` or `error`. */
   addEventListener(type: string, listener: AnyListener): void;
+  /** Stops listening. */
   removeEventListener(type: string, listener: AnyListener): void;
   // The ws-only members are declared as methods (not function-typed properties) with `any`
   // listener arguments, so that ws's overloaded signatures, and classes extending ws, are
@@ -53,4 +66,13 @@ export type WebSocketConstructorLike = new (
 ) => WebSocketLike;
 
 /** WebSocket `readyState` values. */
-export const ReadyState = Object.freeze({ CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3 });
+export const ReadyState = Object.freeze({
+  /** 0: the connection is not yet open. */
+  CONNECTING: 0,
+  /** 1: open; messages can be sent. */
+  OPEN: 1,
+  /** 2: the closing handshake is in progress. */
+  CLOSING: 2,
+  /** 3: closed, or it could not be opened. */
+  CLOSED: 3,
+});
