@@ -81,6 +81,20 @@ export class TestClock implements Clock {
     return this.#enqueue(() => this.#advance(ms));
   }
 
+  /**
+   * A machine that slept: `now()` jumps `ms` ahead while every pending timer keeps the time it
+   * still had to wait (as real timers do: they run on a monotonic clock that stops in sleep).
+   * Nothing fires; the next {@link TestClock.advance} goes on from the new time. Use it to test
+   * what a socket does after a laptop lid was closed (it probes the link: the `resume` option).
+   */
+  jump(ms: number): void {
+    if (typeof ms !== 'number') throw new TypeError(`Expected \`ms\` to be a number, got ${typeof ms}`);
+    if (!(ms >= 0) || !Number.isFinite(ms))
+      throw new RangeError(`Expected \`ms\` to be a finite number >= 0, got ${ms}`);
+    this.#now += ms;
+    this.#timers = this.#timers.map((entry) => ({ ...entry, at: entry.at + ms }));
+  }
+
   /** Moves time to the next timer and fires it (and any due at the same time); false if none is pending. */
   next(): Promise<boolean> {
     return this.#enqueue(async () => {

@@ -454,3 +454,27 @@ function scriptedWebSocket(script: ('refuse' | 'accept')[]) {
   }
   return { WebSocket: Scripted as unknown as WebSocketConstructorLike, created: () => count };
 }
+
+describe('jump(): a machine that slept', () => {
+  it('moves now() without firing anything; pending timers keep the time they still had to wait', async () => {
+    const clock = new TestClock(1_000);
+    const fired: number[] = [];
+    clock.setTimeout(() => fired.push(clock.now()), 500);
+    clock.jump(60_000);
+    expect(clock.now()).toBe(61_000);
+    expect(fired).toEqual([]);
+    expect(clock.nextAt).toBe(61_500);
+    await clock.advance(499);
+    expect(fired).toEqual([]);
+    await clock.advance(1);
+    expect(fired).toEqual([61_500]);
+  });
+
+  it('rejects bad input by the rule: TypeError for a wrong type, RangeError for a bad value', () => {
+    const clock = new TestClock();
+    expect(() => clock.jump('5' as unknown as number)).toThrow(TypeError);
+    expect(() => clock.jump(-1)).toThrow(RangeError);
+    expect(() => clock.jump(Number.POSITIVE_INFINITY)).toThrow(RangeError);
+    expect(clock.now()).toBe(0);
+  });
+});

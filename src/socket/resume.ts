@@ -1,0 +1,157 @@
+/**
+ * Resume awareness: the signals that a connection may have died while nobody was looking, and
+ * that waiting out a backoff delay is pointless. In a browser: the page became visible again
+ * (`visibilitychange`), came back from the back/forward cache (`pageshow` with `persisted`), or
+ * the network came back (`online`), and `offline` says attempts would be wasted. In Node: timers
+ * firing far later than asked mean the process (or the machine) was suspended.
+ *
+ * One set of listeners and at most one drift timer per clock serve every socket: a socket
+ * registers a {@link ResumeSubscriber} and costs one Set entry, not listeners of its own.
+ */
+import { type Clock, type TimerHandle, unrefTimer } from '../clock.js';
+
+/** What a socket is told. */
+export interface ResumeSubscriber {
+  /** The environment came back (page visible, restored from bfcache, process resumed, network back). */
+  resumed(reason: string): void;
+  /** The browser went offline (`navigator.onLine` is false). */
+  wentOffline(): void;
+}
+
+/** How often the drift watcher checks, in ms. */
+export const DRIFT_CHECK_INTERVAL = 1_000;
+/** A check this much later than {@link DRIFT_CHECK_INTERVAL} means the process was suspended, in ms. */
+export const DRIFT_THRESHOLD = 2_000;
+
+interface EventTargetLike {
+  addEventListener(type: string, listener: (event: Event) => void): void;
+  removeEventListener(type: string, listener: (event: Event) => void): void;
+}
+
+/** The browser globals the watcher listens to; absent in Node. */
+interface BrowserEnvironment {
+  readonly window: EventTargetLike;
+  readonly document: (EventTargetLike & { readonly visibilityState?: string }) | undefined;
+}
+
+/** Whether the runtime says it is offline (`navigator.onLine === false`); unknown counts as online. */
+export function isOffline(): boolean {
+  const navigator = (globalThis as { navigator?: { onLine?: unknown } }).navigator;
+  return navigator?.onLine === false;
+}
+
+function browserEnvironment(): BrowserEnvironment | undefined {
+  const g = globalThis as unknown as Partial<EventTargetLike> & { document?: BrowserEnvironment['document'] };
+  if (typeof g.addEventListener !== 'function' || typeof g.removeEventListener !== 'function') return undefined;
+  return { window: g as EventTargetLike, document: g.document };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Browser signals: one set of listeners on window/document for all subscribers.
+
+const browserSubscribers = new Set<ResumeSubscriber>();
+let attached: { env: BrowserEnvironment; detach: () => void } | undefined;
+
+function notify(set: ReadonlySet<ResumeSubscriber>, call: (subscriber: ResumeSubscriber) => void): void {
+  // A copy: a subscriber may unsubscribe (close) while being told.
+  for (const subscriber of [...set]) {
+    try {
+      call(subscriber);
+    } catch {
+      // a socket reports its own failures; one cannot keep the others from hearing
+    }
+  }
+}
+
+function attachBrowser(env: BrowserEnvironment): () => void {
+  const onVisibility = () => {
+    if (env.document?.visibilityState === 'visible') notify(browserSubscribers, (s) => s.resumed('page visible'));
+  };
+  const onPageShow = (event: Event) => {
+    if ((event as Event & { persisted?: boolean }).persisted === true) {
+      notify(browserSubscribers, (s) => s.resumed('page restored from the back/forward cache'));
+    }
+  };
+  const onOnline = () => notify(browserSubscribers, (s) => s.resumed('network back online'));
+  const onOffline = () => notify(browserSubscribers, (s) => s.wentOffline());
+  env.document?.addEventListener('visibilitychange', onVisibility);
+  env.window.addEventListener('pageshow', onPageShow);
+  env.window.addEventListener('online', onOnline);
+  env.window.addEventListener('offline', onOffline);
+  return () => {
+    env.document?.removeEventListener('visibilitychange', onVisibility);
+    env.window.removeEventListener('pageshow', onPageShow);
+    env.window.removeEventListener('online', onOnline);
+    env.window.removeEventListener('offline', onOffline);
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Suspension (Node): one self-rearming, unref'd timer per clock, for all subscribers on it.
+
+interface DriftWatcher {
+  readonly subscribers: Set<ResumeSubscriber>;
+  handle: TimerHandle | undefined;
+  last: number;
+}
+
+const driftWatchers = new WeakMap<Clock, DriftWatcher>();
+
+function armDrift(clock: Clock, watcher: DriftWatcher): void {
+  watcher.last = clock.now();
+  watcher.handle = clock.setTimeout(() => {
+    watcher.handle = undefined;
+    const late = clock.now() - watcher.last - DRIFT_CHECK_INTERVAL;
+    if (watcher.subscribers.size === 0) return;
+    armDrift(clock, watcher);
+    if (late > DRIFT_THRESHOLD) {
+      const slept = Math.round(late + DRIFT_CHECK_INTERVAL);
+      notify(watcher.subscribers, (s) => s.resumed(`process resumed after about ${slept} ms without timers`));
+    }
+  }, DRIFT_CHECK_INTERVAL);
+  // Watching must never keep a process alive.
+  unrefTimer(watcher.handle);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Subscribes to resume signals: the browser's events when there is a `window`, else (Node,
+ * `detectSuspend`) timer drift on `clock`. Returns the unsubscribe function (idempotent).
+ * @internal
+ */
+export function watchResume(subscriber: ResumeSubscriber, clock: Clock, detectSuspend: boolean): () => void {
+  const env = browserEnvironment();
+  if (env) {
+    if (attached && attached.env.window !== env.window) {
+      // The globals changed under us (tests stubbing them): move the listeners.
+      attached.detach();
+      attached = undefined;
+    }
+    browserSubscribers.add(subscriber);
+    if (!attached) attached = { env, detach: attachBrowser(env) };
+    return () => {
+      if (!browserSubscribers.delete(subscriber)) return;
+      if (browserSubscribers.size === 0 && attached) {
+        attached.detach();
+        attached = undefined;
+      }
+    };
+  }
+  if (!detectSuspend) return () => undefined;
+  let watcher = driftWatchers.get(clock);
+  if (!watcher) {
+    watcher = { subscribers: new Set(), handle: undefined, last: 0 };
+    driftWatchers.set(clock, watcher);
+  }
+  const w = watcher;
+  w.subscribers.add(subscriber);
+  if (w.handle === undefined) armDrift(clock, w);
+  return () => {
+    if (!w.subscribers.delete(subscriber)) return;
+    if (w.subscribers.size === 0 && w.handle !== undefined) {
+      clock.clearTimeout(w.handle);
+      w.handle = undefined;
+    }
+  };
+}
