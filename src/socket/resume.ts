@@ -6,16 +6,28 @@
  * firing far later than asked mean the process (or the machine) was suspended.
  *
  * One set of listeners and at most one drift timer per clock serve every socket: a socket
- * registers a {@link ResumeSubscriber} and costs one Set entry, not listeners of its own.
+ * is its own {@link ResumeSubscriber} (a symbol-keyed method) and costs one Set entry, not listeners
+ * or objects of its own.
  */
 import { type Clock, type TimerHandle, unrefTimer } from '../clock.js';
 
-/** What a socket is told. */
+/**
+ * The method a subscriber is told through, under a symbol so that a socket can be its own
+ * subscriber without a public method or a per-socket object.
+ * @internal
+ */
+export const RESUME: unique symbol = Symbol('resilient-socket.resume');
+
+/**
+ * What can happen: `'resumed'` (page visible, restored from the back/forward cache, process
+ * resumed, network back online) or `'offline'` (the browser went offline).
+ * @internal
+ */
+export type ResumeSignal = 'resumed' | 'offline';
+
+/** @internal */
 export interface ResumeSubscriber {
-  /** The environment came back (page visible, restored from bfcache, process resumed, network back). */
-  resumed(reason: string): void;
-  /** The browser went offline (`navigator.onLine` is false). */
-  wentOffline(): void;
+  [RESUME](signal: ResumeSignal, reason: string): void;
 }
 
 /** How often the drift watcher checks, in ms. */
@@ -52,11 +64,11 @@ function browserEnvironment(): BrowserEnvironment | undefined {
 const browserSubscribers = new Set<ResumeSubscriber>();
 let attached: { env: BrowserEnvironment; detach: () => void } | undefined;
 
-function notify(set: ReadonlySet<ResumeSubscriber>, call: (subscriber: ResumeSubscriber) => void): void {
+function notify(set: ReadonlySet<ResumeSubscriber>, signal: ResumeSignal, reason: string): void {
   // A copy: a subscriber may unsubscribe (close) while being told.
   for (const subscriber of [...set]) {
     try {
-      call(subscriber);
+      subscriber[RESUME](signal, reason);
     } catch {
       // a socket reports its own failures; one cannot keep the others from hearing
     }
@@ -64,16 +76,17 @@ function notify(set: ReadonlySet<ResumeSubscriber>, call: (subscriber: ResumeSub
 }
 
 function attachBrowser(env: BrowserEnvironment): () => void {
+  const tell = (signal: ResumeSignal, reason: string) => notify(browserSubscribers, signal, reason);
   const onVisibility = () => {
-    if (env.document?.visibilityState === 'visible') notify(browserSubscribers, (s) => s.resumed('page visible'));
+    if (env.document?.visibilityState === 'visible') tell('resumed', 'page visible');
   };
   const onPageShow = (event: Event) => {
     if ((event as Event & { persisted?: boolean }).persisted === true) {
-      notify(browserSubscribers, (s) => s.resumed('page restored from the back/forward cache'));
+      tell('resumed', 'page restored from the back/forward cache');
     }
   };
-  const onOnline = () => notify(browserSubscribers, (s) => s.resumed('network back online'));
-  const onOffline = () => notify(browserSubscribers, (s) => s.wentOffline());
+  const onOnline = () => tell('resumed', 'network back online');
+  const onOffline = () => tell('offline', 'network offline');
   env.document?.addEventListener('visibilitychange', onVisibility);
   env.window.addEventListener('pageshow', onPageShow);
   env.window.addEventListener('online', onOnline);
@@ -106,7 +119,7 @@ function armDrift(clock: Clock, watcher: DriftWatcher): void {
     armDrift(clock, watcher);
     if (late > DRIFT_THRESHOLD) {
       const slept = Math.round(late + DRIFT_CHECK_INTERVAL);
-      notify(watcher.subscribers, (s) => s.resumed(`process resumed after about ${slept} ms without timers`));
+      notify(watcher.subscribers, 'resumed', `process resumed after about ${slept} ms without timers`);
     }
   }, DRIFT_CHECK_INTERVAL);
   // Watching must never keep a process alive.
@@ -117,10 +130,10 @@ function armDrift(clock: Clock, watcher: DriftWatcher): void {
 
 /**
  * Subscribes to resume signals: the browser's events when there is a `window`, else (Node,
- * `detectSuspend`) timer drift on `clock`. Returns the unsubscribe function (idempotent).
+ * `detectSuspend`) timer drift on `clock`. Subscribing twice is the same as once.
  * @internal
  */
-export function watchResume(subscriber: ResumeSubscriber, clock: Clock, detectSuspend: boolean): () => void {
+export function watchResume(subscriber: ResumeSubscriber, clock: Clock, detectSuspend: boolean): void {
   const env = browserEnvironment();
   if (env) {
     if (attached && attached.env.window !== env.window) {
@@ -130,28 +143,31 @@ export function watchResume(subscriber: ResumeSubscriber, clock: Clock, detectSu
     }
     browserSubscribers.add(subscriber);
     if (!attached) attached = { env, detach: attachBrowser(env) };
-    return () => {
-      if (!browserSubscribers.delete(subscriber)) return;
-      if (browserSubscribers.size === 0 && attached) {
-        attached.detach();
-        attached = undefined;
-      }
-    };
+    return;
   }
-  if (!detectSuspend) return () => undefined;
+  if (!detectSuspend) return;
   let watcher = driftWatchers.get(clock);
   if (!watcher) {
     watcher = { subscribers: new Set(), handle: undefined, last: 0 };
     driftWatchers.set(clock, watcher);
   }
-  const w = watcher;
-  w.subscribers.add(subscriber);
-  if (w.handle === undefined) armDrift(clock, w);
-  return () => {
-    if (!w.subscribers.delete(subscriber)) return;
-    if (w.subscribers.size === 0 && w.handle !== undefined) {
-      clock.clearTimeout(w.handle);
-      w.handle = undefined;
-    }
-  };
+  watcher.subscribers.add(subscriber);
+  if (watcher.handle === undefined) armDrift(clock, watcher);
+}
+
+/**
+ * Ends a subscription (idempotent). The last subscriber takes the shared listeners, or the
+ * clock's drift timer, with it.
+ * @internal
+ */
+export function unwatchResume(subscriber: ResumeSubscriber, clock: Clock): void {
+  if (browserSubscribers.delete(subscriber) && browserSubscribers.size === 0 && attached) {
+    attached.detach();
+    attached = undefined;
+  }
+  const watcher = driftWatchers.get(clock);
+  if (watcher?.subscribers.delete(subscriber) && watcher.subscribers.size === 0 && watcher.handle !== undefined) {
+    clock.clearTimeout(watcher.handle);
+    watcher.handle = undefined;
+  }
 }

@@ -1,10 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Clock } from '../../src/clock.js';
 import { systemClock } from '../../src/clock.js';
 import {
   DRIFT_CHECK_INTERVAL,
   DRIFT_THRESHOLD,
   isOffline,
+  RESUME,
   type ResumeSubscriber,
+  unwatchResume,
   watchResume,
 } from '../../src/socket/resume.js';
 import { TestClock } from '../../src/testing/test-clock.js';
@@ -13,10 +16,15 @@ import { TestClock } from '../../src/testing/test-clock.js';
 function recorder() {
   const calls: string[] = [];
   const subscriber: ResumeSubscriber = {
-    resumed: (reason) => calls.push(`resumed: ${reason}`),
-    wentOffline: () => calls.push('offline'),
+    [RESUME]: (signal, reason) => calls.push(signal === 'offline' ? 'offline' : `resumed: ${reason}`),
   };
   return { calls, subscriber };
+}
+
+/** Subscribes, and returns the unsubscribe call. */
+function watch(subscriber: ResumeSubscriber, clock: Clock, detectSuspend: boolean): () => void {
+  watchResume(subscriber, clock, detectSuspend);
+  return () => unwatchResume(subscriber, clock);
 }
 
 /** Browser globals on Node: window (globalThis as an EventTarget), document, navigator.onLine. */
@@ -70,10 +78,10 @@ afterEach(() => {
 });
 
 describe('in a browser (window and document present)', () => {
-  it('visible again, restored from bfcache, back online: resumed with the reason; offline: wentOffline', () => {
+  it('visible again, restored from bfcache, back online: resumed with the reason; offline: offline', () => {
     const browser = stubBrowser();
     const { calls, subscriber } = recorder();
-    const stop = watchResume(subscriber, systemClock, true);
+    const stop = watch(subscriber, systemClock, true);
     browser.hide(); // hidden is not a resume
     browser.show();
     browser.pageshow(false); // an ordinary page load is not a resume
@@ -93,8 +101,8 @@ describe('in a browser (window and document present)', () => {
     const browser = stubBrowser();
     const a = recorder();
     const b = recorder();
-    const stopA = watchResume(a.subscriber, systemClock, true);
-    const stopB = watchResume(b.subscriber, systemClock, true);
+    const stopA = watch(a.subscriber, systemClock, true);
+    const stopB = watch(b.subscriber, systemClock, true);
     expect(browser.listeners).toEqual({ window: 3, document: 1 });
     browser.show();
     expect([a.calls, b.calls]).toEqual([['resumed: page visible'], ['resumed: page visible']]);
@@ -112,23 +120,18 @@ describe('in a browser (window and document present)', () => {
     const browser = stubBrowser();
     const heard: string[] = [];
     let stopFirst = () => {};
-    stopFirst = watchResume(
+    stopFirst = watch(
       {
-        resumed: () => {
+        [RESUME]: () => {
           heard.push('first');
           stopFirst();
           throw new Error('boom');
         },
-        wentOffline: () => undefined,
       },
       systemClock,
       true,
     );
-    const stopSecond = watchResume(
-      { resumed: () => heard.push('second'), wentOffline: () => undefined },
-      systemClock,
-      true,
-    );
+    const stopSecond = watch({ [RESUME]: () => heard.push('second') }, systemClock, true);
     browser.show();
     browser.show();
     expect(heard).toEqual(['first', 'second', 'second']);
@@ -138,7 +141,7 @@ describe('in a browser (window and document present)', () => {
   it('uses no timer (drift watching is for runtimes without a window)', () => {
     vi.useFakeTimers();
     stubBrowser();
-    const stop = watchResume(recorder().subscriber, systemClock, true);
+    const stop = watch(recorder().subscriber, systemClock, true);
     expect(vi.getTimerCount()).toBe(0);
     stop();
   });
@@ -162,7 +165,7 @@ describe('in Node: a suspended process is found by timer drift', () => {
 
   it('timers on time: nothing; the wall clock jumping ahead of the timers: resumed, once', async () => {
     const { calls, subscriber } = recorder();
-    const stop = watchResume(subscriber, systemClock, true);
+    const stop = watch(subscriber, systemClock, true);
     await vi.advanceTimersByTimeAsync(10 * DRIFT_CHECK_INTERVAL);
     expect(calls).toEqual([]);
     // A laptop lid closed for a minute: the wall clock moved, the (monotonic) timers did not.
@@ -176,7 +179,7 @@ describe('in Node: a suspended process is found by timer drift', () => {
 
   it('a drift at the threshold is load, not suspension; just above it is suspension', async () => {
     const { calls, subscriber } = recorder();
-    const stop = watchResume(subscriber, systemClock, true);
+    const stop = watch(subscriber, systemClock, true);
     vi.setSystemTime(Date.now() + DRIFT_THRESHOLD);
     await vi.advanceTimersByTimeAsync(DRIFT_CHECK_INTERVAL);
     expect(calls).toEqual([]);
@@ -189,8 +192,8 @@ describe('in Node: a suspended process is found by timer drift', () => {
   it('one unref’d timer per clock for every subscriber, cleared with the last', async () => {
     const a = recorder();
     const b = recorder();
-    const stopA = watchResume(a.subscriber, systemClock, true);
-    const stopB = watchResume(b.subscriber, systemClock, true);
+    const stopA = watch(a.subscriber, systemClock, true);
+    const stopB = watch(b.subscriber, systemClock, true);
     expect(vi.getTimerCount()).toBe(1);
     vi.setSystemTime(Date.now() + 30_000);
     await vi.advanceTimersByTimeAsync(DRIFT_CHECK_INTERVAL);
@@ -213,7 +216,7 @@ describe('in Node: a suspended process is found by timer drift', () => {
       },
       clearTimeout: () => undefined,
     };
-    const stop = watchResume(recorder().subscriber, clock, true);
+    const stop = watch(recorder().subscriber, clock, true);
     expect(handles).toHaveLength(1);
     expect(handles[0]?.unref).toHaveBeenCalledOnce();
     stop();
@@ -221,7 +224,7 @@ describe('in Node: a suspended process is found by timer drift', () => {
 
   it('detectSuspend false: no timer, nothing heard', async () => {
     const { calls, subscriber } = recorder();
-    const stop = watchResume(subscriber, systemClock, false);
+    const stop = watch(subscriber, systemClock, false);
     expect(vi.getTimerCount()).toBe(0);
     vi.setSystemTime(Date.now() + 60_000);
     await vi.advanceTimersByTimeAsync(DRIFT_CHECK_INTERVAL);
@@ -233,7 +236,7 @@ describe('in Node: a suspended process is found by timer drift', () => {
     vi.useRealTimers();
     const clock = new TestClock();
     const { calls, subscriber } = recorder();
-    const stop = watchResume(subscriber, clock, true);
+    const stop = watch(subscriber, clock, true);
     await clock.advance(5 * DRIFT_CHECK_INTERVAL);
     expect(calls).toEqual([]);
     clock.jump(45_000);
