@@ -38,14 +38,14 @@ const DISABLED: ResolvedHeartbeat = Object.freeze({
  * goes out at most `interval` later, and its answer is awaited `timeout`.
  */
 export class Heartbeat {
-  readonly #connection: Connection;
+  readonly #connection: Connection<unknown>;
   readonly #config: ResolvedHeartbeat;
   readonly #timers: TimerSlots<HeartbeatTimer | string>;
   readonly #onDead: () => void;
   readonly mode: HeartbeatMode;
 
   constructor(
-    connection: Connection,
+    connection: Connection<unknown>,
     config: ResolvedHeartbeat | false,
     timers: TimerSlots<HeartbeatTimer | string>,
     onDead: () => void,
@@ -61,10 +61,6 @@ export class Heartbeat {
   start(): void {
     switch (this.mode) {
       case 'protocol':
-        // The connection routes the socket's pongs to activity() (one listener for all sockets).
-        this.#connection.heartbeat = this;
-        this.#armProbe();
-        break;
       case 'message':
         this.#armProbe();
         break;
@@ -86,16 +82,20 @@ export class Heartbeat {
     }
   }
 
+  /** A protocol pong arrived: the answer to our ping (only protocol pings count as answers to it). */
+  pong(): void {
+    if (this.mode === 'protocol') this.activity();
+  }
+
   /** Whether `data` is an answer to our app-level ping (to be consumed, not emitted). */
   isPong(data: Data): boolean {
     return this.mode === 'message' && this.#config.isPong !== undefined && this.#config.isPong(data) === true;
   }
 
-  /** Stops watching: clears its timers and removes its listener. */
+  /** Stops watching: clears its timers. */
   stop(): void {
     this.#timers.clear('ping');
     this.#timers.clear('pong');
-    if (this.#connection.heartbeat === this) this.#connection.heartbeat = undefined;
   }
 
   #armProbe(): void {

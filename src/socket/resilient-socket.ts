@@ -7,10 +7,11 @@ import { type Data, isData } from '../data.js';
 import { type ErrorCode, ErrorCodes, isResilientSocketError, ResilientSocketError } from '../errors.js';
 import { TimerSlots } from '../timers.js';
 import { resolveWebSocket } from '../transport/resolve-websocket.js';
+import { parseRetryAfter } from '../transport/retry-after.js';
 import { ReadyState, type WebSocketConstructorLike } from '../transport/websocket-like.js';
 import { assertBoolean, assertOptionsObject, describeReceived, describeThrown, withDefault } from '../validation.js';
 import { assertCloseArgs, type CloseInfo } from './close-codes.js';
-import { Connection } from './connection.js';
+import { Connection, type ConnectionEvents } from './connection.js';
 import type { DropReason, ResilientSocketEvents } from './events.js';
 import { Heartbeat } from './heartbeat.js';
 import {
@@ -74,7 +75,7 @@ const FALLBACK_DELAY = 1_000;
 interface Attempt {
   readonly number: number;
   url: string;
-  connection: Connection | undefined;
+  connection: Connection<ResilientSocket> | undefined;
   heartbeat: Heartbeat | undefined;
   opened: boolean;
   openedAt: number;
@@ -108,6 +109,20 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   protected static fallbackWebSocket(): WebSocketConstructorLike | undefined {
     return undefined;
   }
+
+  /**
+   * How every connection reports back: one table of functions for all sockets (they can reach the
+   * private methods from here), so that a connection holds no closure over its socket or attempt.
+   */
+  static readonly #connectionEvents: ConnectionEvents<ResilientSocket> = {
+    open: (socket, connection) => socket.#onSocketOpen(connection),
+    message: (socket, connection, data) => socket.#onSocketMessage(connection, data as Data),
+    close: (socket, connection, info) => socket.#onSocketClose(connection, info),
+    pong: (socket, connection) => socket.#onSocketPong(connection),
+    rejected: (socket, connection, status, retryAfter) => {
+      connection.rejection = { status, retryAfter: parseRetryAfter(retryAfter, socket.#clock.now()) };
+    },
+  };
 
   readonly #options: ResolvedSocketOptions;
   readonly #WebSocket: WebSocketConstructorLike;
@@ -520,17 +535,10 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
         throw new TypeError('the `WebSocket` constructor returned an object without the WebSocket API');
       }
       if (this.#binaryType !== undefined) socket.binaryType = this.#binaryType;
-      attempt.connection = new Connection(
-        socket,
-        {
-          open: () => this.#onSocketOpen(attempt),
-          message: (data) => this.#onSocketMessage(attempt, data as Data),
-          close: (info) => this.#onSocketClose(attempt, info),
-        },
-        this.#clock,
-      );
+      attempt.connection = new Connection(socket, this, ResilientSocket.#connectionEvents);
     } catch (error) {
-      if (socket && hasWebSocketShape(socket)) new Connection(socket, NO_HANDLERS, this.#clock).abort();
+      // Its events could not reach us anyway: they come from a connection no attempt holds.
+      if (socket && hasWebSocketShape(socket)) new Connection(socket, this, ResilientSocket.#connectionEvents).abort();
       this.#fail(
         attempt,
         ErrorCodes.CONNECTION_FAILED,
@@ -541,8 +549,15 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     }
   }
 
-  #onSocketOpen(attempt: Attempt): void {
-    if (!this.#isLive(attempt) || !attempt.connection) return;
+  /** The attempt whose socket `connection` is, if it is still the current one. */
+  #attemptOf(connection: Connection<ResilientSocket>): Attempt | undefined {
+    const attempt = this.#attempt;
+    return attempt?.connection === connection ? attempt : undefined;
+  }
+
+  #onSocketOpen(connection: Connection<ResilientSocket>): void {
+    const attempt = this.#attemptOf(connection);
+    if (!attempt || this.#disposed) return;
     this.#timers.clear('connect');
     const { handshake } = this.#options;
     if (!handshake) {
@@ -551,9 +566,9 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     }
     const controller = new AbortController();
     attempt.handshake = { controller, inbox: [], waiters: [] };
-    const socket = attempt.connection.socket;
+    const socket = connection.socket;
     const state = attempt.handshake;
-    const connection: HandshakeConnection = {
+    const handshakeConnection: HandshakeConnection = {
       url: attempt.url,
       protocol: socket.protocol ?? '',
       attempt: attempt.number,
@@ -588,7 +603,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
         ),
       );
     }
-    new Promise<void>((resolve) => resolve(handshake(connection))).then(
+    new Promise<void>((resolve) => resolve(handshake(handshakeConnection))).then(
       () => {
         if (!this.#isLive(attempt) || controller.signal.aborted) return;
         this.#timers.clear('handshake');
@@ -656,7 +671,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     if (this.#options.stableAfter === 0) this.#markStable(attempt);
   }
 
-  #flush(connection: Connection): void {
+  #flush(connection: Connection<ResilientSocket>): void {
     const socket = connection.socket;
     let message: QueuedMessage | undefined = this.#buffer.shift();
     while (message !== undefined) {
@@ -683,8 +698,9 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#emit('stable');
   }
 
-  #onSocketMessage(attempt: Attempt, data: Data): void {
-    if (this.#attempt !== attempt) return;
+  #onSocketMessage(connection: Connection<ResilientSocket>, data: Data): void {
+    const attempt = this.#attemptOf(connection);
+    if (!attempt) return;
     this.#stats.messagesIn++;
     attempt.heartbeat?.activity();
     const handshake = attempt.handshake;
@@ -705,15 +721,19 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#emit('message', data);
   }
 
+  #onSocketPong(connection: Connection<ResilientSocket>): void {
+    this.#attemptOf(connection)?.heartbeat?.pong();
+  }
+
   /** The transport closed the socket (the server, the network, or our own close()). */
-  #onSocketClose(attempt: Attempt, info: CloseInfo): void {
-    if (this.#attempt !== attempt) return;
+  #onSocketClose(connection: Connection<ResilientSocket>, info: CloseInfo): void {
+    const attempt = this.#attemptOf(connection);
+    if (!attempt) return;
     if (this.#state === 'closing') {
       this.#finishClose(info);
       return;
     }
-    const connection = attempt.connection;
-    const rejection = connection?.rejection;
+    const rejection = connection.rejection;
     if (rejection) {
       const error = new ResilientSocketError(
         ErrorCodes.UPGRADE_REJECTED,
@@ -727,7 +747,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       return;
     }
     if (!attempt.opened) {
-      const cause = connection?.socketError;
+      const cause = connection.socketError;
       const detail = cause instanceof Error ? `: ${cause.message}` : '';
       const error = new ResilientSocketError(
         ErrorCodes.CONNECTION_FAILED,
@@ -993,9 +1013,6 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     }
   }
 }
-
-/** Handlers for a connection we only want to abort. */
-const NO_HANDLERS = { open() {}, message() {}, close() {} };
 
 /** Whether a constructed object has the WebSocket methods we call. */
 function hasWebSocketShape(value: unknown): value is InstanceType<WebSocketConstructorLike> {
