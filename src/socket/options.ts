@@ -183,14 +183,13 @@ export interface ResolvedHeartbeat {
   readonly explicit: boolean;
 }
 
-/** @internal */
-export interface ResolvedSocketOptions {
-  readonly url: UrlProvider;
-  readonly WebSocket: unknown;
-  readonly protocols: ProtocolsProvider | undefined;
-  readonly wsOptions: Record<string, unknown> | undefined;
-  readonly autoConnect: boolean;
-  readonly backoff: BackoffPolicyLike;
+/**
+ * How a socket behaves: the validated options that do not name its endpoint or its own objects
+ * (backoff state, signal). Sockets created with equal options share one frozen SocketConfig
+ * ({@link internConfig}), so a socket holds a pointer instead of a copy.
+ * @internal
+ */
+export interface SocketConfig {
   readonly stableAfter: number;
   readonly connectTimeout: number;
   readonly maxRetries: number;
@@ -199,10 +198,21 @@ export interface ResolvedSocketOptions {
   readonly buffer: ResolvedBufferOptions;
   readonly handshake: ((connection: HandshakeConnection) => void | PromiseLike<void>) | undefined;
   readonly handshakeTimeout: number;
-  readonly binaryType: string | undefined;
-  readonly signal: AbortSignal | undefined;
   readonly unref: boolean;
   readonly clock: Clock;
+}
+
+/** Every validated option; the socket keeps `config` and the per-socket fields it needs. @internal */
+export interface ResolvedSocketOptions {
+  readonly url: UrlProvider;
+  readonly WebSocket: unknown;
+  readonly protocols: ProtocolsProvider | undefined;
+  readonly wsOptions: Record<string, unknown> | undefined;
+  readonly autoConnect: boolean;
+  readonly backoff: BackoffPolicyLike;
+  readonly binaryType: string | undefined;
+  readonly signal: AbortSignal | undefined;
+  readonly config: SocketConfig;
 }
 
 export const SOCKET_DEFAULTS = Object.freeze({
@@ -251,8 +261,17 @@ export function checkProtocols(name: string, value: unknown): string | string[] 
   throw new TypeError(`Expected \`${name}\` to be a string or an array of strings, got ${describeReceived(value)}`);
 }
 
+/** The heartbeat when the option is omitted, shared by every such socket. */
+const DEFAULT_HEARTBEAT: ResolvedHeartbeat = Object.freeze({
+  ...SOCKET_DEFAULTS.heartbeat,
+  message: undefined,
+  isPong: undefined,
+  explicit: false,
+});
+
 function resolveHeartbeat(value: unknown): ResolvedHeartbeat | false {
   if (value === false) return false;
+  if (value === undefined) return DEFAULT_HEARTBEAT;
   if (value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) {
     throw new TypeError(`Expected \`heartbeat\` to be an object or false, got ${describeReceived(value)}`);
   }
@@ -267,7 +286,39 @@ function resolveHeartbeat(value: unknown): ResolvedHeartbeat | false {
     );
   }
   if (options.isPong !== undefined) assertFunction('heartbeat.isPong', options.isPong);
-  return { interval, timeout, message: options.message, isPong: options.isPong, explicit: value !== undefined };
+  return Object.freeze({ interval, timeout, message: options.message, isPong: options.isPong, explicit: true });
+}
+
+/** The latest config handed out, held weakly: sockets created alike share it while any of them lives. */
+let latestConfig: WeakRef<SocketConfig> | undefined;
+
+/** Whether two configs have equal values: the same primitives and functions, field by field one level down. */
+function sameConfig(a: SocketConfig, b: SocketConfig): boolean {
+  for (const key of Object.keys(a) as (keyof SocketConfig)[]) {
+    const x: unknown = a[key];
+    const y: unknown = b[key];
+    if (Object.is(x, y)) continue;
+    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
+    const fields = Object.keys(x);
+    if (fields.length !== Object.keys(y).length) return false;
+    for (const field of fields) {
+      if (!Object.is((x as Record<string, unknown>)[field], (y as Record<string, unknown>)[field])) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * Returns a config equal to `config` that sockets already share, or freezes and shares `config`.
+ * An app that creates its sockets with the same options (the usual case) pays for one config.
+ * @internal
+ */
+export function internConfig(config: SocketConfig): SocketConfig {
+  const latest = latestConfig?.deref();
+  if (latest !== undefined && sameConfig(latest, config)) return latest;
+  const frozen = Object.freeze(config);
+  if (typeof WeakRef === 'function') latestConfig = new WeakRef(frozen);
+  return frozen;
 }
 
 function resolveBackoff(options: ResilientSocketOptions): BackoffPolicyLike {
@@ -288,7 +339,7 @@ function resolveBackoff(options: ResilientSocketOptions): BackoffPolicyLike {
   return policy;
 }
 
-/** Validates everything once and returns the frozen, fully defaulted options. @internal */
+/** Validates everything once and returns the fully defaulted options. @internal */
 export function resolveSocketOptions(url: unknown, options: unknown): ResolvedSocketOptions {
   if (typeof url === 'function') {
     // checked when called, before every attempt
@@ -325,24 +376,26 @@ export function resolveSocketOptions(url: unknown, options: unknown): ResolvedSo
   const clock = withDefault(o.clock, systemClock);
   assertClock('clock', clock);
 
-  return Object.freeze({
+  return {
     url: url as UrlProvider,
     WebSocket: o.WebSocket,
     protocols: protocols as ProtocolsProvider | undefined,
     wsOptions: o.wsOptions,
     autoConnect,
     backoff: resolveBackoff(o),
-    stableAfter,
-    connectTimeout,
-    maxRetries,
-    shouldReconnect,
-    heartbeat: resolveHeartbeat(o.heartbeat),
-    buffer: resolveBufferOptions(o.buffer),
-    handshake: o.handshake,
-    handshakeTimeout,
     binaryType: o.binaryType,
     signal: o.signal,
-    unref,
-    clock,
-  });
+    config: internConfig({
+      stableAfter,
+      connectTimeout,
+      maxRetries,
+      shouldReconnect,
+      heartbeat: resolveHeartbeat(o.heartbeat),
+      buffer: resolveBufferOptions(o.buffer),
+      handshake: o.handshake,
+      handshakeTimeout,
+      unref,
+      clock,
+    }),
+  };
 }

@@ -18,9 +18,10 @@ import {
   checkProtocols,
   checkUrl,
   type HandshakeConnection,
+  type ProtocolsProvider,
   type ResilientSocketOptions,
-  type ResolvedSocketOptions,
   resolveSocketOptions,
+  type SocketConfig,
   type UrlProvider,
 } from './options.js';
 import { canTransition, type SocketState, STATES } from './states.js';
@@ -124,9 +125,14 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     },
   };
 
-  readonly #options: ResolvedSocketOptions;
+  /** Shared with every socket created with equal options. */
+  readonly #config: SocketConfig;
+  /** The `url` argument: a URL (read again for every attempt), or the provider to call. */
+  readonly #target: UrlProvider;
+  readonly #protocols: ProtocolsProvider | undefined;
+  readonly #wsOptions: Record<string, unknown> | undefined;
+  readonly #signal: AbortSignal | undefined;
   readonly #WebSocket: WebSocketConstructorLike;
-  readonly #clock: Clock;
   readonly #backoff: BackoffPolicyLike;
   readonly #buffer: OutboundBuffer;
   readonly #timers: TimerSlots<SocketTimer>;
@@ -172,11 +178,15 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#WebSocket = resolveWebSocket(resolved.WebSocket, () =>
       (this.constructor as typeof ResilientSocket).fallbackWebSocket(),
     );
-    this.#options = resolved;
-    this.#clock = resolved.clock;
+    const config = resolved.config;
+    this.#config = config;
+    this.#target = resolved.url;
+    this.#protocols = resolved.protocols;
+    this.#wsOptions = resolved.wsOptions;
+    this.#signal = resolved.signal;
     this.#backoff = resolved.backoff;
-    this.#buffer = new OutboundBuffer(resolved.buffer);
-    this.#timers = new TimerSlots(resolved.clock, resolved.unref);
+    this.#buffer = new OutboundBuffer(config.buffer);
+    this.#timers = new TimerSlots(config.clock, config.unref);
     this.#binaryType = resolved.binaryType;
     this.#url = typeof url === 'function' ? '' : String(url);
     this.#stats.downSince = this.#clock.now();
@@ -192,6 +202,10 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       signal.addEventListener('abort', this.#onAbort, { once: true });
     }
     if (resolved.autoConnect) this.#startAttempt('autoConnect');
+  }
+
+  get #clock(): Clock {
+    return this.#config.clock;
   }
 
   // ─── read-only state ─────────────────────────────────────────────────────────────────────
@@ -367,7 +381,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     assertCloseArgs(code, reason);
     if (this.#disposed) return;
     this.#disposed = true;
-    if (this.#onAbort) this.#options.signal?.removeEventListener('abort', this.#onAbort);
+    if (this.#onAbort) this.#signal?.removeEventListener('abort', this.#onAbort);
     this.#onAbort = undefined;
     const attempt = this.#attempt;
     const socket = attempt?.connection?.socket;
@@ -483,12 +497,12 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#stats.attempts++;
     this.#setState('connecting', reason);
     if (!this.#isLive(attempt)) return;
-    if (Number.isFinite(this.#options.connectTimeout)) {
-      this.#timers.set('connect', this.#options.connectTimeout, () =>
+    if (Number.isFinite(this.#config.connectTimeout)) {
+      this.#timers.set('connect', this.#config.connectTimeout, () =>
         this.#fail(
           attempt,
           ErrorCodes.CONNECT_TIMEOUT,
-          `Connection attempt ${number} did not open within ${this.#options.connectTimeout} ms`,
+          `Connection attempt ${number} did not open within ${this.#config.connectTimeout} ms`,
           {
             code: 1006,
             reason: 'connect timeout',
@@ -513,7 +527,8 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   }
 
   async #resolveTarget(): Promise<{ url: string; protocols: string | string[] | undefined }> {
-    const { url, protocols } = this.#options;
+    const url = this.#target;
+    const protocols = this.#protocols;
     const rawUrl = typeof url === 'function' ? await url() : url;
     const rawProtocols = typeof protocols === 'function' ? await protocols() : protocols;
     return { url: checkUrl('url()', rawUrl), protocols: checkProtocols('protocols()', rawProtocols) };
@@ -526,7 +541,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     if (!this.#isLive(attempt)) return;
     let socket: InstanceType<WebSocketConstructorLike> | undefined;
     try {
-      const { wsOptions } = this.#options;
+      const wsOptions = this.#wsOptions;
       socket =
         wsOptions === undefined
           ? new this.#WebSocket(url, protocols)
@@ -559,7 +574,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     const attempt = this.#attemptOf(connection);
     if (!attempt || this.#disposed) return;
     this.#timers.clear('connect');
-    const { handshake } = this.#options;
+    const { handshake } = this.#config;
     if (!handshake) {
       this.#acceptOpen(attempt);
       return;
@@ -589,12 +604,12 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
         return new Promise<Data>((resolve, reject) => state.waiters.push({ predicate, resolve, reject }));
       },
     };
-    if (Number.isFinite(this.#options.handshakeTimeout)) {
-      this.#timers.set('handshake', this.#options.handshakeTimeout, () =>
+    if (Number.isFinite(this.#config.handshakeTimeout)) {
+      this.#timers.set('handshake', this.#config.handshakeTimeout, () =>
         this.#fail(
           attempt,
           ErrorCodes.HANDSHAKE_TIMEOUT,
-          `The handshake did not finish within ${this.#options.handshakeTimeout} ms`,
+          `The handshake did not finish within ${this.#config.handshakeTimeout} ms`,
           {
             code: 1006,
             reason: 'handshake timeout',
@@ -652,10 +667,10 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
         expired.map((m) => m.data),
       );
     this.#armTtl();
-    if (this.#options.stableAfter > 0) {
-      this.#timers.set('stable', this.#options.stableAfter, () => this.#markStable(attempt));
+    if (this.#config.stableAfter > 0) {
+      this.#timers.set('stable', this.#config.stableAfter, () => this.#markStable(attempt));
     }
-    attempt.heartbeat = new Heartbeat(connection, this.#options.heartbeat, this.#timers as TimerSlots<string>, () =>
+    attempt.heartbeat = new Heartbeat(connection, this.#config.heartbeat, this.#timers as TimerSlots<string>, () =>
       this.#fail(attempt, ErrorCodes.DEAD_LINK, 'The heartbeat found the connection dead', {
         code: 1006,
         reason: 'heartbeat timeout',
@@ -668,7 +683,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       if (!this.#isLive(attempt)) return;
       this.#deliver(data);
     }
-    if (this.#options.stableAfter === 0) this.#markStable(attempt);
+    if (this.#config.stableAfter === 0) this.#markStable(attempt);
   }
 
   #flush(connection: Connection<ResilientSocket>): void {
@@ -791,7 +806,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     if (close && !abortSocket && !rejection) {
       let again = true;
       try {
-        again = this.#options.shouldReconnect(close) !== false;
+        again = this.#config.shouldReconnect(close) !== false;
       } catch (thrown) {
         this.#reportListenerError(thrown);
       }
@@ -822,10 +837,10 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       }
     }
     this.#failures = Math.min(this.#failures + 1, Number.MAX_SAFE_INTEGER);
-    if (!stop && this.#failures > this.#options.maxRetries) {
+    if (!stop && this.#failures > this.#config.maxRetries) {
       stop = new ResilientSocketError(
         ErrorCodes.RETRIES_EXHAUSTED,
-        `Gave up after ${this.#failures} consecutive failures (maxRetries ${this.#options.maxRetries})`,
+        `Gave up after ${this.#failures} consecutive failures (maxRetries ${this.#config.maxRetries})`,
         error ? { cause: error } : {},
       );
     }
