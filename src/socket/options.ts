@@ -190,6 +190,9 @@ export interface ResolvedHeartbeat {
  * @internal
  */
 export interface SocketConfig {
+  /** `T` and `N` of the default backoff; `undefined` when the `backoff` option is given. */
+  readonly maxDelay: number | undefined;
+  readonly ceiling: number | undefined;
   readonly stableAfter: number;
   readonly connectTimeout: number;
   readonly maxRetries: number;
@@ -209,7 +212,8 @@ export interface ResolvedSocketOptions {
   readonly protocols: ProtocolsProvider | undefined;
   readonly wsOptions: Record<string, unknown> | undefined;
   readonly autoConnect: boolean;
-  readonly backoff: BackoffPolicyLike;
+  /** The policy from the `backoff` option; `undefined` for the default (see {@link defaultBackoff}). */
+  readonly backoff: BackoffPolicyLike | undefined;
   readonly binaryType: string | undefined;
   readonly signal: AbortSignal | undefined;
   readonly config: SocketConfig;
@@ -292,20 +296,28 @@ function resolveHeartbeat(value: unknown): ResolvedHeartbeat | false {
 /** The latest config handed out, held weakly: sockets created alike share it while any of them lives. */
 let latestConfig: WeakRef<SocketConfig> | undefined;
 
-/** Whether two configs have equal values: the same primitives and functions, field by field one level down. */
+/**
+ * Whether two frozen plain objects have the same keys and the same values (by `Object.is`). Only
+ * for objects resolved here (heartbeat, buffer); user objects such as a clock compare by identity.
+ */
+function sameFields(a: object, b: object): boolean {
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((key) => Object.is((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
+}
+
+/** Whether two configs behave the same: equal primitives, the same functions and clock, equal resolved objects. */
 function sameConfig(a: SocketConfig, b: SocketConfig): boolean {
-  for (const key of Object.keys(a) as (keyof SocketConfig)[]) {
-    const x: unknown = a[key];
-    const y: unknown = b[key];
-    if (Object.is(x, y)) continue;
-    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
-    const fields = Object.keys(x);
-    if (fields.length !== Object.keys(y).length) return false;
-    for (const field of fields) {
-      if (!Object.is((x as Record<string, unknown>)[field], (y as Record<string, unknown>)[field])) return false;
+  return (Object.keys(a) as (keyof SocketConfig)[]).every((key) => {
+    const x = a[key];
+    const y = b[key];
+    if (key === 'heartbeat' || key === 'buffer') {
+      return (
+        x === y || (typeof x === 'object' && typeof y === 'object' && x !== null && y !== null && sameFields(x, y))
+      );
     }
-  }
-  return true;
+    return Object.is(x, y);
+  });
 }
 
 /**
@@ -321,14 +333,36 @@ export function internConfig(config: SocketConfig): SocketConfig {
   return frozen;
 }
 
-function resolveBackoff(options: ResilientSocketOptions): BackoffPolicyLike {
-  const { backoff, maxDelay, ceiling } = options;
+/**
+ * A fresh default policy (truncated binary exponential with the config's `T` and `N`). The socket
+ * creates it on its first failure and lets it go once a connection is stable: a policy that was
+ * reset is indistinguishable from a new one, and a connected socket then holds none.
+ * @internal
+ */
+export function defaultBackoff(config: SocketConfig): BackoffPolicyLike {
+  return truncatedBinaryExponential({
+    maxDelay: config.maxDelay ?? TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.maxDelay,
+    ceiling: config.ceiling ?? TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.ceiling,
+  });
+}
+
+/**
+ * The policy of the `backoff` option, or for the default (`policy` undefined) its validated `T`
+ * and `N`.
+ */
+function resolveBackoff(options: ResilientSocketOptions): {
+  policy: BackoffPolicyLike | undefined;
+  maxDelay: number | undefined;
+  ceiling: number | undefined;
+} {
+  const { backoff } = options;
   if (backoff === undefined) {
-    return truncatedBinaryExponential({
-      maxDelay: withDefault(maxDelay, TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.maxDelay),
-      ceiling: withDefault(ceiling, TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.ceiling),
-    });
+    const maxDelay = withDefault(options.maxDelay, TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.maxDelay);
+    const ceiling = withDefault(options.ceiling, TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.ceiling);
+    truncatedBinaryExponential({ maxDelay, ceiling }); // throws for a bad maxDelay or ceiling
+    return { policy: undefined, maxDelay, ceiling };
   }
+  const { maxDelay, ceiling } = options;
   if (maxDelay !== undefined || ceiling !== undefined) {
     throw new TypeError(
       '`maxDelay` and `ceiling` configure the default backoff; they cannot be combined with `backoff`',
@@ -336,7 +370,7 @@ function resolveBackoff(options: ResilientSocketOptions): BackoffPolicyLike {
   }
   const policy = typeof backoff === 'function' ? (backoff as () => unknown)() : backoff;
   assertBackoffPolicy(typeof backoff === 'function' ? 'backoff()' : 'backoff', policy);
-  return policy;
+  return { policy, maxDelay: undefined, ceiling: undefined };
 }
 
 /** Validates everything once and returns the fully defaulted options. @internal */
@@ -376,16 +410,19 @@ export function resolveSocketOptions(url: unknown, options: unknown): ResolvedSo
   const clock = withDefault(o.clock, systemClock);
   assertClock('clock', clock);
 
+  const backoff = resolveBackoff(o);
   return {
     url: url as UrlProvider,
     WebSocket: o.WebSocket,
     protocols: protocols as ProtocolsProvider | undefined,
     wsOptions: o.wsOptions,
     autoConnect,
-    backoff: resolveBackoff(o),
+    backoff: backoff.policy,
     binaryType: o.binaryType,
     signal: o.signal,
     config: internConfig({
+      maxDelay: backoff.maxDelay,
+      ceiling: backoff.ceiling,
       stableAfter,
       connectTimeout,
       maxRetries,

@@ -17,6 +17,7 @@ import { Heartbeat } from './heartbeat.js';
 import {
   checkProtocols,
   checkUrl,
+  defaultBackoff,
   type HandshakeConnection,
   type ProtocolsProvider,
   type ResilientSocketOptions,
@@ -133,8 +134,10 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   readonly #wsOptions: Record<string, unknown> | undefined;
   readonly #signal: AbortSignal | undefined;
   readonly #WebSocket: WebSocketConstructorLike;
-  readonly #backoff: BackoffPolicyLike;
-  readonly #buffer: OutboundBuffer;
+  /** The `backoff` option's policy, or the default one while a run of failures needs it. */
+  #backoff: BackoffPolicyLike | undefined;
+  /** Created by the first send that queues; let go once flushed or drained. */
+  #buffer: OutboundBuffer | undefined;
   readonly #timers: TimerSlots<SocketTimer>;
   #state: SocketState = 'idle';
   #attempt: Attempt | undefined;
@@ -185,7 +188,6 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#wsOptions = resolved.wsOptions;
     this.#signal = resolved.signal;
     this.#backoff = resolved.backoff;
-    this.#buffer = new OutboundBuffer(config.buffer);
     this.#timers = new TimerSlots(config.clock, config.unref);
     this.#binaryType = resolved.binaryType;
     this.#url = typeof url === 'function' ? '' : String(url);
@@ -227,7 +229,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
 
   /** Messages waiting in the outbound buffer. */
   get bufferedCount(): number {
-    return this.#buffer.length;
+    return this.#buffer?.length ?? 0;
   }
 
   /** WebSocket-style ready state: CONNECTING (0) until open, OPEN (1), CLOSING (2), CLOSED (3). */
@@ -309,7 +311,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       STATES[this.#state].sendsDirectly &&
       socket &&
       socket.readyState === ReadyState.OPEN &&
-      this.#buffer.length === 0
+      (this.#buffer?.length ?? 0) === 0
     ) {
       try {
         socket.send(data as never);
@@ -329,6 +331,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       this.#reportDrop('closed', [data]);
       return 'dropped';
     }
+    this.#buffer ??= new OutboundBuffer(this.#config.buffer);
     const result = this.#buffer.push(data, this.#clock.now());
     if (result.status === 'dropped') {
       this.#reportDrop('overflow', [data]);
@@ -463,7 +466,13 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#failures = 0;
     this.#runAttempts = 0;
     this.#authRefusals = 0;
-    this.#backoff.reset();
+    this.#resetBackoff();
+  }
+
+  /** Back to the first backoff window. A default policy is simply let go (a new one starts there). */
+  #resetBackoff(): void {
+    if (this.#config.maxDelay === undefined) this.#backoff?.reset();
+    else this.#backoff = undefined;
   }
 
   /** The one place the state changes. Emits `state`; refuses transitions the table does not list. */
@@ -649,7 +658,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#stats.connects++;
     this.#authRefusals = 0;
     // Flush before anyone can call send() again, so queued messages keep their order.
-    const expired = this.#buffer.expire(attempt.openedAt);
+    const expired = this.#buffer?.expire(attempt.openedAt) ?? [];
     this.#flush(connection);
     this.#setState('open', 'connection opened');
     if (!this.#isLive(attempt)) {
@@ -687,29 +696,32 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   }
 
   #flush(connection: Connection<ResilientSocket>): void {
+    const buffer = this.#buffer;
+    if (buffer === undefined) return;
     const socket = connection.socket;
-    let message: QueuedMessage | undefined = this.#buffer.shift();
+    let message: QueuedMessage | undefined = buffer.shift();
     while (message !== undefined) {
       if (socket.readyState !== ReadyState.OPEN) {
-        this.#buffer.unshift(message);
+        buffer.unshift(message);
         return;
       }
       try {
         socket.send(message.data as never);
       } catch {
-        this.#buffer.unshift(message);
+        buffer.unshift(message);
         return;
       }
       this.#stats.messagesOut++;
-      message = this.#buffer.shift();
+      message = buffer.shift();
     }
+    this.#buffer = undefined;
   }
 
   #markStable(attempt: Attempt): void {
     if (!this.#isLive(attempt) || this.#state !== 'open') return;
     this.#failures = 0;
     this.#runAttempts = 0;
-    this.#backoff.reset();
+    this.#resetBackoff();
     this.#emit('stable');
   }
 
@@ -881,6 +893,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   #nextDelay(): number {
     let raw: unknown;
     try {
+      this.#backoff ??= defaultBackoff(this.#config);
       raw = this.#backoff.next();
     } catch (thrown) {
       this.#reportListenerError(thrown);
@@ -947,7 +960,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   // ─── buffer helpers ──────────────────────────────────────────────────────────────────────
 
   #expireBuffered(): void {
-    const expired = this.#buffer.expire(this.#clock.now());
+    const expired = this.#buffer?.expire(this.#clock.now()) ?? [];
     if (expired.length > 0)
       this.#reportDrop(
         'expired',
@@ -956,7 +969,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   }
 
   #armTtl(): void {
-    const at = this.#buffer.nextExpiry();
+    const at = this.#buffer?.nextExpiry();
     if (at === undefined || this.#disposed) {
       this.#timers.clear('ttl');
       return;
@@ -969,7 +982,8 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
 
   #dropAll(reason: DropReason): void {
     this.#timers.clear('ttl');
-    const all = this.#buffer.drain();
+    const all = this.#buffer?.drain() ?? [];
+    this.#buffer = undefined;
     if (all.length > 0)
       this.#reportDrop(
         reason,
