@@ -1,59 +1,198 @@
 import { clampDelay } from './backoff/policy.js';
 import { type Clock, type TimerHandle, unrefTimer } from './clock.js';
 
+/** Where the clock timer comes from, and whether it may hold a Node process open. */
+export interface TimerSettings {
+  readonly clock: Clock;
+  /** Unref the clock timer (it then does not keep a Node process alive). */
+  readonly unref: boolean;
+}
+
 /**
- * Named timer slots: one handle per name, cleared before it is re-armed, forgotten when it fires
- * or is cleared, and `clearAll()` for teardown. Every timer of a socket lives here, so "close()
- * leaves no timer" is one call and tests can count what is pending.
+ * The slot names and what to do when one is due. One spec serves every instance (the owner is
+ * passed in), so an instance holds no closure per slot or per timer.
+ */
+export interface TimerSpec<Name extends string, Owner> {
+  /** The slots, in the order that breaks ties between equal deadlines. */
+  readonly names: readonly Name[];
+  fire(owner: Owner, name: Name): void;
+}
+
+/**
+ * Named timer slots: each name holds at most one pending deadline, re-arming a name replaces it,
+ * a slot is idle again when it fires or is cleared, and `clearAll()` is the teardown. Every timer
+ * of a socket lives here, so "close() leaves no timer" is one call and tests can count what is
+ * pending.
+ *
+ * However many slots are pending, a single clock timer is live, armed for the earliest one: a
+ * Node `Timeout` and its callback cost about 200 bytes, and an open socket always has two or three
+ * slots pending (stable, ping, pong).
+ *
+ * Deadlines are kept in slot time, which advances only as far as the clock timer proves. Between
+ * two arms, slot time is the clock's progress since the arm, clamped to `[0, the armed delay]`;
+ * when the timer fires, slot time is exactly the deadline it was armed for. So each slot fires
+ * after its delay in the clock timer's own terms, as if it had a timer of its own: a clock whose
+ * `now()` stands still (a test clock) or jumps (a wall clock set back, a machine waking from
+ * sleep) moves no deadline, and the slot a timer was armed for fires when that timer fires,
+ * whatever `now()` says.
  *
  * @internal
  */
-export class TimerSlots<Name extends string> {
-  readonly #clock: Clock;
-  readonly #unref: boolean;
-  /** One slot per name; `undefined` when not armed (a plain object is smaller than a Map). */
-  readonly #handles: Partial<Record<Name, TimerHandle>> = {};
+export class TimerSlots<Name extends string, Owner> {
+  readonly #spec: TimerSpec<Name, Owner>;
+  readonly #settings: TimerSettings;
+  readonly #owner: Owner;
+  /**
+   * The deadline of each slot (in `spec.names` order) in slot time, `Infinity` when idle, then
+   * the slot time and the clock reading of the last arm. In one array the numbers are stored
+   * unboxed; as fields, each would cost a 16-byte heap number.
+   */
+  readonly #times: number[];
+  #handle: TimerHandle | undefined;
+  /** The slot the clock timer is armed for; -1 when no timer is live. */
+  #armed = -1;
+  /**
+   * While the clock timer's callback runs: the slots (bit per slot) due at that moment that have
+   * not fired yet. Setting or clearing a slot takes it out: only what was due when the timer fired
+   * fires in that task.
+   */
+  #due = 0;
+  /** The clock timer's callback, bound once per instance. */
+  readonly #onClock: () => void;
 
-  constructor(clock: Clock, unref: boolean) {
-    this.#clock = clock;
-    this.#unref = unref;
+  constructor(spec: TimerSpec<Name, Owner>, settings: TimerSettings, owner: Owner) {
+    this.#spec = spec;
+    this.#settings = settings;
+    this.#owner = owner;
+    // Exactly sized (a spread or push would leave spare capacity) and holding doubles from the start.
+    const times = new Array<number>(spec.names.length + 2).fill(Number.POSITIVE_INFINITY);
+    times[spec.names.length] = 0;
+    times[spec.names.length + 1] = 0;
+    this.#times = times;
+    this.#onClock = this.#fire.bind(this);
   }
 
-  /** Arms `name` to call `callback` after `ms` (clamped to [0, 2^31 − 1]), replacing any pending one. */
-  set(name: Name, ms: number, callback: () => void): void {
-    this.clear(name);
+  /** Arms `name` to fire after `ms` (clamped to [0, 2^31 − 1]), replacing any pending deadline. */
+  set(name: Name, ms: number): void {
     // Clamped here, for every timer: setTimeout fires after 1 ms for anything above 2^31 − 1.
     const delay = clampDelay(ms);
-    const handle = this.#clock.setTimeout(() => {
-      if (this.#handles[name] === handle) this.#handles[name] = undefined;
-      callback();
-    }, delay);
-    if (this.#unref) unrefTimer(handle);
-    this.#handles[name] = handle;
+    const reading = this.#settings.clock.now();
+    const now = this.#slotTime(reading);
+    const slot = this.#slot(name);
+    this.#due &= ~(1 << slot);
+    const times = this.#times;
+    times[slot] = now + delay;
+    if (this.#due !== 0) return; // the timer's callback arms the clock timer when it is done
+    const armed = this.#armed;
+    if (armed === -1 || armed === slot || (times[slot] as number) < (times[armed] as number)) this.#arm(now, reading);
   }
 
   /** Cancels `name` if pending. */
   clear(name: Name): void {
-    const handle = this.#handles[name];
-    if (handle === undefined) return;
-    this.#handles[name] = undefined;
-    this.#clock.clearTimeout(handle);
+    const slot = this.#slot(name);
+    this.#due &= ~(1 << slot);
+    if (this.#times[slot] === Number.POSITIVE_INFINITY) return;
+    this.#times[slot] = Number.POSITIVE_INFINITY;
+    if (slot !== this.#armed) return;
+    const reading = this.#settings.clock.now();
+    this.#arm(this.#slotTime(reading), reading);
   }
 
-  /** Cancels every pending timer. */
+  /** Cancels every pending slot; no clock timer is left. */
   clearAll(): void {
-    for (const name in this.#handles) this.clear(name);
+    this.#times.fill(Number.POSITIVE_INFINITY, 0, this.#spec.names.length);
+    this.#due = 0;
+    this.#disarm();
   }
 
   /** Whether `name` is pending. */
   has(name: Name): boolean {
-    return this.#handles[name] !== undefined;
+    return this.#times[this.#slot(name)] !== Number.POSITIVE_INFINITY;
   }
 
-  /** How many timers are pending. */
+  /** How many slots are pending. */
   get size(): number {
     let pending = 0;
-    for (const name in this.#handles) if (this.#handles[name] !== undefined) pending++;
+    for (let slot = 0; slot < this.#spec.names.length; slot++) {
+      if (this.#times[slot] !== Number.POSITIVE_INFINITY) pending++;
+    }
     return pending;
+  }
+
+  #slot(name: Name): number {
+    const slot = this.#spec.names.indexOf(name);
+    if (slot < 0) throw new Error(`resilient-socket internal error: unknown timer ${name}`);
+    return slot;
+  }
+
+  /** Slot time at clock reading `reading` (see the class comment). */
+  #slotTime(reading: number): number {
+    const times = this.#times;
+    const count = this.#spec.names.length;
+    const armedAt = times[count] as number;
+    if (this.#armed === -1) return armedAt;
+    const elapsed = reading - (times[count + 1] as number);
+    const span = (times[this.#armed] as number) - armedAt;
+    return armedAt + (elapsed > 0 ? Math.min(elapsed, span) : 0);
+  }
+
+  /** Points the clock timer at the earliest pending slot (none: no timer). */
+  #arm(now: number, reading: number): void {
+    this.#disarm();
+    const times = this.#times;
+    const count = this.#spec.names.length;
+    times[count] = now;
+    times[count + 1] = reading;
+    let earliest = -1;
+    for (let slot = 0; slot < count; slot++) {
+      if ((times[slot] as number) < (earliest === -1 ? Number.POSITIVE_INFINITY : (times[earliest] as number))) {
+        earliest = slot;
+      }
+    }
+    if (earliest === -1) return;
+    const { clock, unref } = this.#settings;
+    this.#armed = earliest;
+    this.#handle = clock.setTimeout(this.#onClock, Math.max(0, (times[earliest] as number) - now));
+    if (unref) unrefTimer(this.#handle);
+  }
+
+  #disarm(): void {
+    const handle = this.#handle;
+    this.#armed = -1;
+    if (handle === undefined) return;
+    this.#handle = undefined;
+    this.#settings.clock.clearTimeout(handle);
+  }
+
+  /**
+   * The clock timer fired: slot time is the deadline it was armed for, and every slot due by then
+   * fires now, in the order of the names (as timers of their own with equal deadlines would). A
+   * slot set meanwhile, even with 0 ms, waits for a later task, as a new timer would.
+   */
+  #fire(): void {
+    const armed = this.#armed;
+    this.#handle = undefined;
+    this.#armed = -1;
+    if (armed === -1) return;
+    const { names } = this.#spec;
+    const times = this.#times;
+    const now = times[armed] as number;
+    times[names.length] = now;
+    let due = 0;
+    for (let slot = 0; slot < names.length; slot++) if ((times[slot] as number) <= now) due |= 1 << slot;
+    this.#due = due;
+    try {
+      for (let slot = 0; this.#due !== 0; slot++) {
+        const bit = 1 << slot;
+        if ((this.#due & bit) === 0) continue;
+        this.#due &= ~bit;
+        times[slot] = Number.POSITIVE_INFINITY;
+        this.#spec.fire(this.#owner, names[slot] as Name);
+      }
+    } finally {
+      this.#due = 0;
+      // Unless a callback armed the clock timer already (by setting a slot), arm it now.
+      if (this.#armed === -1) this.#arm(now, this.#settings.clock.now());
+    }
   }
 }

@@ -5,7 +5,7 @@ import { OutboundBuffer, type QueuedMessage } from '../buffer/outbound-buffer.js
 import type { Clock } from '../clock.js';
 import { type Data, isData } from '../data.js';
 import { type ErrorCode, ErrorCodes, isResilientSocketError, ResilientSocketError } from '../errors.js';
-import { TimerSlots } from '../timers.js';
+import { TimerSlots, type TimerSpec } from '../timers.js';
 import { resolveWebSocket } from '../transport/resolve-websocket.js';
 import { parseRetryAfter } from '../transport/retry-after.js';
 import { ReadyState, type WebSocketConstructorLike } from '../transport/websocket-like.js';
@@ -13,7 +13,15 @@ import { assertBoolean, assertOptionsObject, describeReceived, describeThrown, w
 import { assertCloseArgs, type CloseInfo } from './close-codes.js';
 import { Connection, type ConnectionEvents } from './connection.js';
 import type { DropReason, ResilientSocketEvents } from './events.js';
-import { Heartbeat } from './heartbeat.js';
+import {
+  type HeartbeatMode,
+  heartbeatActivity,
+  heartbeatMode,
+  isHeartbeatPong,
+  probe,
+  startHeartbeat,
+  stopHeartbeat,
+} from './heartbeat.js';
 import {
   checkProtocols,
   checkUrl,
@@ -65,7 +73,14 @@ export interface SocketStats {
   readonly nextRetryAt: number | undefined;
 }
 
-type SocketTimer = 'connect' | 'handshake' | 'stable' | 'reconnect' | 'closing' | 'ttl' | 'ping' | 'pong';
+type SocketTimer = (typeof SOCKET_TIMERS)[number];
+
+/**
+ * The socket's timer slots, in the order that breaks ties between equal deadlines (the order in
+ * which they are set on the way to open). connect, handshake, stable, reconnect and closing belong
+ * to one phase each; ttl is the buffer's; ping and pong are the heartbeat's.
+ */
+const SOCKET_TIMERS = ['connect', 'handshake', 'ttl', 'stable', 'pong', 'ping', 'reconnect', 'closing'] as const;
 
 /** How long `close()` waits for the server's close frame before cutting the connection, in ms. */
 export const CLOSE_TIMEOUT = 3_000;
@@ -78,7 +93,8 @@ interface Attempt {
   readonly number: number;
   url: string;
   connection: Connection<ResilientSocket> | undefined;
-  heartbeat: Heartbeat | undefined;
+  /** Set once open: how the connection is watched. */
+  heartbeat: HeartbeatMode | undefined;
   opened: boolean;
   openedAt: number;
   /** Present while the handshake hook runs. */
@@ -126,6 +142,12 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     },
   };
 
+  /** What each timer slot does when due (one table for all sockets, like the connection events). */
+  static readonly #timerSpec: TimerSpec<SocketTimer, ResilientSocket> = {
+    names: SOCKET_TIMERS,
+    fire: (socket, name) => socket.#onTimer(name),
+  };
+
   /** Shared with every socket created with equal options. */
   readonly #config: SocketConfig;
   /** The `url` argument: a URL (read again for every attempt), or the provider to call. */
@@ -138,7 +160,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   #backoff: BackoffPolicyLike | undefined;
   /** Created by the first send that queues; let go once flushed or drained. */
   #buffer: OutboundBuffer | undefined;
-  readonly #timers: TimerSlots<SocketTimer>;
+  readonly #timers: TimerSlots<SocketTimer, ResilientSocket>;
   #state: SocketState = 'idle';
   #attempt: Attempt | undefined;
   /** Consecutive failures since the last stable connection. */
@@ -188,7 +210,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#wsOptions = resolved.wsOptions;
     this.#signal = resolved.signal;
     this.#backoff = resolved.backoff;
-    this.#timers = new TimerSlots(config.clock, config.unref);
+    this.#timers = new TimerSlots(ResilientSocket.#timerSpec, config, this);
     this.#binaryType = resolved.binaryType;
     this.#url = typeof url === 'function' ? '' : String(url);
     this.#stats.downSince = this.#clock.now();
@@ -391,17 +413,13 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#timers.clearAll();
     this.#dropAll('closed');
     if (attempt?.opened && socket && socket.readyState === ReadyState.OPEN) {
-      attempt.heartbeat?.stop();
       this.#setState('closing', 'close() called');
       try {
         socket.close(code, reason);
       } catch {
         // fall through to the timeout, which cuts the connection
       }
-      this.#timers.set('closing', CLOSE_TIMEOUT, () => {
-        if (this.#attempt !== attempt) return;
-        this.#finishClose({ code: 1006, reason: 'close timeout', wasClean: false });
-      });
+      this.#timers.set('closing', CLOSE_TIMEOUT);
       return;
     }
     this.#teardown(attempt?.connection ? { code, reason, wasClean: false } : undefined, true, false);
@@ -506,20 +524,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#stats.attempts++;
     this.#setState('connecting', reason);
     if (!this.#isLive(attempt)) return;
-    if (Number.isFinite(this.#config.connectTimeout)) {
-      this.#timers.set('connect', this.#config.connectTimeout, () =>
-        this.#fail(
-          attempt,
-          ErrorCodes.CONNECT_TIMEOUT,
-          `Connection attempt ${number} did not open within ${this.#config.connectTimeout} ms`,
-          {
-            code: 1006,
-            reason: 'connect timeout',
-            wasClean: false,
-          },
-        ),
-      );
-    }
+    if (Number.isFinite(this.#config.connectTimeout)) this.#timers.set('connect', this.#config.connectTimeout);
     // Resolve providers asynchronously even for plain strings: the first attempt then starts after
     // the constructor returns, so listeners attached right after `new` hear `connecting`.
     void this.#resolveTarget().then(
@@ -613,20 +618,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
         return new Promise<Data>((resolve, reject) => state.waiters.push({ predicate, resolve, reject }));
       },
     };
-    if (Number.isFinite(this.#config.handshakeTimeout)) {
-      this.#timers.set('handshake', this.#config.handshakeTimeout, () =>
-        this.#fail(
-          attempt,
-          ErrorCodes.HANDSHAKE_TIMEOUT,
-          `The handshake did not finish within ${this.#config.handshakeTimeout} ms`,
-          {
-            code: 1006,
-            reason: 'handshake timeout',
-            wasClean: false,
-          },
-        ),
-      );
-    }
+    if (Number.isFinite(this.#config.handshakeTimeout)) this.#timers.set('handshake', this.#config.handshakeTimeout);
     new Promise<void>((resolve) => resolve(handshake(handshakeConnection))).then(
       () => {
         if (!this.#isLive(attempt) || controller.signal.aborted) return;
@@ -676,17 +668,9 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
         expired.map((m) => m.data),
       );
     this.#armTtl();
-    if (this.#config.stableAfter > 0) {
-      this.#timers.set('stable', this.#config.stableAfter, () => this.#markStable(attempt));
-    }
-    attempt.heartbeat = new Heartbeat(connection, this.#config.heartbeat, this.#timers as TimerSlots<string>, () =>
-      this.#fail(attempt, ErrorCodes.DEAD_LINK, 'The heartbeat found the connection dead', {
-        code: 1006,
-        reason: 'heartbeat timeout',
-        wasClean: false,
-      }),
-    );
-    attempt.heartbeat.start();
+    if (this.#config.stableAfter > 0) this.#timers.set('stable', this.#config.stableAfter);
+    attempt.heartbeat = heartbeatMode(this.#config.heartbeat, connection.socket);
+    startHeartbeat(attempt.heartbeat, this.#config.heartbeat, this.#timers);
     this.#emit('open', { attempt: attempt.number, reconnected: this.#stats.connects > 1 });
     for (const data of inbox) {
       if (!this.#isLive(attempt)) return;
@@ -729,7 +713,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     const attempt = this.#attemptOf(connection);
     if (!attempt) return;
     this.#stats.messagesIn++;
-    attempt.heartbeat?.activity();
+    heartbeatActivity(attempt.heartbeat ?? 'off', this.#config.heartbeat, this.#timers);
     const handshake = attempt.handshake;
     if (handshake) {
       const index = handshake.waiters.findIndex((w) => !w.predicate || w.predicate(data));
@@ -738,7 +722,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       else handshake.inbox.push(data);
       return;
     }
-    if (attempt.heartbeat?.isPong(data)) return;
+    if (isHeartbeatPong(attempt.heartbeat ?? 'off', this.#config.heartbeat, data)) return;
     this.#deliver(data);
   }
 
@@ -748,8 +732,54 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#emit('message', data);
   }
 
+  /** A protocol pong: the answer to our ping (only in `protocol` mode does it count as one). */
   #onSocketPong(connection: Connection<ResilientSocket>): void {
-    this.#attemptOf(connection)?.heartbeat?.pong();
+    if (this.#attemptOf(connection)?.heartbeat === 'protocol') {
+      heartbeatActivity('protocol', this.#config.heartbeat, this.#timers);
+    }
+  }
+
+  /** A timer slot is due. Every slot belongs to the current attempt, or to no attempt (reconnect, ttl). */
+  #onTimer(name: SocketTimer): void {
+    const attempt = this.#attempt;
+    switch (name) {
+      case 'connect':
+        if (attempt) {
+          const message = `Connection attempt ${attempt.number} did not open within ${this.#config.connectTimeout} ms`;
+          this.#fail(attempt, ErrorCodes.CONNECT_TIMEOUT, message, TIMEOUT_CLOSES.connect);
+        }
+        break;
+      case 'handshake':
+        if (attempt) {
+          const message = `The handshake did not finish within ${this.#config.handshakeTimeout} ms`;
+          this.#fail(attempt, ErrorCodes.HANDSHAKE_TIMEOUT, message, TIMEOUT_CLOSES.handshake);
+        }
+        break;
+      case 'stable':
+        if (attempt) this.#markStable(attempt);
+        break;
+      case 'ping':
+        if (attempt?.heartbeat && attempt.connection) {
+          probe(attempt.heartbeat, this.#config.heartbeat, this.#timers, attempt.connection.socket);
+        }
+        break;
+      case 'pong':
+        if (attempt) {
+          const message = 'The heartbeat found the connection dead';
+          this.#fail(attempt, ErrorCodes.DEAD_LINK, message, TIMEOUT_CLOSES.heartbeat);
+        }
+        break;
+      case 'reconnect':
+        if (this.#state === 'reconnecting') this.#startAttempt('retry');
+        break;
+      case 'closing':
+        if (this.#state === 'closing') this.#finishClose(TIMEOUT_CLOSES.close);
+        break;
+      case 'ttl':
+        this.#expireBuffered();
+        this.#armTtl();
+        break;
+    }
   }
 
   /** The transport closed the socket (the server, the network, or our own close()). */
@@ -876,9 +906,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     if (!immediate) delay = Math.min(Math.max(delay, minimumDelay), MAX_TIMER_DELAY);
     else this.#nextDelay(); // the refusal still counts as a failure for the backoff
     const next = this.#runAttempts + 1;
-    this.#timers.set('reconnect', delay, () => {
-      if (this.#state === 'reconnecting') this.#startAttempt('retry');
-    });
+    this.#timers.set('reconnect', delay);
     this.#stats.nextRetryAt = this.#clock.now() + delay;
     this.#setState('reconnecting', error ? error.message : 'connection lost');
     if (this.#state !== 'reconnecting') return;
@@ -917,8 +945,8 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     if (!attempt) return;
     this.#attempt = undefined;
     if (attempt.opened) this.#stats.downSince = this.#clock.now();
-    for (const name of ['connect', 'handshake', 'stable', 'ping', 'pong', 'closing'] as const) this.#timers.clear(name);
-    attempt.heartbeat?.stop();
+    for (const name of ['connect', 'handshake', 'stable', 'closing'] as const) this.#timers.clear(name);
+    stopHeartbeat(this.#timers);
     this.#endHandshake(attempt);
     const connection = attempt.connection;
     if (!connection) return;
@@ -974,10 +1002,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       this.#timers.clear('ttl');
       return;
     }
-    this.#timers.set('ttl', clampDelay(at - this.#clock.now()), () => {
-      this.#expireBuffered();
-      this.#armTtl();
-    });
+    this.#timers.set('ttl', clampDelay(at - this.#clock.now()));
   }
 
   #dropAll(reason: DropReason): void {
@@ -1042,6 +1067,14 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     }
   }
 }
+
+/** How a timeout closes the connection it gave up on. */
+const TIMEOUT_CLOSES = {
+  connect: { code: 1006, reason: 'connect timeout', wasClean: false },
+  handshake: { code: 1006, reason: 'handshake timeout', wasClean: false },
+  heartbeat: { code: 1006, reason: 'heartbeat timeout', wasClean: false },
+  close: { code: 1006, reason: 'close timeout', wasClean: false },
+} as const satisfies Record<string, CloseInfo>;
 
 /** Whether a constructed object has the WebSocket methods we call. */
 function hasWebSocketShape(value: unknown): value is InstanceType<WebSocketConstructorLike> {
