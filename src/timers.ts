@@ -52,12 +52,12 @@ export class TimerSlots<Name extends string, Owner> {
   /** The slot the clock timer is armed for; -1 when no timer is live. */
   #armed = -1;
   /**
-   * While the clock timer's callback runs: the slots (bit per slot) due at that moment that have
-   * not fired yet. Setting or clearing a slot takes it out: only what was due when the timer fired
-   * fires in that task.
+   * While the clock timer's callback runs: the slots (a bit each) that were due when it fired and
+   * have not fired yet. Setting or clearing a slot takes it out, so only what was due then fires
+   * in that task, and the clock timer is armed again when the callback is done.
    */
   #due = 0;
-  /** The clock timer's callback, bound once per instance. */
+  /** The clock timer's callback, bound once. */
   readonly #onClock: () => void;
 
   constructor(spec: TimerSpec<Name, Owner>, settings: TimerSettings, owner: Owner) {
@@ -65,10 +65,7 @@ export class TimerSlots<Name extends string, Owner> {
     this.#settings = settings;
     this.#owner = owner;
     // Exactly sized (a spread or push would leave spare capacity) and holding doubles from the start.
-    const times = new Array<number>(spec.names.length + 2).fill(Number.POSITIVE_INFINITY);
-    times[spec.names.length] = 0;
-    times[spec.names.length + 1] = 0;
-    this.#times = times;
+    this.#times = new Array<number>(spec.names.length + 2).fill(0).fill(Number.POSITIVE_INFINITY, 0, spec.names.length);
     this.#onClock = this.#fire.bind(this);
   }
 
@@ -76,53 +73,42 @@ export class TimerSlots<Name extends string, Owner> {
   set(name: Name, ms: number): void {
     // Clamped here, for every timer: setTimeout fires after 1 ms for anything above 2^31 − 1.
     const delay = clampDelay(ms);
+    const slot = this.#spec.names.indexOf(name);
     const reading = this.#settings.clock.now();
     const now = this.#slotTime(reading);
-    const slot = this.#slot(name);
-    this.#due &= ~(1 << slot);
     const times = this.#times;
-    times[slot] = now + delay;
-    if (this.#due !== 0) return; // the timer's callback arms the clock timer when it is done
     const armed = this.#armed;
-    if (armed === -1 || armed === slot || (times[slot] as number) < (times[armed] as number)) this.#arm(now, reading);
+    this.#due &= ~(1 << slot);
+    times[slot] = now + delay;
+    if (this.#due === 0 && (armed < 0 || armed === slot || now + delay < (times[armed] as number))) {
+      this.#arm(now, reading);
+    }
   }
 
   /** Cancels `name` if pending. */
   clear(name: Name): void {
-    const slot = this.#slot(name);
+    const slot = this.#spec.names.indexOf(name);
     this.#due &= ~(1 << slot);
-    if (this.#times[slot] === Number.POSITIVE_INFINITY) return;
-    this.#times[slot] = Number.POSITIVE_INFINITY;
-    if (slot !== this.#armed) return;
+    if (slot !== this.#armed) {
+      this.#times[slot] = Number.POSITIVE_INFINITY;
+      return;
+    }
     const reading = this.#settings.clock.now();
-    this.#arm(this.#slotTime(reading), reading);
+    const now = this.#slotTime(reading);
+    this.#times[slot] = Number.POSITIVE_INFINITY;
+    this.#arm(now, reading);
   }
 
   /** Cancels every pending slot; no clock timer is left. */
   clearAll(): void {
     this.#times.fill(Number.POSITIVE_INFINITY, 0, this.#spec.names.length);
     this.#due = 0;
-    this.#disarm();
+    this.#arm(0, 0);
   }
 
   /** Whether `name` is pending. */
   has(name: Name): boolean {
-    return this.#times[this.#slot(name)] !== Number.POSITIVE_INFINITY;
-  }
-
-  /** How many slots are pending. */
-  get size(): number {
-    let pending = 0;
-    for (let slot = 0; slot < this.#spec.names.length; slot++) {
-      if (this.#times[slot] !== Number.POSITIVE_INFINITY) pending++;
-    }
-    return pending;
-  }
-
-  #slot(name: Name): number {
-    const slot = this.#spec.names.indexOf(name);
-    if (slot < 0) throw new Error(`resilient-socket internal error: unknown timer ${name}`);
-    return slot;
+    return this.#times[this.#spec.names.indexOf(name)] !== Number.POSITIVE_INFINITY;
   }
 
   /** Slot time at clock reading `reading` (see the class comment). */
@@ -130,38 +116,29 @@ export class TimerSlots<Name extends string, Owner> {
     const times = this.#times;
     const count = this.#spec.names.length;
     const armedAt = times[count] as number;
-    if (this.#armed === -1) return armedAt;
-    const elapsed = reading - (times[count + 1] as number);
-    const span = (times[this.#armed] as number) - armedAt;
-    return armedAt + (elapsed > 0 ? Math.min(elapsed, span) : 0);
+    if (this.#armed < 0) return armedAt;
+    const elapsed = Math.max(0, reading - (times[count + 1] as number));
+    return armedAt + Math.min(elapsed, (times[this.#armed] as number) - armedAt);
   }
 
-  /** Points the clock timer at the earliest pending slot (none: no timer). */
+  /** Points the clock timer at the earliest pending slot (none pending: no timer). */
   #arm(now: number, reading: number): void {
-    this.#disarm();
+    const { clock, unref } = this.#settings;
     const times = this.#times;
     const count = this.#spec.names.length;
+    if (this.#handle !== undefined) clock.clearTimeout(this.#handle);
+    this.#handle = undefined;
+    this.#armed = -1;
     times[count] = now;
     times[count + 1] = reading;
     let earliest = -1;
     for (let slot = 0; slot < count; slot++) {
-      if ((times[slot] as number) < (earliest === -1 ? Number.POSITIVE_INFINITY : (times[earliest] as number))) {
-        earliest = slot;
-      }
+      if ((times[slot] as number) < (times[earliest] ?? Number.POSITIVE_INFINITY)) earliest = slot;
     }
-    if (earliest === -1) return;
-    const { clock, unref } = this.#settings;
+    if (earliest < 0) return;
     this.#armed = earliest;
     this.#handle = clock.setTimeout(this.#onClock, Math.max(0, (times[earliest] as number) - now));
     if (unref) unrefTimer(this.#handle);
-  }
-
-  #disarm(): void {
-    const handle = this.#handle;
-    this.#armed = -1;
-    if (handle === undefined) return;
-    this.#handle = undefined;
-    this.#settings.clock.clearTimeout(handle);
   }
 
   /**
@@ -170,29 +147,25 @@ export class TimerSlots<Name extends string, Owner> {
    * slot set meanwhile, even with 0 ms, waits for a later task, as a new timer would.
    */
   #fire(): void {
-    const armed = this.#armed;
-    this.#handle = undefined;
-    this.#armed = -1;
-    if (armed === -1) return;
+    if (this.#armed < 0) return; // a clock whose clearTimeout missed
     const { names } = this.#spec;
     const times = this.#times;
-    const now = times[armed] as number;
+    const now = times[this.#armed] as number;
+    this.#handle = undefined;
+    this.#armed = -1;
     times[names.length] = now;
-    let due = 0;
-    for (let slot = 0; slot < names.length; slot++) if ((times[slot] as number) <= now) due |= 1 << slot;
-    this.#due = due;
+    for (let slot = 0; slot < names.length; slot++) if ((times[slot] as number) <= now) this.#due |= 1 << slot;
     try {
       for (let slot = 0; this.#due !== 0; slot++) {
-        const bit = 1 << slot;
-        if ((this.#due & bit) === 0) continue;
-        this.#due &= ~bit;
+        if ((this.#due & (1 << slot)) === 0) continue;
+        this.#due &= ~(1 << slot);
         times[slot] = Number.POSITIVE_INFINITY;
         this.#spec.fire(this.#owner, names[slot] as Name);
       }
     } finally {
       this.#due = 0;
       // Unless a callback armed the clock timer already (by setting a slot), arm it now.
-      if (this.#armed === -1) this.#arm(now, this.#settings.clock.now());
+      if (this.#armed < 0) this.#arm(now, this.#settings.clock.now());
     }
   }
 }

@@ -179,16 +179,15 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
    * so a user listener that throws cannot starve them.
    */
   #sinks: Set<{ message(data: Data): void; closed(): void }> | undefined;
-  #stats = {
-    attempts: 0,
-    connects: 0,
-    dropped: 0,
-    messagesIn: 0,
-    messagesOut: 0,
-    downSince: 0,
-    lastError: undefined as ResilientSocketError | undefined,
-    nextRetryAt: undefined as number | undefined,
-  };
+  // The counters behind `stats` (fields of the socket rather than an object of their own: 24 bytes less).
+  #attempts = 0;
+  #connects = 0;
+  #dropped = 0;
+  #messagesIn = 0;
+  #messagesOut = 0;
+  #downSince = 0;
+  #lastError: ResilientSocketError | undefined;
+  #nextRetryAt: number | undefined;
 
   /**
    * @param url a `ws:`/`wss:` URL (string or `URL`), or a sync/async function returning one,
@@ -213,7 +212,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#timers = new TimerSlots(ResilientSocket.#timerSpec, config, this);
     this.#binaryType = resolved.binaryType;
     this.#url = typeof url === 'function' ? '' : String(url);
-    this.#stats.downSince = this.#clock.now();
+    this.#downSince = this.#clock.now();
 
     const { signal } = resolved;
     if (signal) {
@@ -292,16 +291,16 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     const now = this.#clock.now();
     const open = this.#state === 'open' && this.#attempt?.opened === true;
     return {
-      attempts: this.#stats.attempts,
-      connects: this.#stats.connects,
-      reconnects: Math.max(0, this.#stats.connects - 1),
-      dropped: this.#stats.dropped,
-      messagesIn: this.#stats.messagesIn,
-      messagesOut: this.#stats.messagesOut,
+      attempts: this.#attempts,
+      connects: this.#connects,
+      reconnects: Math.max(0, this.#connects - 1),
+      dropped: this.#dropped,
+      messagesIn: this.#messagesIn,
+      messagesOut: this.#messagesOut,
       uptime: open && this.#attempt ? now - this.#attempt.openedAt : 0,
-      downtime: open ? 0 : now - this.#stats.downSince,
-      lastError: this.#stats.lastError,
-      nextRetryAt: this.#state === 'reconnecting' ? this.#stats.nextRetryAt : undefined,
+      downtime: open ? 0 : now - this.#downSince,
+      lastError: this.#lastError,
+      nextRetryAt: this.#state === 'reconnecting' ? this.#nextRetryAt : undefined,
     };
   }
 
@@ -337,7 +336,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     ) {
       try {
         socket.send(data as never);
-        this.#stats.messagesOut++;
+        this.#messagesOut++;
         return 'sent';
       } catch {
         // The socket refused (it is going down); queue the message for the next connection.
@@ -501,14 +500,14 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       throw new Error(`resilient-socket internal error: illegal transition ${previous} → ${next} (${reason})`);
     }
     this.#state = next;
-    if (next === 'open') this.#stats.nextRetryAt = undefined;
+    if (next === 'open') this.#nextRetryAt = undefined;
     if (next === 'closed' && this.#sinks) for (const sink of [...this.#sinks]) sink.closed();
     this.#emit('state', { previous, current: next, reason });
   }
 
   #startAttempt(reason: string): void {
     this.#timers.clear('reconnect');
-    this.#stats.nextRetryAt = undefined;
+    this.#nextRetryAt = undefined;
     this.#runAttempts++;
     const number = this.#runAttempts;
     const attempt: Attempt = {
@@ -521,7 +520,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       handshake: undefined,
     };
     this.#attempt = attempt;
-    this.#stats.attempts++;
+    this.#attempts++;
     this.#setState('connecting', reason);
     if (!this.#isLive(attempt)) return;
     if (Number.isFinite(this.#config.connectTimeout)) this.#timers.set('connect', this.#config.connectTimeout);
@@ -607,7 +606,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
           throw new ResilientSocketError(ErrorCodes.CLOSED, 'The handshake is over; use socket.send()');
         }
         socket.send(data as never);
-        this.#stats.messagesOut++;
+        this.#messagesOut++;
       },
       nextMessage: (predicate) => {
         if (attempt.handshake !== state) {
@@ -647,7 +646,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#endHandshake(attempt, false);
     attempt.opened = true;
     attempt.openedAt = this.#clock.now();
-    this.#stats.connects++;
+    this.#connects++;
     this.#authRefusals = 0;
     // Flush before anyone can call send() again, so queued messages keep their order.
     const expired = this.#buffer?.expire(attempt.openedAt) ?? [];
@@ -671,7 +670,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     if (this.#config.stableAfter > 0) this.#timers.set('stable', this.#config.stableAfter);
     attempt.heartbeat = heartbeatMode(this.#config.heartbeat, connection.socket);
     startHeartbeat(attempt.heartbeat, this.#config.heartbeat, this.#timers);
-    this.#emit('open', { attempt: attempt.number, reconnected: this.#stats.connects > 1 });
+    this.#emit('open', { attempt: attempt.number, reconnected: this.#connects > 1 });
     for (const data of inbox) {
       if (!this.#isLive(attempt)) return;
       this.#deliver(data);
@@ -695,7 +694,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
         buffer.unshift(message);
         return;
       }
-      this.#stats.messagesOut++;
+      this.#messagesOut++;
       message = buffer.shift();
     }
     this.#buffer = undefined;
@@ -712,7 +711,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   #onSocketMessage(connection: Connection<ResilientSocket>, data: Data): void {
     const attempt = this.#attemptOf(connection);
     if (!attempt) return;
-    this.#stats.messagesIn++;
+    this.#messagesIn++;
     heartbeatActivity(attempt.heartbeat ?? 'off', this.#config.heartbeat, this.#timers);
     const handshake = attempt.handshake;
     if (handshake) {
@@ -907,7 +906,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     else this.#nextDelay(); // the refusal still counts as a failure for the backoff
     const next = this.#runAttempts + 1;
     this.#timers.set('reconnect', delay);
-    this.#stats.nextRetryAt = this.#clock.now() + delay;
+    this.#nextRetryAt = this.#clock.now() + delay;
     this.#setState('reconnecting', error ? error.message : 'connection lost');
     if (this.#state !== 'reconnecting') return;
     this.#emit('reconnecting', { attempt: next, delay });
@@ -944,7 +943,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     const attempt = this.#attempt;
     if (!attempt) return;
     this.#attempt = undefined;
-    if (attempt.opened) this.#stats.downSince = this.#clock.now();
+    if (attempt.opened) this.#downSince = this.#clock.now();
     for (const name of ['connect', 'handshake', 'stable', 'closing'] as const) this.#timers.clear(name);
     stopHeartbeat(this.#timers);
     this.#endHandshake(attempt);
@@ -1017,7 +1016,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   }
 
   #reportDrop(reason: DropReason, messages: Data[]): void {
-    this.#stats.dropped += messages.length;
+    this.#dropped += messages.length;
     this.#emit('drop', { reason, messages });
   }
 
@@ -1033,7 +1032,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   }
 
   #reportError(error: ResilientSocketError): void {
-    this.#stats.lastError = error;
+    this.#lastError = error;
     this.#emit('error', error);
   }
 
