@@ -322,12 +322,8 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     const buffer = withDefault(options?.buffer, true);
     assertBoolean('buffer', buffer);
 
-    if (this.#disposed || !STATES[this.#state].buffersSends) {
-      this.#reportDrop('closed', [data]);
-      return 'dropped';
-    }
-    const attempt = this.#attempt;
-    const socket = attempt?.connection?.socket;
+    if (this.#disposed || !STATES[this.#state].buffersSends) return this.#dropOne('closed', data);
+    const socket = this.#attempt?.connection?.socket;
     if (
       STATES[this.#state].sendsDirectly &&
       socket &&
@@ -342,32 +338,17 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
         // The socket refused (it is going down); queue the message for the next connection.
       }
     }
-    if (!buffer) {
-      this.#reportDrop('not-connected', [data]);
-      return 'dropped';
-    }
+    if (!buffer) return this.#dropOne('not-connected', data);
     // Expiring reports a drop, and a drop listener may close the socket: look again afterwards.
     this.#expireBuffered();
-    if (this.#disposed || !STATES[this.#state].buffersSends) {
-      this.#reportDrop('closed', [data]);
-      return 'dropped';
-    }
+    if (this.#disposed || !STATES[this.#state].buffersSends) return this.#dropOne('closed', data);
     this.#buffer ??= new OutboundBuffer(this.#config.buffer);
     const result = this.#buffer.push(data, this.#clock.now());
-    if (result.status === 'dropped') {
-      this.#reportDrop('overflow', [data]);
-      return 'dropped';
-    }
+    if (result.status === 'dropped') return this.#dropOne('overflow', data);
     this.#armTtl();
-    if (result.evicted.length > 0) {
-      this.#reportDrop(
-        'overflow',
-        result.evicted.map((m) => m.data),
-      );
-      // A drop listener that closed the socket made close() report this message as dropped too.
-      if (this.#disposed) return 'dropped';
-    }
-    return 'buffered';
+    this.#reportQueued('overflow', result.evicted);
+    // A drop listener that closed the socket made close() report this message as dropped too.
+    return this.#disposed ? 'dropped' : 'buffered';
   }
 
   /**
@@ -627,13 +608,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       (error: unknown) => {
         if (!this.#isLive(attempt) || controller.signal.aborted) return;
         const message = `The handshake failed: ${describeThrown(error)}`;
-        this.#fail(
-          attempt,
-          ErrorCodes.HANDSHAKE_FAILED,
-          message,
-          { code: 1006, reason: 'handshake failed', wasClean: false },
-          error,
-        );
+        this.#fail(attempt, ErrorCodes.HANDSHAKE_FAILED, message, 'handshake failed', error);
       },
     );
   }
@@ -652,20 +627,9 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     const expired = this.#buffer?.expire(attempt.openedAt) ?? [];
     this.#flush(connection);
     this.#setState('open', 'connection opened');
-    if (!this.#isLive(attempt)) {
-      // A state listener closed or replaced the connection: the expired messages still get reported.
-      if (expired.length > 0)
-        this.#reportDrop(
-          'expired',
-          expired.map((m) => m.data),
-        );
-      return;
-    }
-    if (expired.length > 0)
-      this.#reportDrop(
-        'expired',
-        expired.map((m) => m.data),
-      );
+    // Reported even when a state listener closed or replaced the connection.
+    this.#reportQueued('expired', expired);
+    if (!this.#isLive(attempt)) return;
     this.#armTtl();
     if (this.#config.stableAfter > 0) this.#timers.set('stable', this.#config.stableAfter);
     attempt.heartbeat = heartbeatMode(this.#config.heartbeat, connection.socket);
@@ -745,13 +709,13 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       case 'connect':
         if (attempt) {
           const message = `Connection attempt ${attempt.number} did not open within ${this.#config.connectTimeout} ms`;
-          this.#fail(attempt, ErrorCodes.CONNECT_TIMEOUT, message, TIMEOUT_CLOSES.connect);
+          this.#fail(attempt, ErrorCodes.CONNECT_TIMEOUT, message, 'connect timeout');
         }
         break;
       case 'handshake':
         if (attempt) {
           const message = `The handshake did not finish within ${this.#config.handshakeTimeout} ms`;
-          this.#fail(attempt, ErrorCodes.HANDSHAKE_TIMEOUT, message, TIMEOUT_CLOSES.handshake);
+          this.#fail(attempt, ErrorCodes.HANDSHAKE_TIMEOUT, message, 'handshake timeout');
         }
         break;
       case 'stable':
@@ -764,15 +728,14 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
         break;
       case 'pong':
         if (attempt) {
-          const message = 'The heartbeat found the connection dead';
-          this.#fail(attempt, ErrorCodes.DEAD_LINK, message, TIMEOUT_CLOSES.heartbeat);
+          this.#fail(attempt, ErrorCodes.DEAD_LINK, 'The heartbeat found the connection dead', 'heartbeat timeout');
         }
         break;
       case 'reconnect':
         if (this.#state === 'reconnecting') this.#startAttempt('retry');
         break;
       case 'closing':
-        if (this.#state === 'closing') this.#finishClose(TIMEOUT_CLOSES.close);
+        if (this.#state === 'closing') this.#finishClose(abnormal('close timeout'));
         break;
       case 'ttl':
         this.#expireBuffered();
@@ -816,17 +779,14 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#connectionLost(attempt, undefined, info, undefined);
   }
 
-  /** We gave up on the attempt (timeout, provider, handshake, dead link): abort it and go on. */
-  #fail(attempt: Attempt, code: ErrorCode, message: string, close: CloseInfo | undefined, cause?: unknown): void {
+  /**
+   * We gave up on the attempt (timeout, provider, handshake, dead link): abort it and go on. A
+   * connection it had is closed with 1006 and `reason` (the error code when none is given).
+   */
+  #fail(attempt: Attempt, code: ErrorCode, message: string, reason: string = code, cause?: unknown): void {
     if (!this.#isLive(attempt)) return;
     const error = new ResilientSocketError(code, message, cause === undefined ? {} : { cause });
-    this.#connectionLost(
-      attempt,
-      error,
-      attempt.connection ? (close ?? { code: 1006, reason: code, wasClean: false }) : undefined,
-      undefined,
-      true,
-    );
+    this.#connectionLost(attempt, error, attempt.connection ? abnormal(reason) : undefined, undefined, true);
   }
 
   /**
@@ -987,12 +947,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   // ─── buffer helpers ──────────────────────────────────────────────────────────────────────
 
   #expireBuffered(): void {
-    const expired = this.#buffer?.expire(this.#clock.now()) ?? [];
-    if (expired.length > 0)
-      this.#reportDrop(
-        'expired',
-        expired.map((m) => m.data),
-      );
+    this.#reportQueued('expired', this.#buffer?.expire(this.#clock.now()) ?? []);
   }
 
   #armTtl(): void {
@@ -1008,11 +963,22 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#timers.clear('ttl');
     const all = this.#buffer?.drain() ?? [];
     this.#buffer = undefined;
-    if (all.length > 0)
+    this.#reportQueued(reason, all);
+  }
+
+  /** Reports queued messages that leave the buffer unsent (if there are any). */
+  #reportQueued(reason: DropReason, messages: readonly QueuedMessage[]): void {
+    if (messages.length > 0)
       this.#reportDrop(
         reason,
-        all.map((m) => m.data),
+        messages.map((m) => m.data),
       );
+  }
+
+  /** Reports one message `send()` could not take. */
+  #dropOne(reason: DropReason, data: Data): 'dropped' {
+    this.#reportDrop(reason, [data]);
+    return 'dropped';
   }
 
   #reportDrop(reason: DropReason, messages: Data[]): void {
@@ -1067,13 +1033,10 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   }
 }
 
-/** How a timeout closes the connection it gave up on. */
-const TIMEOUT_CLOSES = {
-  connect: { code: 1006, reason: 'connect timeout', wasClean: false },
-  handshake: { code: 1006, reason: 'handshake timeout', wasClean: false },
-  heartbeat: { code: 1006, reason: 'heartbeat timeout', wasClean: false },
-  close: { code: 1006, reason: 'close timeout', wasClean: false },
-} as const satisfies Record<string, CloseInfo>;
+/** How we close a connection we gave up on (1006: no close frame was exchanged). */
+function abnormal(reason: string): CloseInfo {
+  return { code: 1006, reason, wasClean: false };
+}
 
 /** Whether a constructed object has the WebSocket methods we call. */
 function hasWebSocketShape(value: unknown): value is InstanceType<WebSocketConstructorLike> {
