@@ -1,6 +1,9 @@
 import { clampDelay } from './backoff/policy.js';
 import { type Clock, type TimerHandle, unrefTimer } from './clock.js';
 
+/** The deadline of a slot that is not pending. */
+const IDLE = Number.POSITIVE_INFINITY;
+
 /** Where the clock timer comes from, and whether it may hold a Node process open. */
 export interface TimerSettings {
   readonly clock: Clock;
@@ -43,7 +46,7 @@ export class TimerSlots<Name extends string, Owner> {
   readonly #settings: TimerSettings;
   readonly #owner: Owner;
   /**
-   * The deadline of each slot (in `spec.names` order) in slot time, `Infinity` when idle, then
+   * The deadline of each slot (in `spec.names` order) in slot time, `IDLE` when not pending, then
    * the slot time and the clock reading of the last arm. In one array the numbers are stored
    * unboxed; as fields, each would cost a 16-byte heap number.
    */
@@ -65,79 +68,69 @@ export class TimerSlots<Name extends string, Owner> {
     this.#settings = settings;
     this.#owner = owner;
     // Exactly sized (a spread or push would leave spare capacity) and holding doubles from the start.
-    this.#times = new Array<number>(spec.names.length + 2).fill(0).fill(Number.POSITIVE_INFINITY, 0, spec.names.length);
+    this.#times = new Array<number>(spec.names.length + 2).fill(0).fill(IDLE, 0, spec.names.length);
     this.#onClock = this.#fire.bind(this);
   }
 
   /** Arms `name` to fire after `ms` (clamped to [0, 2^31 − 1]), replacing any pending deadline. */
   set(name: Name, ms: number): void {
     // Clamped here, for every timer: setTimeout fires after 1 ms for anything above 2^31 − 1.
-    const delay = clampDelay(ms);
-    const slot = this.#spec.names.indexOf(name);
-    const reading = this.#settings.clock.now();
-    const now = this.#slotTime(reading);
-    const times = this.#times;
-    const armed = this.#armed;
-    this.#due &= ~(1 << slot);
-    times[slot] = now + delay;
-    if (this.#due === 0 && (armed < 0 || armed === slot || now + delay < (times[armed] as number))) {
-      this.#arm(now, reading);
-    }
+    this.#put(name, clampDelay(ms));
   }
 
   /** Cancels `name` if pending. */
   clear(name: Name): void {
-    const slot = this.#spec.names.indexOf(name);
-    this.#due &= ~(1 << slot);
-    if (slot !== this.#armed) {
-      this.#times[slot] = Number.POSITIVE_INFINITY;
-      return;
-    }
-    const reading = this.#settings.clock.now();
-    const now = this.#slotTime(reading);
-    this.#times[slot] = Number.POSITIVE_INFINITY;
-    this.#arm(now, reading);
+    this.#put(name, IDLE);
   }
 
   /** Cancels every pending slot; no clock timer is left. */
   clearAll(): void {
-    this.#times.fill(Number.POSITIVE_INFINITY, 0, this.#spec.names.length);
+    this.#times.fill(IDLE, 0, this.#spec.names.length);
     this.#due = 0;
     this.#arm(0, 0);
   }
 
   /** Whether `name` is pending. */
   has(name: Name): boolean {
-    return this.#times[this.#spec.names.indexOf(name)] !== Number.POSITIVE_INFINITY;
+    return this.#times[this.#spec.names.indexOf(name)] !== IDLE;
   }
 
-  /** Slot time at clock reading `reading` (see the class comment). */
-  #slotTime(reading: number): number {
+  /** Gives `name` the deadline `delay` from now (`IDLE`: none), keeping the clock timer on the earliest slot. */
+  #put(name: Name, delay: number): void {
+    const slot = this.#spec.names.indexOf(name);
     const times = this.#times;
-    const count = this.#spec.names.length;
+    const armed = this.#armed;
+    this.#due &= ~(1 << slot);
+    if (delay === IDLE && times[slot] === IDLE) return;
+    // Slot time now (see the class comment): the clock's progress since the last arm, clamped.
+    const count = times.length - 2;
+    const reading = this.#settings.clock.now();
     const armedAt = times[count] as number;
-    if (this.#armed < 0) return armedAt;
-    const elapsed = Math.max(0, reading - (times[count + 1] as number));
-    return armedAt + Math.min(elapsed, (times[this.#armed] as number) - armedAt);
+    const now =
+      armed < 0
+        ? armedAt
+        : armedAt +
+          Math.min(Math.max(0, reading - (times[count + 1] as number)), (times[armed] as number) - armedAt);
+    times[slot] = now + delay;
+    // While the callback runs, it arms the clock timer when it is done.
+    if (this.#due === 0 && (armed === slot || now + delay < (times[armed] ?? IDLE))) this.#arm(now, reading);
   }
 
   /** Points the clock timer at the earliest pending slot (none pending: no timer). */
   #arm(now: number, reading: number): void {
     const { clock, unref } = this.#settings;
     const times = this.#times;
-    const count = this.#spec.names.length;
+    const count = times.length - 2;
     if (this.#handle !== undefined) clock.clearTimeout(this.#handle);
     this.#handle = undefined;
     this.#armed = -1;
     times[count] = now;
     times[count + 1] = reading;
-    let earliest = -1;
     for (let slot = 0; slot < count; slot++) {
-      if ((times[slot] as number) < (times[earliest] ?? Number.POSITIVE_INFINITY)) earliest = slot;
+      if ((times[slot] as number) < (times[this.#armed] ?? IDLE)) this.#armed = slot;
     }
-    if (earliest < 0) return;
-    this.#armed = earliest;
-    this.#handle = clock.setTimeout(this.#onClock, Math.max(0, (times[earliest] as number) - now));
+    if (this.#armed < 0) return;
+    this.#handle = clock.setTimeout(this.#onClock, Math.max(0, (times[this.#armed] as number) - now));
     if (unref) unrefTimer(this.#handle);
   }
 
@@ -147,20 +140,21 @@ export class TimerSlots<Name extends string, Owner> {
    * slot set meanwhile, even with 0 ms, waits for a later task, as a new timer would.
    */
   #fire(): void {
-    if (this.#armed < 0) return; // a clock whose clearTimeout missed
-    const { names } = this.#spec;
     const times = this.#times;
+    const count = times.length - 2;
     const now = times[this.#armed] as number;
+    if (now === undefined) return; // not armed: a clock whose clearTimeout missed
     this.#handle = undefined;
     this.#armed = -1;
-    times[names.length] = now;
-    for (let slot = 0; slot < names.length; slot++) if ((times[slot] as number) <= now) this.#due |= 1 << slot;
+    times[count] = now;
+    for (let slot = 0; slot < count; slot++) if ((times[slot] as number) <= now) this.#due |= 1 << slot;
     try {
       for (let slot = 0; this.#due !== 0; slot++) {
-        if ((this.#due & (1 << slot)) === 0) continue;
-        this.#due &= ~(1 << slot);
-        times[slot] = Number.POSITIVE_INFINITY;
-        this.#spec.fire(this.#owner, names[slot] as Name);
+        if (this.#due & (1 << slot)) {
+          this.#due &= ~(1 << slot);
+          times[slot] = IDLE;
+          this.#spec.fire(this.#owner, this.#spec.names[slot] as Name);
+        }
       }
     } finally {
       this.#due = 0;

@@ -70,12 +70,6 @@ export const BUFFER_DEFAULTS: ResolvedBufferOptions = Object.freeze({
   ttl: Number.POSITIVE_INFINITY,
 });
 
-/**
- * The objects {@link resolveBufferOptions} produced: frozen and valid, so they are shared as they
- * are (by every socket with the same options, and by their buffers) instead of being copied.
- */
-const RESOLVED = new WeakSet<object>([BUFFER_DEFAULTS]);
-
 function describePolicies(): string {
   const quoted = OVERFLOW_POLICIES.map((policy) => JSON.stringify(policy));
   return `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}`;
@@ -90,7 +84,6 @@ function describePolicies(): string {
  *   type; RangeError when an option has the right type but a value outside its range.
  */
 export function resolveBufferOptions(options: unknown): ResolvedBufferOptions {
-  if (typeof options === 'object' && options !== null && RESOLVED.has(options)) return options as ResolvedBufferOptions;
   assertOptionsObject('buffer', options);
   const given = (options ?? {}) as { readonly [K in keyof BufferOptions]?: unknown };
   const maxMessages = withDefault(given.maxMessages, BUFFER_DEFAULTS.maxMessages);
@@ -106,11 +99,7 @@ export function resolveBufferOptions(options: unknown): ResolvedBufferOptions {
     throw new RangeError(`Expected \`buffer.overflow\` to be ${describePolicies()}, got ${describeValue(overflow)}`);
   }
   assertNumber('buffer.ttl', ttl, { above: 0, allowInfinity: true });
-  const d = BUFFER_DEFAULTS;
-  if (maxMessages === d.maxMessages && maxBytes === d.maxBytes && overflow === d.overflow && ttl === d.ttl) return d;
-  const resolved = Object.freeze({ maxMessages, maxBytes, overflow: overflow as OverflowPolicy, ttl });
-  RESOLVED.add(resolved);
-  return resolved;
+  return Object.freeze({ maxMessages, maxBytes, overflow: overflow as OverflowPolicy, ttl });
 }
 
 /** A message waiting in the buffer. */
@@ -161,8 +150,8 @@ export class OutboundBuffer {
   #ordered = true;
 
   /**
-   * @param options Limits and policies, normally from {@link resolveBufferOptions} (kept as they
-   *   are, not copied); any other object is validated here, so an invalid one throws the same errors.
+   * @param options Limits and policies, normally from {@link resolveBufferOptions}; they are
+   *   validated again here, so an invalid object throws the same errors.
    */
   constructor(options: ResolvedBufferOptions) {
     this.#options = resolveBufferOptions(options);

@@ -265,17 +265,8 @@ export function checkProtocols(name: string, value: unknown): string | string[] 
   throw new TypeError(`Expected \`${name}\` to be a string or an array of strings, got ${describeReceived(value)}`);
 }
 
-/** The heartbeat when the option is omitted, shared by every such socket. */
-const DEFAULT_HEARTBEAT: ResolvedHeartbeat = Object.freeze({
-  ...SOCKET_DEFAULTS.heartbeat,
-  message: undefined,
-  isPong: undefined,
-  explicit: false,
-});
-
 function resolveHeartbeat(value: unknown): ResolvedHeartbeat | false {
   if (value === false) return false;
-  if (value === undefined) return DEFAULT_HEARTBEAT;
   if (value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) {
     throw new TypeError(`Expected \`heartbeat\` to be an object or false, got ${describeReceived(value)}`);
   }
@@ -290,33 +281,24 @@ function resolveHeartbeat(value: unknown): ResolvedHeartbeat | false {
     );
   }
   if (options.isPong !== undefined) assertFunction('heartbeat.isPong', options.isPong);
-  return Object.freeze({ interval, timeout, message: options.message, isPong: options.isPong, explicit: true });
+  return { interval, timeout, message: options.message, isPong: options.isPong, explicit: value !== undefined };
 }
 
 /** The latest config handed out, held weakly: sockets created alike share it while any of them lives. */
 let latestConfig: WeakRef<SocketConfig> | undefined;
 
 /**
- * Whether two frozen plain objects have the same keys and the same values (by `Object.is`). Only
- * for objects resolved here (heartbeat, buffer); user objects such as a clock compare by identity.
+ * Whether two configs behave the same: equal primitives, the same functions and clock, and
+ * heartbeat and buffer options (objects resolved here, all with the same keys) equal field by field.
  */
-function sameFields(a: object, b: object): boolean {
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
-  return keys.every((key) => Object.is((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
-}
-
-/** Whether two configs behave the same: equal primitives, the same functions and clock, equal resolved objects. */
 function sameConfig(a: SocketConfig, b: SocketConfig): boolean {
   return (Object.keys(a) as (keyof SocketConfig)[]).every((key) => {
-    const x = a[key];
-    const y = b[key];
-    if (key === 'heartbeat' || key === 'buffer') {
-      return (
-        x === y || (typeof x === 'object' && typeof y === 'object' && x !== null && y !== null && sameFields(x, y))
-      );
-    }
-    return Object.is(x, y);
+    const x = a[key] as unknown as Record<string, unknown>;
+    const y = b[key] as unknown as Record<string, unknown>;
+    return (
+      Object.is(x, y) ||
+      ((key === 'heartbeat' || key === 'buffer') && !!x && !!y && Object.keys(x).every((k) => Object.is(x[k], y[k])))
+    );
   });
 }
 
@@ -327,10 +309,9 @@ function sameConfig(a: SocketConfig, b: SocketConfig): boolean {
  */
 export function internConfig(config: SocketConfig): SocketConfig {
   const latest = latestConfig?.deref();
-  if (latest !== undefined && sameConfig(latest, config)) return latest;
-  const frozen = Object.freeze(config);
-  if (typeof WeakRef === 'function') latestConfig = new WeakRef(frozen);
-  return frozen;
+  if (latest && sameConfig(latest, config)) return latest;
+  latestConfig = new WeakRef(Object.freeze(config));
+  return config;
 }
 
 /**
