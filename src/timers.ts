@@ -12,17 +12,17 @@ export interface TimerSettings {
 }
 
 /**
- * The slot names and what to do when one is due. One spec serves every instance (the owner is
- * passed in), so an instance holds no closure per slot or per timer.
+ * How many slots there are and what to do when one is due. One spec serves every instance (the
+ * owner is passed in), so an instance holds no closure per slot or per timer.
  */
-export interface TimerSpec<Name extends string, Owner> {
-  /** The slots, in the order that breaks ties between equal deadlines. */
-  readonly names: readonly Name[];
-  fire(owner: Owner, name: Name): void;
+export interface TimerSpec<Owner> {
+  /** Slots are numbered 0 to `count − 1` (at most 30); among equal deadlines the lower fires first. */
+  readonly count: number;
+  fire(owner: Owner, slot: number): void;
 }
 
 /**
- * Named timer slots: each name holds at most one pending deadline, re-arming a name replaces it,
+ * Numbered timer slots: each holds at most one pending deadline, re-arming a slot replaces it,
  * a slot is idle again when it fires or is cleared, and `clearAll()` is the teardown. Every timer
  * of a socket lives here, so "close() leaves no timer" is one call and tests can count what is
  * pending.
@@ -41,12 +41,12 @@ export interface TimerSpec<Name extends string, Owner> {
  *
  * @internal
  */
-export class TimerSlots<Name extends string, Owner> {
-  readonly #spec: TimerSpec<Name, Owner>;
+export class TimerSlots<Owner> {
+  readonly #spec: TimerSpec<Owner>;
   readonly #settings: TimerSettings;
   readonly #owner: Owner;
   /**
-   * The deadline of each slot (in `spec.names` order) in slot time, `IDLE` when not pending, then
+   * The deadline of each slot in slot time, `IDLE` when not pending, then
    * the slot time and the clock reading of the last arm. In one array the numbers are stored
    * unboxed; as fields, each would cost a 16-byte heap number.
    */
@@ -63,41 +63,40 @@ export class TimerSlots<Name extends string, Owner> {
   /** The clock timer's callback, bound once. */
   readonly #onClock: () => void;
 
-  constructor(spec: TimerSpec<Name, Owner>, settings: TimerSettings, owner: Owner) {
+  constructor(spec: TimerSpec<Owner>, settings: TimerSettings, owner: Owner) {
     this.#spec = spec;
     this.#settings = settings;
     this.#owner = owner;
     // Exactly sized (a spread or push would leave spare capacity) and holding doubles from the start.
-    this.#times = new Array<number>(spec.names.length + 2).fill(0).fill(IDLE, 0, spec.names.length);
+    this.#times = new Array<number>(spec.count + 2).fill(0).fill(IDLE, 0, spec.count);
     this.#onClock = this.#fire.bind(this);
   }
 
-  /** Arms `name` to fire after `ms` (clamped to [0, 2^31 − 1]), replacing any pending deadline. */
-  set(name: Name, ms: number): void {
+  /** Arms `slot` to fire after `ms` (clamped to [0, 2^31 − 1]), replacing any pending deadline. */
+  set(slot: number, ms: number): void {
     // Clamped here, for every timer: setTimeout fires after 1 ms for anything above 2^31 − 1.
-    this.#put(name, clampDelay(ms));
+    this.#put(slot, clampDelay(ms));
   }
 
-  /** Cancels `name` if pending. */
-  clear(name: Name): void {
-    this.#put(name, IDLE);
+  /** Cancels `slot` if pending. */
+  clear(slot: number): void {
+    this.#put(slot, IDLE);
   }
 
   /** Cancels every pending slot; no clock timer is left. */
   clearAll(): void {
-    this.#times.fill(IDLE, 0, this.#spec.names.length);
+    this.#times.fill(IDLE, 0, this.#spec.count);
     this.#due = 0;
     this.#arm(0, 0);
   }
 
-  /** Whether `name` is pending. */
-  has(name: Name): boolean {
-    return this.#times[this.#spec.names.indexOf(name)] !== IDLE;
+  /** Whether `slot` is pending. */
+  has(slot: number): boolean {
+    return this.#times[slot] !== IDLE;
   }
 
-  /** Gives `name` the deadline `delay` from now (`IDLE`: none), keeping the clock timer on the earliest slot. */
-  #put(name: Name, delay: number): void {
-    const slot = this.#spec.names.indexOf(name);
+  /** Gives `slot` the deadline `delay` from now (`IDLE`: none), keeping the clock timer on the earliest slot. */
+  #put(slot: number, delay: number): void {
     const times = this.#times;
     const armed = this.#armed;
     this.#due &= ~(1 << slot);
@@ -109,8 +108,7 @@ export class TimerSlots<Name extends string, Owner> {
     const now =
       armed < 0
         ? armedAt
-        : armedAt +
-          Math.min(Math.max(0, reading - (times[count + 1] as number)), (times[armed] as number) - armedAt);
+        : armedAt + Math.min(Math.max(0, reading - (times[count + 1] as number)), (times[armed] as number) - armedAt);
     times[slot] = now + delay;
     // While the callback runs, it arms the clock timer when it is done.
     if (this.#due === 0 && (armed === slot || now + delay < (times[armed] ?? IDLE))) this.#arm(now, reading);
@@ -136,7 +134,7 @@ export class TimerSlots<Name extends string, Owner> {
 
   /**
    * The clock timer fired: slot time is the deadline it was armed for, and every slot due by then
-   * fires now, in the order of the names (as timers of their own with equal deadlines would). A
+   * fires now, lowest slot first (as timers of their own with equal deadlines would). A
    * slot set meanwhile, even with 0 ms, waits for a later task, as a new timer would.
    */
   #fire(): void {
@@ -153,7 +151,7 @@ export class TimerSlots<Name extends string, Owner> {
         if (this.#due & (1 << slot)) {
           this.#due &= ~(1 << slot);
           times[slot] = IDLE;
-          this.#spec.fire(this.#owner, this.#spec.names[slot] as Name);
+          this.#spec.fire(this.#owner, slot);
         }
       }
     } finally {

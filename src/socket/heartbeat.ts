@@ -1,6 +1,7 @@
 import type { Data } from '../data.js';
 import type { WebSocketLike } from '../transport/websocket-like.js';
 import type { ResolvedHeartbeat } from './options.js';
+import { PING, PONG } from './timer-slots.js';
 
 /**
  * How a connection is watched:
@@ -20,17 +21,14 @@ export function heartbeatMode(config: ResolvedHeartbeat | false, socket: WebSock
 }
 
 /**
- * The timer slots the heartbeat uses in its socket's timers: `ping` is the next probe, `pong` the
- * deadline of the answer (or, in `silence` mode, of the next sign of life). When `pong` fires,
- * the connection is dead; the socket handles that.
+ * What the heartbeat needs from the socket's timers. It uses two slots: PING is the next probe,
+ * PONG the deadline of the answer (or, in `silence` mode, of the next sign of life). When PONG
+ * fires, the connection is dead; the socket handles that.
  */
-export type HeartbeatTimer = 'ping' | 'pong';
-
-/** What the heartbeat needs from the socket's timers. */
 export interface HeartbeatTimers {
-  set(name: HeartbeatTimer, ms: number): void;
-  clear(name: HeartbeatTimer): void;
-  has(name: HeartbeatTimer): boolean;
+  set(slot: number, ms: number): void;
+  clear(slot: number): void;
+  has(slot: number): boolean;
 }
 
 // The heartbeat of a connection is its mode plus two timer slots of its socket: these functions
@@ -42,8 +40,8 @@ export interface HeartbeatTimers {
 /** Starts watching a connection that just opened. */
 export function startHeartbeat(mode: HeartbeatMode, config: ResolvedHeartbeat | false, timers: HeartbeatTimers): void {
   if (config === false || mode === 'off') return;
-  if (mode === 'silence') timers.set('pong', config.interval + config.timeout);
-  else timers.set('ping', config.interval);
+  if (mode === 'silence') timers.set(PONG, config.interval + config.timeout);
+  else timers.set(PING, config.interval);
 }
 
 /** A sign of life (a message, or a pong in `protocol` mode): cancels or restarts the deadline. */
@@ -53,8 +51,8 @@ export function heartbeatActivity(
   timers: HeartbeatTimers,
 ): void {
   if (config === false || mode === 'off') return;
-  if (mode === 'silence') timers.set('pong', config.interval + config.timeout);
-  else timers.clear('pong');
+  if (mode === 'silence') timers.set(PONG, config.interval + config.timeout);
+  else timers.clear(PONG);
 }
 
 /** Whether `data` is an answer to our app-level ping (to be consumed, not emitted). */
@@ -70,7 +68,7 @@ export function probe(
   socket: WebSocketLike,
 ): void {
   if (config === false) return;
-  if (!timers.has('pong')) timers.set('pong', config.timeout);
+  if (!timers.has(PONG)) timers.set(PONG, config.timeout);
   try {
     if (mode === 'protocol') {
       socket.ping?.();
@@ -81,11 +79,11 @@ export function probe(
   } catch {
     // A socket that cannot even send a ping is as good as dead; the pong deadline will say so.
   }
-  timers.set('ping', config.interval);
+  timers.set(PING, config.interval);
 }
 
 /** Stops watching: clears both slots. */
 export function stopHeartbeat(timers: HeartbeatTimers): void {
-  timers.clear('ping');
-  timers.clear('pong');
+  timers.clear(PING);
+  timers.clear(PONG);
 }

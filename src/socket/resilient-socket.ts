@@ -34,6 +34,7 @@ import {
   type UrlProvider,
 } from './options.js';
 import { canTransition, type SocketState, STATES } from './states.js';
+import { CLOSING, CONNECT, HANDSHAKE, PING, PONG, RECONNECT, SLOT_COUNT, STABLE, TTL } from './timer-slots.js';
 
 /** What `send()` did with a message. */
 export type SendResult = 'sent' | 'buffered' | 'dropped';
@@ -72,15 +73,6 @@ export interface SocketStats {
   /** When the pending retry will start (clock time, ms), if one is scheduled. */
   readonly nextRetryAt: number | undefined;
 }
-
-type SocketTimer = (typeof SOCKET_TIMERS)[number];
-
-/**
- * The socket's timer slots, in the order that breaks ties between equal deadlines (the order in
- * which they are set on the way to open). connect, handshake, stable, reconnect and closing belong
- * to one phase each; ttl is the buffer's; ping and pong are the heartbeat's.
- */
-const SOCKET_TIMERS = ['connect', 'handshake', 'ttl', 'stable', 'pong', 'ping', 'reconnect', 'closing'] as const;
 
 /** How long `close()` waits for the server's close frame before cutting the connection, in ms. */
 export const CLOSE_TIMEOUT = 3_000;
@@ -143,9 +135,9 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   };
 
   /** What each timer slot does when due (one table for all sockets, like the connection events). */
-  static readonly #timerSpec: TimerSpec<SocketTimer, ResilientSocket> = {
-    names: SOCKET_TIMERS,
-    fire: (socket, name) => socket.#onTimer(name),
+  static readonly #timerSpec: TimerSpec<ResilientSocket> = {
+    count: SLOT_COUNT,
+    fire: (socket, slot) => socket.#onTimer(slot),
   };
 
   /** Shared with every socket created with equal options. */
@@ -160,7 +152,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   #backoff: BackoffPolicyLike | undefined;
   /** Created by the first send that queues; let go once flushed or drained. */
   #buffer: OutboundBuffer | undefined;
-  readonly #timers: TimerSlots<SocketTimer, ResilientSocket>;
+  readonly #timers: TimerSlots<ResilientSocket>;
   #state: SocketState = 'idle';
   #attempt: Attempt | undefined;
   /** Consecutive failures since the last stable connection. */
@@ -399,7 +391,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       } catch {
         // fall through to the timeout, which cuts the connection
       }
-      this.#timers.set('closing', CLOSE_TIMEOUT);
+      this.#timers.set(CLOSING, CLOSE_TIMEOUT);
       return;
     }
     this.#teardown(attempt?.connection ? { code, reason, wasClean: false } : undefined, true, false);
@@ -487,7 +479,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   }
 
   #startAttempt(reason: string): void {
-    this.#timers.clear('reconnect');
+    this.#timers.clear(RECONNECT);
     this.#nextRetryAt = undefined;
     this.#runAttempts++;
     const number = this.#runAttempts;
@@ -504,7 +496,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#attempts++;
     this.#setState('connecting', reason);
     if (!this.#isLive(attempt)) return;
-    if (Number.isFinite(this.#config.connectTimeout)) this.#timers.set('connect', this.#config.connectTimeout);
+    if (Number.isFinite(this.#config.connectTimeout)) this.#timers.set(CONNECT, this.#config.connectTimeout);
     // Resolve providers asynchronously even for plain strings: the first attempt then starts after
     // the constructor returns, so listeners attached right after `new` hear `connecting`.
     void this.#resolveTarget().then(
@@ -567,7 +559,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   #onSocketOpen(connection: Connection<ResilientSocket>): void {
     const attempt = this.#attemptOf(connection);
     if (!attempt || this.#disposed) return;
-    this.#timers.clear('connect');
+    this.#timers.clear(CONNECT);
     const { handshake } = this.#config;
     if (!handshake) {
       this.#acceptOpen(attempt);
@@ -598,11 +590,11 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
         return new Promise<Data>((resolve, reject) => state.waiters.push({ predicate, resolve, reject }));
       },
     };
-    if (Number.isFinite(this.#config.handshakeTimeout)) this.#timers.set('handshake', this.#config.handshakeTimeout);
+    if (Number.isFinite(this.#config.handshakeTimeout)) this.#timers.set(HANDSHAKE, this.#config.handshakeTimeout);
     new Promise<void>((resolve) => resolve(handshake(handshakeConnection))).then(
       () => {
         if (!this.#isLive(attempt) || controller.signal.aborted) return;
-        this.#timers.clear('handshake');
+        this.#timers.clear(HANDSHAKE);
         this.#acceptOpen(attempt);
       },
       (error: unknown) => {
@@ -631,7 +623,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#reportQueued('expired', expired);
     if (!this.#isLive(attempt)) return;
     this.#armTtl();
-    if (this.#config.stableAfter > 0) this.#timers.set('stable', this.#config.stableAfter);
+    if (this.#config.stableAfter > 0) this.#timers.set(STABLE, this.#config.stableAfter);
     attempt.heartbeat = heartbeatMode(this.#config.heartbeat, connection.socket);
     startHeartbeat(attempt.heartbeat, this.#config.heartbeat, this.#timers);
     this.#emit('open', { attempt: attempt.number, reconnected: this.#connects > 1 });
@@ -703,41 +695,41 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   }
 
   /** A timer slot is due. Every slot belongs to the current attempt, or to no attempt (reconnect, ttl). */
-  #onTimer(name: SocketTimer): void {
+  #onTimer(slot: number): void {
     const attempt = this.#attempt;
-    switch (name) {
-      case 'connect':
+    switch (slot) {
+      case CONNECT:
         if (attempt) {
           const message = `Connection attempt ${attempt.number} did not open within ${this.#config.connectTimeout} ms`;
           this.#fail(attempt, ErrorCodes.CONNECT_TIMEOUT, message, 'connect timeout');
         }
         break;
-      case 'handshake':
+      case HANDSHAKE:
         if (attempt) {
           const message = `The handshake did not finish within ${this.#config.handshakeTimeout} ms`;
           this.#fail(attempt, ErrorCodes.HANDSHAKE_TIMEOUT, message, 'handshake timeout');
         }
         break;
-      case 'stable':
+      case STABLE:
         if (attempt) this.#markStable(attempt);
         break;
-      case 'ping':
+      case PING:
         if (attempt?.heartbeat && attempt.connection) {
           probe(attempt.heartbeat, this.#config.heartbeat, this.#timers, attempt.connection.socket);
         }
         break;
-      case 'pong':
+      case PONG:
         if (attempt) {
           this.#fail(attempt, ErrorCodes.DEAD_LINK, 'The heartbeat found the connection dead', 'heartbeat timeout');
         }
         break;
-      case 'reconnect':
+      case RECONNECT:
         if (this.#state === 'reconnecting') this.#startAttempt('retry');
         break;
-      case 'closing':
+      case CLOSING:
         if (this.#state === 'closing') this.#finishClose(abnormal('close timeout'));
         break;
-      case 'ttl':
+      case TTL:
         this.#expireBuffered();
         this.#armTtl();
         break;
@@ -865,7 +857,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     if (!immediate) delay = Math.min(Math.max(delay, minimumDelay), MAX_TIMER_DELAY);
     else this.#nextDelay(); // the refusal still counts as a failure for the backoff
     const next = this.#runAttempts + 1;
-    this.#timers.set('reconnect', delay);
+    this.#timers.set(RECONNECT, delay);
     this.#nextRetryAt = this.#clock.now() + delay;
     this.#setState('reconnecting', error ? error.message : 'connection lost');
     if (this.#state !== 'reconnecting') return;
@@ -904,7 +896,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     if (!attempt) return;
     this.#attempt = undefined;
     if (attempt.opened) this.#downSince = this.#clock.now();
-    for (const name of ['connect', 'handshake', 'stable', 'closing'] as const) this.#timers.clear(name);
+    for (const slot of [CONNECT, HANDSHAKE, STABLE, CLOSING]) this.#timers.clear(slot);
     stopHeartbeat(this.#timers);
     this.#endHandshake(attempt);
     const connection = attempt.connection;
@@ -920,7 +912,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     const handshake = attempt.handshake;
     if (!handshake) return;
     attempt.handshake = undefined;
-    this.#timers.clear('handshake');
+    this.#timers.clear(HANDSHAKE);
     if (abandoned) handshake.controller.abort();
     const error = new ResilientSocketError(
       ErrorCodes.CLOSED,
@@ -953,14 +945,14 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   #armTtl(): void {
     const at = this.#buffer?.nextExpiry();
     if (at === undefined || this.#disposed) {
-      this.#timers.clear('ttl');
+      this.#timers.clear(TTL);
       return;
     }
-    this.#timers.set('ttl', clampDelay(at - this.#clock.now()));
+    this.#timers.set(TTL, clampDelay(at - this.#clock.now()));
   }
 
   #dropAll(reason: DropReason): void {
-    this.#timers.clear('ttl');
+    this.#timers.clear(TTL);
     const all = this.#buffer?.drain() ?? [];
     this.#buffer = undefined;
     this.#reportQueued(reason, all);

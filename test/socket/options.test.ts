@@ -353,6 +353,12 @@ describe('the resolved configuration', () => {
     const a = resolveSocketOptions(url, undefined).config;
     const b = resolveSocketOptions('ws://localhost:3', {}).config;
     expect(b).toBe(a);
-    expect(a.heartbeat).toEqual({ interval: 30_000, timeout: 10_000, message: undefined, isPong: undefined, explicit: false });
+    expect(a.heartbeat).toEqual({
+      interval: 30_000,
+      timeout: 10_000,
+      message: undefined,
+      isPong: undefined,
+      explicit: false,
+    });
   });
 });
