@@ -31,7 +31,7 @@ process.on('exit', (code) => console.log('exitAt', Date.now(), code));
 `;
 
 // 127.0.0.1:<port> with nothing listening: every attempt is refused at once.
-// With \`buffered\`, a queued message with a ttl adds a second pending timer slot (one clock timer for both).
+// With \`buffered\`, a queued message with a ttl adds a second pending timer.
 const deadPortSocket = (unref: boolean, buffered = false) => `
 import { createServer } from 'node:net';
 import { constant } from '#src/backoff/index.ts';
