@@ -1,7 +1,7 @@
 import type { Data } from '../data.js';
 import type { WebSocketLike } from '../transport/websocket-like.js';
 import type { ResolvedHeartbeat } from './options.js';
-import { PING, PONG } from './timer-slots.js';
+import { Slot } from './timer-slots.js';
 
 /**
  * How a connection is watched:
@@ -21,8 +21,8 @@ export function heartbeatMode(config: ResolvedHeartbeat | false, socket: WebSock
 }
 
 /**
- * What the heartbeat needs from the socket's timers. It uses two slots: PING is the next probe,
- * PONG the deadline of the answer (or, in `silence` mode, of the next sign of life). When PONG
+ * What the heartbeat needs from the socket's timers. It uses two slots: `Ping` is the next probe,
+ * `Pong` the deadline of the answer (or, in `silence` mode, of the next sign of life). When `Pong`
  * fires, the connection is dead; the socket handles that.
  */
 export interface HeartbeatTimers {
@@ -40,8 +40,8 @@ export interface HeartbeatTimers {
 /** Starts watching a connection that just opened. */
 export function startHeartbeat(mode: HeartbeatMode, config: ResolvedHeartbeat | false, timers: HeartbeatTimers): void {
   if (config === false || mode === 'off') return;
-  if (mode === 'silence') timers.set(PONG, config.interval + config.timeout);
-  else timers.set(PING, config.interval);
+  if (mode === 'silence') timers.set(Slot.Pong, config.interval + config.timeout);
+  else timers.set(Slot.Ping, config.interval);
 }
 
 /** A sign of life (a message, or a pong in `protocol` mode): cancels or restarts the deadline. */
@@ -51,8 +51,8 @@ export function heartbeatActivity(
   timers: HeartbeatTimers,
 ): void {
   if (config === false || mode === 'off') return;
-  if (mode === 'silence') timers.set(PONG, config.interval + config.timeout);
-  else timers.clear(PONG);
+  if (mode === 'silence') timers.set(Slot.Pong, config.interval + config.timeout);
+  else timers.clear(Slot.Pong);
 }
 
 /** Whether `data` is an answer to our app-level ping (to be consumed, not emitted). */
@@ -68,7 +68,7 @@ export function probe(
   socket: WebSocketLike,
 ): void {
   if (config === false) return;
-  if (!timers.has(PONG)) timers.set(PONG, config.timeout);
+  if (!timers.has(Slot.Pong)) timers.set(Slot.Pong, config.timeout);
   try {
     if (mode === 'protocol') {
       socket.ping?.();
@@ -79,11 +79,11 @@ export function probe(
   } catch {
     // A socket that cannot even send a ping is as good as dead; the pong deadline will say so.
   }
-  timers.set(PING, config.interval);
+  timers.set(Slot.Ping, config.interval);
 }
 
 /** Stops watching: clears both slots. */
 export function stopHeartbeat(timers: HeartbeatTimers): void {
-  timers.clear(PING);
-  timers.clear(PONG);
+  timers.clear(Slot.Ping);
+  timers.clear(Slot.Pong);
 }

@@ -34,7 +34,7 @@ import {
   type UrlProvider,
 } from './options.js';
 import { canTransition, type SocketState, STATES } from './states.js';
-import { CLOSING, CONNECT, HANDSHAKE, PING, PONG, RECONNECT, SLOT_COUNT, STABLE, TTL } from './timer-slots.js';
+import { Slot } from './timer-slots.js';
 
 /** What `send()` did with a message. */
 export type SendResult = 'sent' | 'buffered' | 'dropped';
@@ -136,7 +136,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
 
   /** What each timer slot does when due (one table for all sockets, like the connection events). */
   static readonly #timerSpec: TimerSpec<ResilientSocket> = {
-    count: SLOT_COUNT,
+    count: Slot.Count,
     fire: (socket, slot) => socket.#onTimer(slot),
   };
 
@@ -391,7 +391,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       } catch {
         // fall through to the timeout, which cuts the connection
       }
-      this.#timers.set(CLOSING, CLOSE_TIMEOUT);
+      this.#timers.set(Slot.Closing, CLOSE_TIMEOUT);
       return;
     }
     this.#teardown(attempt?.connection ? { code, reason, wasClean: false } : undefined, true, false);
@@ -479,7 +479,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   }
 
   #startAttempt(reason: string): void {
-    this.#timers.clear(RECONNECT);
+    this.#timers.clear(Slot.Reconnect);
     this.#nextRetryAt = undefined;
     this.#runAttempts++;
     const number = this.#runAttempts;
@@ -496,7 +496,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#attempts++;
     this.#setState('connecting', reason);
     if (!this.#isLive(attempt)) return;
-    if (Number.isFinite(this.#config.connectTimeout)) this.#timers.set(CONNECT, this.#config.connectTimeout);
+    if (Number.isFinite(this.#config.connectTimeout)) this.#timers.set(Slot.Connect, this.#config.connectTimeout);
     // Resolve providers asynchronously even for plain strings: the first attempt then starts after
     // the constructor returns, so listeners attached right after `new` hear `connecting`.
     void this.#resolveTarget().then(
@@ -559,7 +559,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   #onSocketOpen(connection: Connection<ResilientSocket>): void {
     const attempt = this.#attemptOf(connection);
     if (!attempt || this.#disposed) return;
-    this.#timers.clear(CONNECT);
+    this.#timers.clear(Slot.Connect);
     const { handshake } = this.#config;
     if (!handshake) {
       this.#acceptOpen(attempt);
@@ -590,11 +590,11 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
         return new Promise<Data>((resolve, reject) => state.waiters.push({ predicate, resolve, reject }));
       },
     };
-    if (Number.isFinite(this.#config.handshakeTimeout)) this.#timers.set(HANDSHAKE, this.#config.handshakeTimeout);
+    if (Number.isFinite(this.#config.handshakeTimeout)) this.#timers.set(Slot.Handshake, this.#config.handshakeTimeout);
     new Promise<void>((resolve) => resolve(handshake(handshakeConnection))).then(
       () => {
         if (!this.#isLive(attempt) || controller.signal.aborted) return;
-        this.#timers.clear(HANDSHAKE);
+        this.#timers.clear(Slot.Handshake);
         this.#acceptOpen(attempt);
       },
       (error: unknown) => {
@@ -623,7 +623,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#reportQueued('expired', expired);
     if (!this.#isLive(attempt)) return;
     this.#armTtl();
-    if (this.#config.stableAfter > 0) this.#timers.set(STABLE, this.#config.stableAfter);
+    if (this.#config.stableAfter > 0) this.#timers.set(Slot.Stable, this.#config.stableAfter);
     attempt.heartbeat = heartbeatMode(this.#config.heartbeat, connection.socket);
     startHeartbeat(attempt.heartbeat, this.#config.heartbeat, this.#timers);
     this.#emit('open', { attempt: attempt.number, reconnected: this.#connects > 1 });
@@ -698,38 +698,38 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   #onTimer(slot: number): void {
     const attempt = this.#attempt;
     switch (slot) {
-      case CONNECT:
+      case Slot.Connect:
         if (attempt) {
           const message = `Connection attempt ${attempt.number} did not open within ${this.#config.connectTimeout} ms`;
           this.#fail(attempt, ErrorCodes.CONNECT_TIMEOUT, message, 'connect timeout');
         }
         break;
-      case HANDSHAKE:
+      case Slot.Handshake:
         if (attempt) {
           const message = `The handshake did not finish within ${this.#config.handshakeTimeout} ms`;
           this.#fail(attempt, ErrorCodes.HANDSHAKE_TIMEOUT, message, 'handshake timeout');
         }
         break;
-      case STABLE:
+      case Slot.Stable:
         if (attempt) this.#markStable(attempt);
         break;
-      case PING:
+      case Slot.Ping:
         if (attempt?.heartbeat && attempt.connection) {
           probe(attempt.heartbeat, this.#config.heartbeat, this.#timers, attempt.connection.socket);
         }
         break;
-      case PONG:
+      case Slot.Pong:
         if (attempt) {
           this.#fail(attempt, ErrorCodes.DEAD_LINK, 'The heartbeat found the connection dead', 'heartbeat timeout');
         }
         break;
-      case RECONNECT:
+      case Slot.Reconnect:
         if (this.#state === 'reconnecting') this.#startAttempt('retry');
         break;
-      case CLOSING:
+      case Slot.Closing:
         if (this.#state === 'closing') this.#finishClose(abnormal('close timeout'));
         break;
-      case TTL:
+      case Slot.Ttl:
         this.#expireBuffered();
         this.#armTtl();
         break;
@@ -857,7 +857,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     if (!immediate) delay = Math.min(Math.max(delay, minimumDelay), MAX_TIMER_DELAY);
     else this.#nextDelay(); // the refusal still counts as a failure for the backoff
     const next = this.#runAttempts + 1;
-    this.#timers.set(RECONNECT, delay);
+    this.#timers.set(Slot.Reconnect, delay);
     this.#nextRetryAt = this.#clock.now() + delay;
     this.#setState('reconnecting', error ? error.message : 'connection lost');
     if (this.#state !== 'reconnecting') return;
@@ -896,7 +896,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     if (!attempt) return;
     this.#attempt = undefined;
     if (attempt.opened) this.#downSince = this.#clock.now();
-    for (const slot of [CONNECT, HANDSHAKE, STABLE, CLOSING]) this.#timers.clear(slot);
+    for (const slot of [Slot.Connect, Slot.Handshake, Slot.Stable, Slot.Closing]) this.#timers.clear(slot);
     stopHeartbeat(this.#timers);
     this.#endHandshake(attempt);
     const connection = attempt.connection;
@@ -912,7 +912,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     const handshake = attempt.handshake;
     if (!handshake) return;
     attempt.handshake = undefined;
-    this.#timers.clear(HANDSHAKE);
+    this.#timers.clear(Slot.Handshake);
     if (abandoned) handshake.controller.abort();
     const error = new ResilientSocketError(
       ErrorCodes.CLOSED,
@@ -945,14 +945,14 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   #armTtl(): void {
     const at = this.#buffer?.nextExpiry();
     if (at === undefined || this.#disposed) {
-      this.#timers.clear(TTL);
+      this.#timers.clear(Slot.Ttl);
       return;
     }
-    this.#timers.set(TTL, clampDelay(at - this.#clock.now()));
+    this.#timers.set(Slot.Ttl, clampDelay(at - this.#clock.now()));
   }
 
   #dropAll(reason: DropReason): void {
-    this.#timers.clear(TTL);
+    this.#timers.clear(Slot.Ttl);
     const all = this.#buffer?.drain() ?? [];
     this.#buffer = undefined;
     this.#reportQueued(reason, all);
