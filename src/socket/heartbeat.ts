@@ -81,9 +81,3 @@ export function probe(
   }
   timers.set(Slot.Ping, config.interval);
 }
-
-/** Stops watching: clears both slots. */
-export function stopHeartbeat(timers: HeartbeatTimers): void {
-  timers.clear(Slot.Ping);
-  timers.clear(Slot.Pong);
-}

@@ -1,6 +1,7 @@
 import { assertBackoffPolicy } from '../backoff/policy.js';
 import {
   TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS,
+  type TruncatedBinaryExponentialPolicy,
   truncatedBinaryExponential,
 } from '../backoff/truncated-binary-exponential.js';
 import type { BackoffPolicyLike } from '../backoff/types.js';
@@ -321,29 +322,18 @@ export function internConfig(config: SocketConfig): SocketConfig {
  * @internal
  */
 export function defaultBackoff(config: SocketConfig): BackoffPolicyLike {
-  return truncatedBinaryExponential({
-    maxDelay: config.maxDelay ?? TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.maxDelay,
-    ceiling: config.ceiling ?? TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.ceiling,
-  });
+  // The config has them under the option names: `maxDelay` and `ceiling` (and no `random`).
+  return truncatedBinaryExponential(config as { maxDelay: number; ceiling: number });
 }
 
-/**
- * The policy of the `backoff` option, or for the default (`policy` undefined) its validated `T`
- * and `N`.
- */
-function resolveBackoff(options: ResilientSocketOptions): {
-  policy: BackoffPolicyLike | undefined;
-  maxDelay: number | undefined;
-  ceiling: number | undefined;
-} {
-  const { backoff } = options;
+function resolveBackoff(options: ResilientSocketOptions): BackoffPolicyLike {
+  const { backoff, maxDelay, ceiling } = options;
   if (backoff === undefined) {
-    const maxDelay = withDefault(options.maxDelay, TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.maxDelay);
-    const ceiling = withDefault(options.ceiling, TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.ceiling);
-    truncatedBinaryExponential({ maxDelay, ceiling }); // throws for a bad maxDelay or ceiling
-    return { policy: undefined, maxDelay, ceiling };
+    return truncatedBinaryExponential({
+      maxDelay: withDefault(maxDelay, TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.maxDelay),
+      ceiling: withDefault(ceiling, TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.ceiling),
+    });
   }
-  const { maxDelay, ceiling } = options;
   if (maxDelay !== undefined || ceiling !== undefined) {
     throw new TypeError(
       '`maxDelay` and `ceiling` configure the default backoff; they cannot be combined with `backoff`',
@@ -351,7 +341,7 @@ function resolveBackoff(options: ResilientSocketOptions): {
   }
   const policy = typeof backoff === 'function' ? (backoff as () => unknown)() : backoff;
   assertBackoffPolicy(typeof backoff === 'function' ? 'backoff()' : 'backoff', policy);
-  return { policy, maxDelay: undefined, ceiling: undefined };
+  return policy;
 }
 
 /** Validates everything once and returns the fully defaulted options. @internal */
@@ -391,19 +381,21 @@ export function resolveSocketOptions(url: unknown, options: unknown): ResolvedSo
   const clock = withDefault(o.clock, systemClock);
   assertClock('clock', clock);
 
+  // The default policy is made here only to validate `maxDelay` and `ceiling` (see defaultBackoff).
   const backoff = resolveBackoff(o);
+  const byDefault = o.backoff === undefined ? (backoff as TruncatedBinaryExponentialPolicy) : undefined;
   return {
     url: url as UrlProvider,
     WebSocket: o.WebSocket,
     protocols: protocols as ProtocolsProvider | undefined,
     wsOptions: o.wsOptions,
     autoConnect,
-    backoff: backoff.policy,
+    backoff: byDefault ? undefined : backoff,
     binaryType: o.binaryType,
     signal: o.signal,
     config: internConfig({
-      maxDelay: backoff.maxDelay,
-      ceiling: backoff.ceiling,
+      maxDelay: byDefault?.maxDelay,
+      ceiling: byDefault?.ceiling,
       stableAfter,
       connectTimeout,
       maxRetries,

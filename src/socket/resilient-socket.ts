@@ -20,7 +20,6 @@ import {
   isHeartbeatPong,
   probe,
   startHeartbeat,
-  stopHeartbeat,
 } from './heartbeat.js';
 import {
   checkProtocols,
@@ -689,9 +688,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
 
   /** A protocol pong: the answer to our ping (only in `protocol` mode does it count as one). */
   #onSocketPong(connection: Connection<ResilientSocket>): void {
-    if (this.#attemptOf(connection)?.heartbeat === 'protocol') {
-      heartbeatActivity('protocol', this.#config.heartbeat, this.#timers);
-    }
+    if (this.#attemptOf(connection)?.heartbeat === 'protocol') this.#timers.clear(Slot.Pong);
   }
 
   /** A timer slot is due. Every slot belongs to the current attempt, or to no attempt (reconnect, ttl). */
@@ -896,8 +893,9 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     if (!attempt) return;
     this.#attempt = undefined;
     if (attempt.opened) this.#downSince = this.#clock.now();
-    for (const slot of [Slot.Connect, Slot.Handshake, Slot.Stable, Slot.Closing]) this.#timers.clear(slot);
-    stopHeartbeat(this.#timers);
+    for (const slot of [Slot.Connect, Slot.Handshake, Slot.Stable, Slot.Closing, Slot.Ping, Slot.Pong]) {
+      this.#timers.clear(slot);
+    }
     this.#endHandshake(attempt);
     const connection = attempt.connection;
     if (!connection) return;
