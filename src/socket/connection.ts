@@ -3,21 +3,21 @@ import { ReadyState } from '../transport/websocket-like.js';
 import type { CloseInfo } from './close-codes.js';
 
 /**
- * What a {@link Connection} reports to its owner. One table serves every connection of an owner
- * type: the connection passes itself and its owner, so it needs no closure over either (a closure
- * per event and connection costs about 100 bytes each).
+ * What a {@link Connection} reports to its owner (`connection.owner`). One table serves every
+ * connection of an owner type: the connection passes itself, so it needs no closure over its owner
+ * (a closure per event and connection costs about 100 bytes each).
  */
 export interface ConnectionEvents<Owner> {
-  open(owner: Owner, connection: Connection<Owner>): void;
-  message(owner: Owner, connection: Connection<Owner>, data: unknown): void;
-  close(owner: Owner, connection: Connection<Owner>, info: CloseInfo): void;
+  open(connection: Connection<Owner>): void;
+  message(connection: Connection<Owner>, data: unknown): void;
+  close(connection: Connection<Owner>, info: CloseInfo): void;
   /** A protocol pong (ws only). */
-  pong(owner: Owner, connection: Connection<Owner>): void;
+  pong(connection: Connection<Owner>): void;
   /**
    * The server refused the upgrade with an HTTP status (ws only); `retryAfter` is the raw header.
    * The connection closes itself right after; `close` follows.
    */
-  rejected(owner: Owner, connection: Connection<Owner>, status: number, retryAfter: unknown): void;
+  rejected(connection: Connection<Owner>, status: number, retryAfter: unknown): void;
 }
 
 /** An upgrade the server refused with an HTTP status (only visible with `ws`). */
@@ -63,12 +63,12 @@ function nativeOpen(this: TaggedSocket): void {
   const connection = this[kConnection];
   if (!connection) return;
   connection.bindOpen();
-  connection.events.open(connection.owner, connection);
+  connection.events.open(connection);
 }
 function nativeMessage(this: TaggedSocket, data: { toString(): string }, isBinary: boolean): void {
   const connection = this[kConnection];
   // ws's own event arguments: text frames arrive as a Buffer with isBinary false.
-  connection?.events.message(connection.owner, connection, isBinary ? data : data.toString());
+  connection?.events.message(connection, isBinary ? data : data.toString());
 }
 function nativeError(this: TaggedSocket, error: unknown): void {
   const connection = this[kConnection];
@@ -78,7 +78,7 @@ function nativeClose(this: TaggedSocket, code: number, reason: { toString(): str
   const connection = this[kConnection];
   if (!connection) return;
   connection.detach();
-  connection.events.close(connection.owner, connection, {
+  connection.events.close(connection, {
     code: typeof code === 'number' ? code : 1006,
     reason: reason === undefined ? '' : reason.toString(),
     // What ws's own CloseEvent reports as wasClean.
@@ -87,7 +87,7 @@ function nativeClose(this: TaggedSocket, code: number, reason: { toString(): str
 }
 function nativePong(this: TaggedSocket): void {
   const connection = this[kConnection];
-  connection?.events.pong(connection.owner, connection);
+  connection?.events.pong(connection);
 }
 /**
  * A refused upgrade (non-101 response). Handling it stops ws from turning it into a generic error;
@@ -101,7 +101,7 @@ function nativeUnexpectedResponse(
   const connection = this[kConnection];
   if (!connection) return;
   const status = typeof response?.statusCode === 'number' ? response.statusCode : 0;
-  connection.events.rejected(connection.owner, connection, status, response?.headers?.['retry-after']);
+  connection.events.rejected(connection, status, response?.headers?.['retry-after']);
   response?.resume?.();
   connection.forceClose();
 }
@@ -165,8 +165,8 @@ export class Connection<Owner> {
       return;
     }
     const listeners: [string, Listener][] = [
-      ['open', () => events.open(owner, this)],
-      ['message', (event: MessageEventLike) => events.message(owner, this, event.data)],
+      ['open', () => events.open(this)],
+      ['message', (event: MessageEventLike) => events.message(this, event.data)],
       [
         'error',
         (event: { error?: unknown } | undefined) => {
@@ -177,7 +177,7 @@ export class Connection<Owner> {
         'close',
         (event: CloseEventLike | undefined) => {
           this.detach();
-          events.close(owner, this, {
+          events.close(this, {
             code: typeof event?.code === 'number' ? event.code : 1006,
             reason: typeof event?.reason === 'string' ? event.reason : '',
             wasClean: event?.wasClean === true,

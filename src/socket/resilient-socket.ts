@@ -2,7 +2,6 @@ import { EventEmitter } from 'eventemitter3';
 import { clampDelay, MAX_TIMER_DELAY } from '../backoff/policy.js';
 import type { BackoffPolicyLike } from '../backoff/types.js';
 import { OutboundBuffer, type QueuedMessage } from '../buffer/outbound-buffer.js';
-import type { Clock } from '../clock.js';
 import { type Data, isData } from '../data.js';
 import { type ErrorCode, ErrorCodes, isResilientSocketError, ResilientSocketError } from '../errors.js';
 import { TimerSlots, type TimerSpec } from '../timers.js';
@@ -124,12 +123,12 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
    * private methods from here), so that a connection holds no closure over its socket or attempt.
    */
   static readonly #connectionEvents: ConnectionEvents<ResilientSocket> = {
-    open: (socket, connection) => socket.#onSocketOpen(connection),
-    message: (socket, connection, data) => socket.#onSocketMessage(connection, data as Data),
-    close: (socket, connection, info) => socket.#onSocketClose(connection, info),
-    pong: (socket, connection) => socket.#onSocketPong(connection),
-    rejected: (socket, connection, status, retryAfter) => {
-      connection.rejection = { status, retryAfter: parseRetryAfter(retryAfter, socket.#clock.now()) };
+    open: (connection) => connection.owner.#onSocketOpen(connection),
+    message: (connection, data) => connection.owner.#onSocketMessage(connection, data as Data),
+    close: (connection, info) => connection.owner.#onSocketClose(connection, info),
+    pong: (connection) => connection.owner.#onSocketPong(connection),
+    rejected: (connection, status, retryAfter) => {
+      connection.rejection = { status, retryAfter: parseRetryAfter(retryAfter, connection.owner.#config.clock.now()) };
     },
   };
 
@@ -203,7 +202,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#timers = new TimerSlots(ResilientSocket.#timerSpec, config, this);
     this.#binaryType = resolved.binaryType;
     this.#url = typeof url === 'function' ? '' : String(url);
-    this.#downSince = this.#clock.now();
+    this.#downSince = this.#config.clock.now();
 
     const { signal } = resolved;
     if (signal) {
@@ -216,10 +215,6 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       signal.addEventListener('abort', this.#onAbort, { once: true });
     }
     if (resolved.autoConnect) this.#startAttempt('autoConnect');
-  }
-
-  get #clock(): Clock {
-    return this.#config.clock;
   }
 
   // ─── read-only state ─────────────────────────────────────────────────────────────────────
@@ -279,7 +274,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
 
   /** Counters and timings; a fresh snapshot on every read. */
   get stats(): SocketStats {
-    const now = this.#clock.now();
+    const now = this.#config.clock.now();
     const open = this.#state === 'open' && this.#attempt?.opened === true;
     return {
       attempts: this.#attempts,
@@ -334,7 +329,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#expireBuffered();
     if (this.#disposed || !STATES[this.#state].buffersSends) return this.#dropOne('closed', data);
     this.#buffer ??= new OutboundBuffer(this.#config.buffer);
-    const result = this.#buffer.push(data, this.#clock.now());
+    const result = this.#buffer.push(data, this.#config.clock.now());
     if (result.status === 'dropped') return this.#dropOne('overflow', data);
     this.#armTtl();
     this.#reportQueued('overflow', result.evicted);
@@ -611,7 +606,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     const inbox = attempt.handshake?.inbox ?? [];
     this.#endHandshake(attempt, false);
     attempt.opened = true;
-    attempt.openedAt = this.#clock.now();
+    attempt.openedAt = this.#config.clock.now();
     this.#connects++;
     this.#authRefusals = 0;
     // Flush before anyone can call send() again, so queued messages keep their order.
@@ -855,7 +850,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     else this.#nextDelay(); // the refusal still counts as a failure for the backoff
     const next = this.#runAttempts + 1;
     this.#timers.set(Slot.Reconnect, delay);
-    this.#nextRetryAt = this.#clock.now() + delay;
+    this.#nextRetryAt = this.#config.clock.now() + delay;
     this.#setState('reconnecting', error ? error.message : 'connection lost');
     if (this.#state !== 'reconnecting') return;
     this.#emit('reconnecting', { attempt: next, delay });
@@ -892,7 +887,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     const attempt = this.#attempt;
     if (!attempt) return;
     this.#attempt = undefined;
-    if (attempt.opened) this.#downSince = this.#clock.now();
+    if (attempt.opened) this.#downSince = this.#config.clock.now();
     for (const slot of [Slot.Connect, Slot.Handshake, Slot.Stable, Slot.Closing, Slot.Ping, Slot.Pong]) {
       this.#timers.clear(slot);
     }
@@ -937,7 +932,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   // ─── buffer helpers ──────────────────────────────────────────────────────────────────────
 
   #expireBuffered(): void {
-    this.#reportQueued('expired', this.#buffer?.expire(this.#clock.now()) ?? []);
+    this.#reportQueued('expired', this.#buffer?.expire(this.#config.clock.now()) ?? []);
   }
 
   #armTtl(): void {
@@ -946,7 +941,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       this.#timers.clear(Slot.Ttl);
       return;
     }
-    this.#timers.set(Slot.Ttl, clampDelay(at - this.#clock.now()));
+    this.#timers.set(Slot.Ttl, clampDelay(at - this.#config.clock.now()));
   }
 
   #dropAll(reason: DropReason): void {
