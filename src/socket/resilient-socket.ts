@@ -23,7 +23,6 @@ import {
 import {
   checkProtocols,
   checkUrl,
-  defaultBackoff,
   type HandshakeConnection,
   type ProtocolsProvider,
   type ResilientSocketOptions,
@@ -146,8 +145,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   readonly #wsOptions: Record<string, unknown> | undefined;
   readonly #signal: AbortSignal | undefined;
   readonly #WebSocket: WebSocketConstructorLike;
-  /** The `backoff` option's policy, or the default one while a run of failures needs it. */
-  #backoff: BackoffPolicyLike | undefined;
+  readonly #backoff: BackoffPolicyLike;
   /** Created by the first send that queues; let go once flushed or drained. */
   #buffer: OutboundBuffer | undefined;
   readonly #timers: TimerSlots<ResilientSocket>;
@@ -450,13 +448,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#failures = 0;
     this.#runAttempts = 0;
     this.#authRefusals = 0;
-    this.#resetBackoff();
-  }
-
-  /** Back to the first backoff window. A default policy is simply let go (a new one starts there). */
-  #resetBackoff(): void {
-    if (this.#config.maxDelay === undefined) this.#backoff?.reset();
-    else this.#backoff = undefined;
+    this.#backoff.reset();
   }
 
   /** The one place the state changes. Emits `state`; refuses transitions the table does not list. */
@@ -654,7 +646,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     if (!this.#isLive(attempt) || this.#state !== 'open') return;
     this.#failures = 0;
     this.#runAttempts = 0;
-    this.#resetBackoff();
+    this.#backoff.reset();
     this.#emit('stable');
   }
 
@@ -864,7 +856,6 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   #nextDelay(): number {
     let raw: unknown;
     try {
-      this.#backoff ??= defaultBackoff(this.#config);
       raw = this.#backoff.next();
     } catch (thrown) {
       this.#reportListenerError(thrown);
