@@ -28,8 +28,9 @@ export interface TimerSpec<Owner> {
  * What a timer calls is the spec's one function, bound to the slot: no closure per timer, no
  * callback kept once it fired.
  *
- * (A single clock timer multiplexed over all slots saves about 190 bytes per open socket, but the
- * bookkeeping that keeps its timing exact costs more bundle size than the budget allows.)
+ * (A single clock timer multiplexed over all slots was measured at about 360 bytes less per open
+ * socket, but the bookkeeping that keeps its timing exact, equal deadlines included, costs more
+ * bundle size than the budget allows; see bench/RESULTS.md.)
  *
  * @internal
  */
