@@ -1,14 +1,23 @@
-import type { Clock } from '../clock.js';
-import { parseRetryAfter } from '../transport/retry-after.js';
 import type { CloseEventLike, MessageEventLike, WebSocketLike } from '../transport/websocket-like.js';
 import { ReadyState } from '../transport/websocket-like.js';
 import type { CloseInfo } from './close-codes.js';
 
-/** What a {@link Connection} reports to its owner. */
-export interface ConnectionHandlers {
-  open(): void;
-  message(data: unknown): void;
-  close(info: CloseInfo): void;
+/**
+ * What a {@link Connection} reports to its owner (`connection.owner`). One table serves every
+ * connection of an owner type: the connection passes itself, so it needs no closure over its owner
+ * (a closure per event and connection costs about 100 bytes each).
+ */
+export interface ConnectionEvents<Owner> {
+  open(connection: Connection<Owner>): void;
+  message(connection: Connection<Owner>, data: unknown): void;
+  close(connection: Connection<Owner>, info: CloseInfo): void;
+  /** A protocol pong (ws only). */
+  pong(connection: Connection<Owner>): void;
+  /**
+   * The server refused the upgrade with an HTTP status (ws only); `retryAfter` is the raw header.
+   * The connection closes itself right after; `close` follows.
+   */
+  rejected(connection: Connection<Owner>, status: number, retryAfter: unknown): void;
 }
 
 /** An upgrade the server refused with an HTTP status (only visible with `ws`). */
@@ -25,7 +34,6 @@ type Listener = (...args: any[]) => void;
 type NodeStyleSocket = WebSocketLike & {
   on(event: string, listener: Listener): unknown;
   off(event: string, listener: Listener): unknown;
-  once?(event: string, listener: Listener): unknown;
   _closeFrameReceived?: boolean;
   _closeFrameSent?: boolean;
 };
@@ -47,16 +55,20 @@ function isNodeStyle(socket: WebSocketLike): socket is NodeStyleSocket {
 
 /** Where a natively bound ws socket keeps its Connection (the technique ws uses for its own listeners). */
 const kConnection = Symbol('resilient-socket.connection');
-type TaggedSocket = NodeStyleSocket & { [kConnection]?: Connection | undefined };
+type TaggedSocket = NodeStyleSocket & { [kConnection]?: Connection<unknown> | undefined };
 
 // Module-level listeners for ws sockets: one function each for all connections, called with
 // `this` = the socket, so a connection costs no closure per event.
 function nativeOpen(this: TaggedSocket): void {
-  this[kConnection]?.handlers.open();
+  const connection = this[kConnection];
+  if (!connection) return;
+  connection.bindOpen();
+  connection.events.open(connection);
 }
 function nativeMessage(this: TaggedSocket, data: { toString(): string }, isBinary: boolean): void {
+  const connection = this[kConnection];
   // ws's own event arguments: text frames arrive as a Buffer with isBinary false.
-  this[kConnection]?.handlers.message(isBinary ? data : data.toString());
+  connection?.events.message(connection, isBinary ? data : data.toString());
 }
 function nativeError(this: TaggedSocket, error: unknown): void {
   const connection = this[kConnection];
@@ -66,7 +78,7 @@ function nativeClose(this: TaggedSocket, code: number, reason: { toString(): str
   const connection = this[kConnection];
   if (!connection) return;
   connection.detach();
-  connection.handlers.close({
+  connection.events.close(connection, {
     code: typeof code === 'number' ? code : 1006,
     reason: reason === undefined ? '' : reason.toString(),
     // What ws's own CloseEvent reports as wasClean.
@@ -74,11 +86,12 @@ function nativeClose(this: TaggedSocket, code: number, reason: { toString(): str
   });
 }
 function nativePong(this: TaggedSocket): void {
-  this[kConnection]?.heartbeat?.activity();
+  const connection = this[kConnection];
+  connection?.events.pong(connection);
 }
 /**
  * A refused upgrade (non-101 response). Handling it stops ws from turning it into a generic error;
- * we record the status and Retry-After, then abort the attempt ourselves.
+ * the owner records the status and Retry-After, then we abort the attempt.
  */
 function nativeUnexpectedResponse(
   this: TaggedSocket,
@@ -87,20 +100,29 @@ function nativeUnexpectedResponse(
 ): void {
   const connection = this[kConnection];
   if (!connection) return;
-  connection.rejection = {
-    status: typeof response?.statusCode === 'number' ? response.statusCode : 0,
-    retryAfter: parseRetryAfter(response?.headers?.['retry-after'], connection.clock.now()),
-  };
+  const status = typeof response?.statusCode === 'number' ? response.statusCode : 0;
+  connection.events.rejected(connection, status, response?.headers?.['retry-after']);
   response?.resume?.();
   connection.forceClose();
 }
-const NATIVE_LISTENERS: readonly [string, Listener][] = [
+
+/**
+ * The listeners of each phase. ws keeps a socket's listeners in a dictionary-mode object whose
+ * table grows from 8 to 16 entries (192 bytes more per socket) at the sixth event name, so a
+ * socket never carries more than four of ours: `message` and `pong` cannot happen before `open`,
+ * and `open` and `unexpected-response` cannot happen after it.
+ */
+const NATIVE_CONNECTING: readonly (readonly [string, Listener])[] = [
   ['open', nativeOpen],
-  ['message', nativeMessage],
   ['error', nativeError],
   ['close', nativeClose],
-  ['pong', nativePong],
   ['unexpected-response', nativeUnexpectedResponse],
+];
+const NATIVE_OPEN: readonly (readonly [string, Listener])[] = [
+  ['error', nativeError],
+  ['close', nativeClose],
+  ['message', nativeMessage],
+  ['pong', nativePong],
 ];
 
 /** Swallows the late `error` of a socket we gave up on (ws throws on an unheard `error`). */
@@ -110,47 +132,41 @@ function removeAbsorber(this: NodeStyleSocket): void {
   this.off('close', removeAbsorber);
 }
 
-/** What the heartbeat needs from a connection's pongs. */
-export interface PongListener {
-  activity(): void;
-}
-
 /**
  * One underlying WebSocket and the listeners we put on it. It knows nothing about reconnection:
- * it forwards open/message/close (and pongs to its heartbeat), remembers the transport's error
- * and any refused upgrade, and can be detached so that late events of a socket we gave up on
- * never reach the owner.
+ * it forwards open/message/close/pong to its owner, remembers the transport's error, and can be
+ * detached so that late events of a socket we gave up on never reach the owner.
  */
-export class Connection {
+export class Connection<Owner> {
   readonly socket: WebSocketLike;
   /** @internal */
-  readonly handlers: ConnectionHandlers;
+  readonly owner: Owner;
   /** @internal */
-  readonly clock: Clock;
+  readonly events: ConnectionEvents<Owner>;
   /** The last `error` of the transport (browsers give no detail; ws gives an Error). */
   socketError: unknown;
-  /** Set when the server refused the upgrade with an HTTP status. */
+  /** Set by the owner when the server refused the upgrade with an HTTP status. */
   rejection: UpgradeRejection | undefined;
-  /** Told about pongs (protocol heartbeat, ws only). */
-  heartbeat: PongListener | undefined;
-  readonly #native: boolean;
-  /** Browser-API listeners we added (the native path uses NATIVE_LISTENERS). */
-  #listeners: [string, Listener][] | undefined;
-  #attached = true;
+  /**
+   * The listeners in place: one of the shared native tables for ws, per-connection closures for
+   * the browser API (whose implementations need not call a listener with `this` = the socket);
+   * `undefined` once detached.
+   */
+  #listeners: readonly (readonly [string, Listener])[] | undefined;
 
-  constructor(socket: WebSocketLike, handlers: ConnectionHandlers, clock: Clock) {
+  constructor(socket: WebSocketLike, owner: Owner, events: ConnectionEvents<Owner>) {
     this.socket = socket;
-    this.handlers = handlers;
-    this.clock = clock;
-    this.#native = isNodeStyle(socket);
+    this.owner = owner;
+    this.events = events;
     if (isNodeStyle(socket)) {
-      (socket as TaggedSocket)[kConnection] = this;
-      for (const [type, listener] of NATIVE_LISTENERS) socket.on(type, listener);
+      (socket as TaggedSocket)[kConnection] = this as Connection<unknown>;
+      this.#listeners = NATIVE_CONNECTING;
+      for (const [type, listener] of NATIVE_CONNECTING) socket.on(type, listener);
       return;
     }
     const listeners: [string, Listener][] = [
-      ['open', () => handlers.open()],
-      ['message', (event: MessageEventLike) => handlers.message(event.data)],
+      ['open', () => events.open(this)],
+      ['message', (event: MessageEventLike) => events.message(this, event.data)],
       [
         'error',
         (event: { error?: unknown } | undefined) => {
@@ -161,7 +177,7 @@ export class Connection {
         'close',
         (event: CloseEventLike | undefined) => {
           this.detach();
-          handlers.close({
+          events.close(this, {
             code: typeof event?.code === 'number' ? event.code : 1006,
             reason: typeof event?.reason === 'string' ? event.reason : '',
             wasClean: event?.wasClean === true,
@@ -173,18 +189,29 @@ export class Connection {
     this.#listeners = listeners;
   }
 
+  /** The ws socket opened: swaps the connecting listeners for the open ones. @internal */
+  bindOpen(): void {
+    if (this.#listeners !== NATIVE_CONNECTING) return;
+    const socket = this.socket as NodeStyleSocket;
+    socket.off('open', nativeOpen);
+    socket.off('unexpected-response', nativeUnexpectedResponse);
+    socket.on('message', nativeMessage);
+    socket.on('pong', nativePong);
+    this.#listeners = NATIVE_OPEN;
+  }
+
   /**
    * Removes every listener we added. If the socket is not closed yet, a single error absorber stays
    * until its `close` (an EventEmitter-based socket such as ws throws on an unheard `error`).
    */
   detach(): void {
-    if (!this.#attached) return;
-    this.#attached = false;
-    this.heartbeat = undefined;
+    const listeners = this.#listeners;
+    if (listeners === undefined) return;
+    this.#listeners = undefined;
     const open = this.socket.readyState !== ReadyState.CLOSED;
-    if (this.#native) {
+    if (listeners === NATIVE_CONNECTING || listeners === NATIVE_OPEN) {
       const socket = this.socket as TaggedSocket;
-      for (const [type, listener] of NATIVE_LISTENERS) socket.off(type, listener);
+      for (const [type, listener] of listeners) socket.off(type, listener);
       socket[kConnection] = undefined; // not `delete`: that would push ws's object into dictionary mode
       if (open) {
         socket.on('error', absorbError);
@@ -192,8 +219,7 @@ export class Connection {
       }
       return;
     }
-    for (const [type, listener] of this.#listeners ?? []) this.socket.removeEventListener(type, listener);
-    this.#listeners = undefined;
+    for (const [type, listener] of listeners) this.socket.removeEventListener(type, listener);
     if (open) {
       const absorb = (): void => undefined;
       const cleanup = (): void => {

@@ -1,8 +1,7 @@
 import type { Data } from '../data.js';
-import type { TimerSlots } from '../timers.js';
 import type { WebSocketLike } from '../transport/websocket-like.js';
-import type { Connection } from './connection.js';
 import type { ResolvedHeartbeat } from './options.js';
+import { Slot } from './timer-slots.js';
 
 /**
  * How a connection is watched:
@@ -21,100 +20,64 @@ export function heartbeatMode(config: ResolvedHeartbeat | false, socket: WebSock
   return config.explicit ? 'silence' : 'off';
 }
 
-/** The timer names the heartbeat uses in the socket's {@link TimerSlots}. */
-export type HeartbeatTimer = 'ping' | 'pong';
-
-const DISABLED: ResolvedHeartbeat = Object.freeze({
-  interval: 0,
-  timeout: 0,
-  message: undefined,
-  isPong: undefined,
-  explicit: false,
-});
-
 /**
- * Watches one open connection and calls `onDead` when it stops answering. Worst case, a link
- * that goes silent is declared dead `interval + timeout` later: the probe after the last answer
- * goes out at most `interval` later, and its answer is awaited `timeout`.
+ * What the heartbeat needs from the socket's timers. It uses two slots: `Ping` is the next probe,
+ * `Pong` the deadline of the answer (or, in `silence` mode, of the next sign of life). When `Pong`
+ * fires, the connection is dead; the socket handles that.
  */
-export class Heartbeat {
-  readonly #connection: Connection;
-  readonly #config: ResolvedHeartbeat;
-  readonly #timers: TimerSlots<HeartbeatTimer | string>;
-  readonly #onDead: () => void;
-  readonly mode: HeartbeatMode;
+export interface HeartbeatTimers {
+  set(slot: number, ms: number): void;
+  clear(slot: number): void;
+  has(slot: number): boolean;
+}
 
-  constructor(
-    connection: Connection,
-    config: ResolvedHeartbeat | false,
-    timers: TimerSlots<HeartbeatTimer | string>,
-    onDead: () => void,
-  ) {
-    this.#connection = connection;
-    this.mode = heartbeatMode(config, connection.socket);
-    this.#config = config || DISABLED;
-    this.#timers = timers;
-    this.#onDead = onDead;
-  }
+// The heartbeat of a connection is its mode plus two timer slots of its socket: these functions
+// hold no state of their own, so watching a connection costs no object and no closure.
+//
+// Worst case, a link that goes silent is declared dead `interval + timeout` later: the probe after
+// the last answer goes out at most `interval` later, and its answer is awaited `timeout`.
 
-  /** Starts watching (call once the connection is open). */
-  start(): void {
-    switch (this.mode) {
-      case 'protocol':
-        // The connection routes the socket's pongs to activity() (one listener for all sockets).
-        this.#connection.heartbeat = this;
-        this.#armProbe();
-        break;
-      case 'message':
-        this.#armProbe();
-        break;
-      case 'silence':
-        this.#timers.set('pong', this.#config.interval + this.#config.timeout, this.#onDead);
-        break;
-      case 'off':
-        break;
-    }
-  }
+/** Starts watching a connection that just opened. */
+export function startHeartbeat(mode: HeartbeatMode, config: ResolvedHeartbeat | false, timers: HeartbeatTimers): void {
+  if (config === false || mode === 'off') return;
+  if (mode === 'silence') timers.set(Slot.Pong, config.interval + config.timeout);
+  else timers.set(Slot.Ping, config.interval);
+}
 
-  /** A sign of life (a message or a pong): cancels the pending deadline. */
-  activity(): void {
-    if (this.mode === 'off') return;
-    if (this.mode === 'silence') {
-      this.#timers.set('pong', this.#config.interval + this.#config.timeout, this.#onDead);
+/** A sign of life (a message, or a pong in `protocol` mode): cancels or restarts the deadline. */
+export function heartbeatActivity(
+  mode: HeartbeatMode,
+  config: ResolvedHeartbeat | false,
+  timers: HeartbeatTimers,
+): void {
+  if (config === false || mode === 'off') return;
+  if (mode === 'silence') timers.set(Slot.Pong, config.interval + config.timeout);
+  else timers.clear(Slot.Pong);
+}
+
+/** Whether `data` is an answer to our app-level ping (to be consumed, not emitted). */
+export function isHeartbeatPong(mode: HeartbeatMode, config: ResolvedHeartbeat | false, data: Data): boolean {
+  return mode === 'message' && config !== false && config.isPong !== undefined && config.isPong(data) === true;
+}
+
+/** The `ping` slot fired: send a probe, await its answer, schedule the next probe. */
+export function probe(
+  mode: HeartbeatMode,
+  config: ResolvedHeartbeat | false,
+  timers: HeartbeatTimers,
+  socket: WebSocketLike,
+): void {
+  if (config === false) return;
+  if (!timers.has(Slot.Pong)) timers.set(Slot.Pong, config.timeout);
+  try {
+    if (mode === 'protocol') {
+      socket.ping?.();
     } else {
-      this.#timers.clear('pong');
+      const { message } = config;
+      socket.send((typeof message === 'function' ? message() : message) as never);
     }
+  } catch {
+    // A socket that cannot even send a ping is as good as dead; the pong deadline will say so.
   }
-
-  /** Whether `data` is an answer to our app-level ping (to be consumed, not emitted). */
-  isPong(data: Data): boolean {
-    return this.mode === 'message' && this.#config.isPong !== undefined && this.#config.isPong(data) === true;
-  }
-
-  /** Stops watching: clears its timers and removes its listener. */
-  stop(): void {
-    this.#timers.clear('ping');
-    this.#timers.clear('pong');
-    if (this.#connection.heartbeat === this) this.#connection.heartbeat = undefined;
-  }
-
-  #armProbe(): void {
-    this.#timers.set('ping', this.#config.interval, () => this.#probe());
-  }
-
-  #probe(): void {
-    if (!this.#timers.has('pong')) this.#timers.set('pong', this.#config.timeout, this.#onDead);
-    try {
-      const socket = this.#connection.socket;
-      if (this.mode === 'protocol') {
-        socket.ping?.();
-      } else {
-        const { message } = this.#config;
-        socket.send((typeof message === 'function' ? message() : message) as never);
-      }
-    } catch {
-      // A socket that cannot even send a ping is as good as dead; the pong deadline will say so.
-    }
-    this.#armProbe();
-  }
+  timers.set(Slot.Ping, config.interval);
 }

@@ -183,14 +183,13 @@ export interface ResolvedHeartbeat {
   readonly explicit: boolean;
 }
 
-/** @internal */
-export interface ResolvedSocketOptions {
-  readonly url: UrlProvider;
-  readonly WebSocket: unknown;
-  readonly protocols: ProtocolsProvider | undefined;
-  readonly wsOptions: Record<string, unknown> | undefined;
-  readonly autoConnect: boolean;
-  readonly backoff: BackoffPolicyLike;
+/**
+ * How a socket behaves: the validated options that do not name its endpoint or its own objects
+ * (backoff policy, signal). Sockets created with equal options share one frozen SocketConfig
+ * ({@link internConfig}), so a socket holds a pointer instead of a copy.
+ * @internal
+ */
+export interface SocketConfig {
   readonly stableAfter: number;
   readonly connectTimeout: number;
   readonly maxRetries: number;
@@ -199,10 +198,21 @@ export interface ResolvedSocketOptions {
   readonly buffer: ResolvedBufferOptions;
   readonly handshake: ((connection: HandshakeConnection) => void | PromiseLike<void>) | undefined;
   readonly handshakeTimeout: number;
-  readonly binaryType: string | undefined;
-  readonly signal: AbortSignal | undefined;
   readonly unref: boolean;
   readonly clock: Clock;
+}
+
+/** Every validated option; the socket keeps `config` and the per-socket fields it needs. @internal */
+export interface ResolvedSocketOptions {
+  readonly url: UrlProvider;
+  readonly WebSocket: unknown;
+  readonly protocols: ProtocolsProvider | undefined;
+  readonly wsOptions: Record<string, unknown> | undefined;
+  readonly autoConnect: boolean;
+  readonly backoff: BackoffPolicyLike;
+  readonly binaryType: string | undefined;
+  readonly signal: AbortSignal | undefined;
+  readonly config: SocketConfig;
 }
 
 export const SOCKET_DEFAULTS = Object.freeze({
@@ -270,6 +280,36 @@ function resolveHeartbeat(value: unknown): ResolvedHeartbeat | false {
   return { interval, timeout, message: options.message, isPong: options.isPong, explicit: value !== undefined };
 }
 
+/** The latest config handed out, held weakly: sockets created alike share it while any of them lives. */
+let latestConfig: WeakRef<SocketConfig> | undefined;
+
+/**
+ * Whether two configs behave the same: equal primitives, the same functions and clock, and
+ * heartbeat and buffer options (objects resolved here, all with the same keys) equal field by field.
+ */
+function sameConfig(a: SocketConfig, b: SocketConfig): boolean {
+  return (Object.keys(a) as (keyof SocketConfig)[]).every((key) => {
+    const x = a[key] as unknown as Record<string, unknown>;
+    const y = b[key] as unknown as Record<string, unknown>;
+    return (
+      Object.is(x, y) ||
+      ((key === 'heartbeat' || key === 'buffer') && !!x && !!y && Object.keys(x).every((k) => Object.is(x[k], y[k])))
+    );
+  });
+}
+
+/**
+ * Returns a config equal to `config` that sockets already share, or freezes and shares `config`.
+ * An app that creates its sockets with the same options (the usual case) pays for one config.
+ * @internal
+ */
+export function internConfig(config: SocketConfig): SocketConfig {
+  const latest = latestConfig?.deref();
+  if (latest && sameConfig(latest, config)) return latest;
+  latestConfig = new WeakRef(Object.freeze(config));
+  return config;
+}
+
 function resolveBackoff(options: ResilientSocketOptions): BackoffPolicyLike {
   const { backoff, maxDelay, ceiling } = options;
   if (backoff === undefined) {
@@ -288,7 +328,7 @@ function resolveBackoff(options: ResilientSocketOptions): BackoffPolicyLike {
   return policy;
 }
 
-/** Validates everything once and returns the frozen, fully defaulted options. @internal */
+/** Validates everything once and returns the fully defaulted options. @internal */
 export function resolveSocketOptions(url: unknown, options: unknown): ResolvedSocketOptions {
   if (typeof url === 'function') {
     // checked when called, before every attempt
@@ -325,24 +365,26 @@ export function resolveSocketOptions(url: unknown, options: unknown): ResolvedSo
   const clock = withDefault(o.clock, systemClock);
   assertClock('clock', clock);
 
-  return Object.freeze({
+  return {
     url: url as UrlProvider,
     WebSocket: o.WebSocket,
     protocols: protocols as ProtocolsProvider | undefined,
     wsOptions: o.wsOptions,
     autoConnect,
     backoff: resolveBackoff(o),
-    stableAfter,
-    connectTimeout,
-    maxRetries,
-    shouldReconnect,
-    heartbeat: resolveHeartbeat(o.heartbeat),
-    buffer: resolveBufferOptions(o.buffer),
-    handshake: o.handshake,
-    handshakeTimeout,
     binaryType: o.binaryType,
     signal: o.signal,
-    unref,
-    clock,
-  });
+    config: internConfig({
+      stableAfter,
+      connectTimeout,
+      maxRetries,
+      shouldReconnect,
+      heartbeat: resolveHeartbeat(o.heartbeat),
+      buffer: resolveBufferOptions(o.buffer),
+      handshake: o.handshake,
+      handshakeTimeout,
+      unref,
+      clock,
+    }),
+  };
 }

@@ -2,27 +2,36 @@ import { EventEmitter } from 'eventemitter3';
 import { clampDelay, MAX_TIMER_DELAY } from '../backoff/policy.js';
 import type { BackoffPolicyLike } from '../backoff/types.js';
 import { OutboundBuffer, type QueuedMessage } from '../buffer/outbound-buffer.js';
-import type { Clock } from '../clock.js';
 import { type Data, isData } from '../data.js';
 import { type ErrorCode, ErrorCodes, isResilientSocketError, ResilientSocketError } from '../errors.js';
-import { TimerSlots } from '../timers.js';
+import { TimerSlots, type TimerSpec } from '../timers.js';
 import { resolveWebSocket } from '../transport/resolve-websocket.js';
+import { parseRetryAfter } from '../transport/retry-after.js';
 import { ReadyState, type WebSocketConstructorLike } from '../transport/websocket-like.js';
 import { assertBoolean, assertOptionsObject, describeReceived, describeThrown, withDefault } from '../validation.js';
 import { assertCloseArgs, type CloseInfo } from './close-codes.js';
-import { Connection } from './connection.js';
+import { Connection, type ConnectionEvents } from './connection.js';
 import type { DropReason, ResilientSocketEvents } from './events.js';
-import { Heartbeat } from './heartbeat.js';
+import {
+  type HeartbeatMode,
+  heartbeatActivity,
+  heartbeatMode,
+  isHeartbeatPong,
+  probe,
+  startHeartbeat,
+} from './heartbeat.js';
 import {
   checkProtocols,
   checkUrl,
   type HandshakeConnection,
+  type ProtocolsProvider,
   type ResilientSocketOptions,
-  type ResolvedSocketOptions,
   resolveSocketOptions,
+  type SocketConfig,
   type UrlProvider,
 } from './options.js';
 import { canTransition, type SocketState, STATES } from './states.js';
+import { Slot } from './timer-slots.js';
 
 /** What `send()` did with a message. */
 export type SendResult = 'sent' | 'buffered' | 'dropped';
@@ -62,8 +71,6 @@ export interface SocketStats {
   readonly nextRetryAt: number | undefined;
 }
 
-type SocketTimer = 'connect' | 'handshake' | 'stable' | 'reconnect' | 'closing' | 'ttl' | 'ping' | 'pong';
-
 /** How long `close()` waits for the server's close frame before cutting the connection, in ms. */
 export const CLOSE_TIMEOUT = 3_000;
 
@@ -74,8 +81,9 @@ const FALLBACK_DELAY = 1_000;
 interface Attempt {
   readonly number: number;
   url: string;
-  connection: Connection | undefined;
-  heartbeat: Heartbeat | undefined;
+  connection: Connection<ResilientSocket> | undefined;
+  /** Set once open: how the connection is watched. */
+  heartbeat: HeartbeatMode | undefined;
   opened: boolean;
   openedAt: number;
   /** Present while the handshake hook runs. */
@@ -109,12 +117,38 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     return undefined;
   }
 
-  readonly #options: ResolvedSocketOptions;
+  /**
+   * How every connection reports back: one table of functions for all sockets (they can reach the
+   * private methods from here), so that a connection holds no closure over its socket or attempt.
+   */
+  static readonly #connectionEvents: ConnectionEvents<ResilientSocket> = {
+    open: (connection) => connection.owner.#onSocketOpen(connection),
+    message: (connection, data) => connection.owner.#onSocketMessage(connection, data as Data),
+    close: (connection, info) => connection.owner.#onSocketClose(connection, info),
+    pong: (connection) => connection.owner.#onSocketPong(connection),
+    rejected: (connection, status, retryAfter) => {
+      connection.rejection = { status, retryAfter: parseRetryAfter(retryAfter, connection.owner.#config.clock.now()) };
+    },
+  };
+
+  /** What each timer slot does when due (one table for all sockets, like the connection events). */
+  static readonly #timerSpec: TimerSpec<ResilientSocket> = {
+    count: Slot.Count,
+    fire: (socket, slot) => socket.#onTimer(slot),
+  };
+
+  /** Shared with every socket created with equal options. */
+  readonly #config: SocketConfig;
+  /** The `url` argument: a URL (read again for every attempt), or the provider to call. */
+  readonly #target: UrlProvider;
+  readonly #protocols: ProtocolsProvider | undefined;
+  readonly #wsOptions: Record<string, unknown> | undefined;
+  readonly #signal: AbortSignal | undefined;
   readonly #WebSocket: WebSocketConstructorLike;
-  readonly #clock: Clock;
   readonly #backoff: BackoffPolicyLike;
-  readonly #buffer: OutboundBuffer;
-  readonly #timers: TimerSlots<SocketTimer>;
+  /** Created by the first send that queues; let go once flushed or drained. */
+  #buffer: OutboundBuffer | undefined;
+  readonly #timers: TimerSlots<ResilientSocket>;
   #state: SocketState = 'idle';
   #attempt: Attempt | undefined;
   /** Consecutive failures since the last stable connection. */
@@ -133,16 +167,15 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
    * so a user listener that throws cannot starve them.
    */
   #sinks: Set<{ message(data: Data): void; closed(): void }> | undefined;
-  #stats = {
-    attempts: 0,
-    connects: 0,
-    dropped: 0,
-    messagesIn: 0,
-    messagesOut: 0,
-    downSince: 0,
-    lastError: undefined as ResilientSocketError | undefined,
-    nextRetryAt: undefined as number | undefined,
-  };
+  // The counters behind `stats` (fields of the socket rather than an object of their own: 24 bytes less).
+  #attempts = 0;
+  #connects = 0;
+  #dropped = 0;
+  #messagesIn = 0;
+  #messagesOut = 0;
+  #downSince = 0;
+  #lastError: ResilientSocketError | undefined;
+  #nextRetryAt: number | undefined;
 
   /**
    * @param url a `ws:`/`wss:` URL (string or `URL`), or a sync/async function returning one,
@@ -157,14 +190,17 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#WebSocket = resolveWebSocket(resolved.WebSocket, () =>
       (this.constructor as typeof ResilientSocket).fallbackWebSocket(),
     );
-    this.#options = resolved;
-    this.#clock = resolved.clock;
+    const config = resolved.config;
+    this.#config = config;
+    this.#target = resolved.url;
+    this.#protocols = resolved.protocols;
+    this.#wsOptions = resolved.wsOptions;
+    this.#signal = resolved.signal;
     this.#backoff = resolved.backoff;
-    this.#buffer = new OutboundBuffer(resolved.buffer);
-    this.#timers = new TimerSlots(resolved.clock, resolved.unref);
+    this.#timers = new TimerSlots(ResilientSocket.#timerSpec, config, this);
     this.#binaryType = resolved.binaryType;
     this.#url = typeof url === 'function' ? '' : String(url);
-    this.#stats.downSince = this.#clock.now();
+    this.#downSince = this.#config.clock.now();
 
     const { signal } = resolved;
     if (signal) {
@@ -198,7 +234,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
 
   /** Messages waiting in the outbound buffer. */
   get bufferedCount(): number {
-    return this.#buffer.length;
+    return this.#buffer?.length ?? 0;
   }
 
   /** WebSocket-style ready state: CONNECTING (0) until open, OPEN (1), CLOSING (2), CLOSED (3). */
@@ -236,19 +272,19 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
 
   /** Counters and timings; a fresh snapshot on every read. */
   get stats(): SocketStats {
-    const now = this.#clock.now();
+    const now = this.#config.clock.now();
     const open = this.#state === 'open' && this.#attempt?.opened === true;
     return {
-      attempts: this.#stats.attempts,
-      connects: this.#stats.connects,
-      reconnects: Math.max(0, this.#stats.connects - 1),
-      dropped: this.#stats.dropped,
-      messagesIn: this.#stats.messagesIn,
-      messagesOut: this.#stats.messagesOut,
+      attempts: this.#attempts,
+      connects: this.#connects,
+      reconnects: Math.max(0, this.#connects - 1),
+      dropped: this.#dropped,
+      messagesIn: this.#messagesIn,
+      messagesOut: this.#messagesOut,
       uptime: open && this.#attempt ? now - this.#attempt.openedAt : 0,
-      downtime: open ? 0 : now - this.#stats.downSince,
-      lastError: this.#stats.lastError,
-      nextRetryAt: this.#state === 'reconnecting' ? this.#stats.nextRetryAt : undefined,
+      downtime: open ? 0 : now - this.#downSince,
+      lastError: this.#lastError,
+      nextRetryAt: this.#state === 'reconnecting' ? this.#nextRetryAt : undefined,
     };
   }
 
@@ -270,51 +306,33 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     const buffer = withDefault(options?.buffer, true);
     assertBoolean('buffer', buffer);
 
-    if (this.#disposed || !STATES[this.#state].buffersSends) {
-      this.#reportDrop('closed', [data]);
-      return 'dropped';
-    }
-    const attempt = this.#attempt;
-    const socket = attempt?.connection?.socket;
+    if (this.#disposed || !STATES[this.#state].buffersSends) return this.#dropOne('closed', data);
+    const socket = this.#attempt?.connection?.socket;
     if (
       STATES[this.#state].sendsDirectly &&
       socket &&
       socket.readyState === ReadyState.OPEN &&
-      this.#buffer.length === 0
+      (this.#buffer?.length ?? 0) === 0
     ) {
       try {
         socket.send(data as never);
-        this.#stats.messagesOut++;
+        this.#messagesOut++;
         return 'sent';
       } catch {
         // The socket refused (it is going down); queue the message for the next connection.
       }
     }
-    if (!buffer) {
-      this.#reportDrop('not-connected', [data]);
-      return 'dropped';
-    }
+    if (!buffer) return this.#dropOne('not-connected', data);
     // Expiring reports a drop, and a drop listener may close the socket: look again afterwards.
     this.#expireBuffered();
-    if (this.#disposed || !STATES[this.#state].buffersSends) {
-      this.#reportDrop('closed', [data]);
-      return 'dropped';
-    }
-    const result = this.#buffer.push(data, this.#clock.now());
-    if (result.status === 'dropped') {
-      this.#reportDrop('overflow', [data]);
-      return 'dropped';
-    }
+    if (this.#disposed || !STATES[this.#state].buffersSends) return this.#dropOne('closed', data);
+    this.#buffer ??= new OutboundBuffer(this.#config.buffer);
+    const result = this.#buffer.push(data, this.#config.clock.now());
+    if (result.status === 'dropped') return this.#dropOne('overflow', data);
     this.#armTtl();
-    if (result.evicted.length > 0) {
-      this.#reportDrop(
-        'overflow',
-        result.evicted.map((m) => m.data),
-      );
-      // A drop listener that closed the socket made close() report this message as dropped too.
-      if (this.#disposed) return 'dropped';
-    }
-    return 'buffered';
+    this.#reportQueued('overflow', result.evicted);
+    // A drop listener that closed the socket made close() report this message as dropped too.
+    return this.#disposed ? 'dropped' : 'buffered';
   }
 
   /**
@@ -352,24 +370,20 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     assertCloseArgs(code, reason);
     if (this.#disposed) return;
     this.#disposed = true;
-    if (this.#onAbort) this.#options.signal?.removeEventListener('abort', this.#onAbort);
+    if (this.#onAbort) this.#signal?.removeEventListener('abort', this.#onAbort);
     this.#onAbort = undefined;
     const attempt = this.#attempt;
     const socket = attempt?.connection?.socket;
     this.#timers.clearAll();
     this.#dropAll('closed');
     if (attempt?.opened && socket && socket.readyState === ReadyState.OPEN) {
-      attempt.heartbeat?.stop();
       this.#setState('closing', 'close() called');
       try {
         socket.close(code, reason);
       } catch {
         // fall through to the timeout, which cuts the connection
       }
-      this.#timers.set('closing', CLOSE_TIMEOUT, () => {
-        if (this.#attempt !== attempt) return;
-        this.#finishClose({ code: 1006, reason: 'close timeout', wasClean: false });
-      });
+      this.#timers.set(Slot.Closing, CLOSE_TIMEOUT);
       return;
     }
     this.#teardown(attempt?.connection ? { code, reason, wasClean: false } : undefined, true, false);
@@ -445,14 +459,14 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       throw new Error(`resilient-socket internal error: illegal transition ${previous} → ${next} (${reason})`);
     }
     this.#state = next;
-    if (next === 'open') this.#stats.nextRetryAt = undefined;
+    if (next === 'open') this.#nextRetryAt = undefined;
     if (next === 'closed' && this.#sinks) for (const sink of [...this.#sinks]) sink.closed();
     this.#emit('state', { previous, current: next, reason });
   }
 
   #startAttempt(reason: string): void {
-    this.#timers.clear('reconnect');
-    this.#stats.nextRetryAt = undefined;
+    this.#timers.clear(Slot.Reconnect);
+    this.#nextRetryAt = undefined;
     this.#runAttempts++;
     const number = this.#runAttempts;
     const attempt: Attempt = {
@@ -465,23 +479,10 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       handshake: undefined,
     };
     this.#attempt = attempt;
-    this.#stats.attempts++;
+    this.#attempts++;
     this.#setState('connecting', reason);
     if (!this.#isLive(attempt)) return;
-    if (Number.isFinite(this.#options.connectTimeout)) {
-      this.#timers.set('connect', this.#options.connectTimeout, () =>
-        this.#fail(
-          attempt,
-          ErrorCodes.CONNECT_TIMEOUT,
-          `Connection attempt ${number} did not open within ${this.#options.connectTimeout} ms`,
-          {
-            code: 1006,
-            reason: 'connect timeout',
-            wasClean: false,
-          },
-        ),
-      );
-    }
+    if (Number.isFinite(this.#config.connectTimeout)) this.#timers.set(Slot.Connect, this.#config.connectTimeout);
     // Resolve providers asynchronously even for plain strings: the first attempt then starts after
     // the constructor returns, so listeners attached right after `new` hear `connecting`.
     void this.#resolveTarget().then(
@@ -498,7 +499,8 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   }
 
   async #resolveTarget(): Promise<{ url: string; protocols: string | string[] | undefined }> {
-    const { url, protocols } = this.#options;
+    const url = this.#target;
+    const protocols = this.#protocols;
     const rawUrl = typeof url === 'function' ? await url() : url;
     const rawProtocols = typeof protocols === 'function' ? await protocols() : protocols;
     return { url: checkUrl('url()', rawUrl), protocols: checkProtocols('protocols()', rawProtocols) };
@@ -511,7 +513,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     if (!this.#isLive(attempt)) return;
     let socket: InstanceType<WebSocketConstructorLike> | undefined;
     try {
-      const { wsOptions } = this.#options;
+      const wsOptions = this.#wsOptions;
       socket =
         wsOptions === undefined
           ? new this.#WebSocket(url, protocols)
@@ -520,17 +522,10 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
         throw new TypeError('the `WebSocket` constructor returned an object without the WebSocket API');
       }
       if (this.#binaryType !== undefined) socket.binaryType = this.#binaryType;
-      attempt.connection = new Connection(
-        socket,
-        {
-          open: () => this.#onSocketOpen(attempt),
-          message: (data) => this.#onSocketMessage(attempt, data as Data),
-          close: (info) => this.#onSocketClose(attempt, info),
-        },
-        this.#clock,
-      );
+      attempt.connection = new Connection(socket, this, ResilientSocket.#connectionEvents);
     } catch (error) {
-      if (socket && hasWebSocketShape(socket)) new Connection(socket, NO_HANDLERS, this.#clock).abort();
+      // Its events could not reach us anyway: they come from a connection no attempt holds.
+      if (socket && hasWebSocketShape(socket)) new Connection(socket, this, ResilientSocket.#connectionEvents).abort();
       this.#fail(
         attempt,
         ErrorCodes.CONNECTION_FAILED,
@@ -541,19 +536,26 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     }
   }
 
-  #onSocketOpen(attempt: Attempt): void {
-    if (!this.#isLive(attempt) || !attempt.connection) return;
-    this.#timers.clear('connect');
-    const { handshake } = this.#options;
+  /** The attempt whose socket `connection` is, if it is still the current one. */
+  #attemptOf(connection: Connection<ResilientSocket>): Attempt | undefined {
+    const attempt = this.#attempt;
+    return attempt?.connection === connection ? attempt : undefined;
+  }
+
+  #onSocketOpen(connection: Connection<ResilientSocket>): void {
+    const attempt = this.#attemptOf(connection);
+    if (!attempt || this.#disposed) return;
+    this.#timers.clear(Slot.Connect);
+    const { handshake } = this.#config;
     if (!handshake) {
       this.#acceptOpen(attempt);
       return;
     }
     const controller = new AbortController();
     attempt.handshake = { controller, inbox: [], waiters: [] };
-    const socket = attempt.connection.socket;
+    const socket = connection.socket;
     const state = attempt.handshake;
-    const connection: HandshakeConnection = {
+    const handshakeConnection: HandshakeConnection = {
       url: attempt.url,
       protocol: socket.protocol ?? '',
       attempt: attempt.number,
@@ -563,7 +565,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
           throw new ResilientSocketError(ErrorCodes.CLOSED, 'The handshake is over; use socket.send()');
         }
         socket.send(data as never);
-        this.#stats.messagesOut++;
+        this.#messagesOut++;
       },
       nextMessage: (predicate) => {
         if (attempt.handshake !== state) {
@@ -574,36 +576,17 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
         return new Promise<Data>((resolve, reject) => state.waiters.push({ predicate, resolve, reject }));
       },
     };
-    if (Number.isFinite(this.#options.handshakeTimeout)) {
-      this.#timers.set('handshake', this.#options.handshakeTimeout, () =>
-        this.#fail(
-          attempt,
-          ErrorCodes.HANDSHAKE_TIMEOUT,
-          `The handshake did not finish within ${this.#options.handshakeTimeout} ms`,
-          {
-            code: 1006,
-            reason: 'handshake timeout',
-            wasClean: false,
-          },
-        ),
-      );
-    }
-    new Promise<void>((resolve) => resolve(handshake(connection))).then(
+    if (Number.isFinite(this.#config.handshakeTimeout)) this.#timers.set(Slot.Handshake, this.#config.handshakeTimeout);
+    new Promise<void>((resolve) => resolve(handshake(handshakeConnection))).then(
       () => {
         if (!this.#isLive(attempt) || controller.signal.aborted) return;
-        this.#timers.clear('handshake');
+        this.#timers.clear(Slot.Handshake);
         this.#acceptOpen(attempt);
       },
       (error: unknown) => {
         if (!this.#isLive(attempt) || controller.signal.aborted) return;
         const message = `The handshake failed: ${describeThrown(error)}`;
-        this.#fail(
-          attempt,
-          ErrorCodes.HANDSHAKE_FAILED,
-          message,
-          { code: 1006, reason: 'handshake failed', wasClean: false },
-          error,
-        );
+        this.#fail(attempt, ErrorCodes.HANDSHAKE_FAILED, message, 'handshake failed', error);
       },
     );
   }
@@ -615,64 +598,48 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     const inbox = attempt.handshake?.inbox ?? [];
     this.#endHandshake(attempt, false);
     attempt.opened = true;
-    attempt.openedAt = this.#clock.now();
-    this.#stats.connects++;
+    attempt.openedAt = this.#config.clock.now();
+    this.#connects++;
     this.#authRefusals = 0;
     // Flush before anyone can call send() again, so queued messages keep their order.
-    const expired = this.#buffer.expire(attempt.openedAt);
+    const expired = this.#buffer?.expire(attempt.openedAt) ?? [];
     this.#flush(connection);
     this.#setState('open', 'connection opened');
-    if (!this.#isLive(attempt)) {
-      // A state listener closed or replaced the connection: the expired messages still get reported.
-      if (expired.length > 0)
-        this.#reportDrop(
-          'expired',
-          expired.map((m) => m.data),
-        );
-      return;
-    }
-    if (expired.length > 0)
-      this.#reportDrop(
-        'expired',
-        expired.map((m) => m.data),
-      );
+    // Reported even when a state listener closed or replaced the connection.
+    this.#reportQueued('expired', expired);
+    if (!this.#isLive(attempt)) return;
     this.#armTtl();
-    if (this.#options.stableAfter > 0) {
-      this.#timers.set('stable', this.#options.stableAfter, () => this.#markStable(attempt));
-    }
-    attempt.heartbeat = new Heartbeat(connection, this.#options.heartbeat, this.#timers as TimerSlots<string>, () =>
-      this.#fail(attempt, ErrorCodes.DEAD_LINK, 'The heartbeat found the connection dead', {
-        code: 1006,
-        reason: 'heartbeat timeout',
-        wasClean: false,
-      }),
-    );
-    attempt.heartbeat.start();
-    this.#emit('open', { attempt: attempt.number, reconnected: this.#stats.connects > 1 });
+    if (this.#config.stableAfter > 0) this.#timers.set(Slot.Stable, this.#config.stableAfter);
+    attempt.heartbeat = heartbeatMode(this.#config.heartbeat, connection.socket);
+    startHeartbeat(attempt.heartbeat, this.#config.heartbeat, this.#timers);
+    this.#emit('open', { attempt: attempt.number, reconnected: this.#connects > 1 });
     for (const data of inbox) {
       if (!this.#isLive(attempt)) return;
       this.#deliver(data);
     }
-    if (this.#options.stableAfter === 0) this.#markStable(attempt);
+    if (this.#config.stableAfter === 0) this.#markStable(attempt);
   }
 
-  #flush(connection: Connection): void {
+  #flush(connection: Connection<ResilientSocket>): void {
+    const buffer = this.#buffer;
+    if (buffer === undefined) return;
     const socket = connection.socket;
-    let message: QueuedMessage | undefined = this.#buffer.shift();
+    let message: QueuedMessage | undefined = buffer.shift();
     while (message !== undefined) {
       if (socket.readyState !== ReadyState.OPEN) {
-        this.#buffer.unshift(message);
+        buffer.unshift(message);
         return;
       }
       try {
         socket.send(message.data as never);
       } catch {
-        this.#buffer.unshift(message);
+        buffer.unshift(message);
         return;
       }
-      this.#stats.messagesOut++;
-      message = this.#buffer.shift();
+      this.#messagesOut++;
+      message = buffer.shift();
     }
+    this.#buffer = undefined;
   }
 
   #markStable(attempt: Attempt): void {
@@ -683,10 +650,11 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#emit('stable');
   }
 
-  #onSocketMessage(attempt: Attempt, data: Data): void {
-    if (this.#attempt !== attempt) return;
-    this.#stats.messagesIn++;
-    attempt.heartbeat?.activity();
+  #onSocketMessage(connection: Connection<ResilientSocket>, data: Data): void {
+    const attempt = this.#attemptOf(connection);
+    if (!attempt) return;
+    this.#messagesIn++;
+    heartbeatActivity(attempt.heartbeat ?? 'off', this.#config.heartbeat, this.#timers);
     const handshake = attempt.handshake;
     if (handshake) {
       const index = handshake.waiters.findIndex((w) => !w.predicate || w.predicate(data));
@@ -695,7 +663,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       else handshake.inbox.push(data);
       return;
     }
-    if (attempt.heartbeat?.isPong(data)) return;
+    if (isHeartbeatPong(attempt.heartbeat ?? 'off', this.#config.heartbeat, data)) return;
     this.#deliver(data);
   }
 
@@ -705,15 +673,62 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#emit('message', data);
   }
 
+  /** A protocol pong: the answer to our ping (only in `protocol` mode does it count as one). */
+  #onSocketPong(connection: Connection<ResilientSocket>): void {
+    if (this.#attemptOf(connection)?.heartbeat === 'protocol') this.#timers.clear(Slot.Pong);
+  }
+
+  /** A timer slot is due. Every slot belongs to the current attempt, or to no attempt (reconnect, ttl). */
+  #onTimer(slot: number): void {
+    const attempt = this.#attempt;
+    switch (slot) {
+      case Slot.Connect:
+        if (attempt) {
+          const message = `Connection attempt ${attempt.number} did not open within ${this.#config.connectTimeout} ms`;
+          this.#fail(attempt, ErrorCodes.CONNECT_TIMEOUT, message, 'connect timeout');
+        }
+        break;
+      case Slot.Handshake:
+        if (attempt) {
+          const message = `The handshake did not finish within ${this.#config.handshakeTimeout} ms`;
+          this.#fail(attempt, ErrorCodes.HANDSHAKE_TIMEOUT, message, 'handshake timeout');
+        }
+        break;
+      case Slot.Stable:
+        if (attempt) this.#markStable(attempt);
+        break;
+      case Slot.Ping:
+        if (attempt?.heartbeat && attempt.connection) {
+          probe(attempt.heartbeat, this.#config.heartbeat, this.#timers, attempt.connection.socket);
+        }
+        break;
+      case Slot.Pong:
+        if (attempt) {
+          this.#fail(attempt, ErrorCodes.DEAD_LINK, 'The heartbeat found the connection dead', 'heartbeat timeout');
+        }
+        break;
+      case Slot.Reconnect:
+        if (this.#state === 'reconnecting') this.#startAttempt('retry');
+        break;
+      case Slot.Closing:
+        if (this.#state === 'closing') this.#finishClose(abnormal('close timeout'));
+        break;
+      case Slot.Ttl:
+        this.#expireBuffered();
+        this.#armTtl();
+        break;
+    }
+  }
+
   /** The transport closed the socket (the server, the network, or our own close()). */
-  #onSocketClose(attempt: Attempt, info: CloseInfo): void {
-    if (this.#attempt !== attempt) return;
+  #onSocketClose(connection: Connection<ResilientSocket>, info: CloseInfo): void {
+    const attempt = this.#attemptOf(connection);
+    if (!attempt) return;
     if (this.#state === 'closing') {
       this.#finishClose(info);
       return;
     }
-    const connection = attempt.connection;
-    const rejection = connection?.rejection;
+    const rejection = connection.rejection;
     if (rejection) {
       const error = new ResilientSocketError(
         ErrorCodes.UPGRADE_REJECTED,
@@ -727,7 +742,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       return;
     }
     if (!attempt.opened) {
-      const cause = connection?.socketError;
+      const cause = connection.socketError;
       const detail = cause instanceof Error ? `: ${cause.message}` : '';
       const error = new ResilientSocketError(
         ErrorCodes.CONNECTION_FAILED,
@@ -740,17 +755,14 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#connectionLost(attempt, undefined, info, undefined);
   }
 
-  /** We gave up on the attempt (timeout, provider, handshake, dead link): abort it and go on. */
-  #fail(attempt: Attempt, code: ErrorCode, message: string, close: CloseInfo | undefined, cause?: unknown): void {
+  /**
+   * We gave up on the attempt (timeout, provider, handshake, dead link): abort it and go on. A
+   * connection it had is closed with 1006 and `reason` (the error code when none is given).
+   */
+  #fail(attempt: Attempt, code: ErrorCode, message: string, reason: string = code, cause?: unknown): void {
     if (!this.#isLive(attempt)) return;
     const error = new ResilientSocketError(code, message, cause === undefined ? {} : { cause });
-    this.#connectionLost(
-      attempt,
-      error,
-      attempt.connection ? (close ?? { code: 1006, reason: code, wasClean: false }) : undefined,
-      undefined,
-      true,
-    );
+    this.#connectionLost(attempt, error, attempt.connection ? abnormal(reason) : undefined, undefined, true);
   }
 
   /**
@@ -771,7 +783,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     if (close && !abortSocket && !rejection) {
       let again = true;
       try {
-        again = this.#options.shouldReconnect(close) !== false;
+        again = this.#config.shouldReconnect(close) !== false;
       } catch (thrown) {
         this.#reportListenerError(thrown);
       }
@@ -802,10 +814,10 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       }
     }
     this.#failures = Math.min(this.#failures + 1, Number.MAX_SAFE_INTEGER);
-    if (!stop && this.#failures > this.#options.maxRetries) {
+    if (!stop && this.#failures > this.#config.maxRetries) {
       stop = new ResilientSocketError(
         ErrorCodes.RETRIES_EXHAUSTED,
-        `Gave up after ${this.#failures} consecutive failures (maxRetries ${this.#options.maxRetries})`,
+        `Gave up after ${this.#failures} consecutive failures (maxRetries ${this.#config.maxRetries})`,
         error ? { cause: error } : {},
       );
     }
@@ -829,10 +841,8 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     if (!immediate) delay = Math.min(Math.max(delay, minimumDelay), MAX_TIMER_DELAY);
     else this.#nextDelay(); // the refusal still counts as a failure for the backoff
     const next = this.#runAttempts + 1;
-    this.#timers.set('reconnect', delay, () => {
-      if (this.#state === 'reconnecting') this.#startAttempt('retry');
-    });
-    this.#stats.nextRetryAt = this.#clock.now() + delay;
+    this.#timers.set(Slot.Reconnect, delay);
+    this.#nextRetryAt = this.#config.clock.now() + delay;
     this.#setState('reconnecting', error ? error.message : 'connection lost');
     if (this.#state !== 'reconnecting') return;
     this.#emit('reconnecting', { attempt: next, delay });
@@ -868,9 +878,10 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     const attempt = this.#attempt;
     if (!attempt) return;
     this.#attempt = undefined;
-    if (attempt.opened) this.#stats.downSince = this.#clock.now();
-    for (const name of ['connect', 'handshake', 'stable', 'ping', 'pong', 'closing'] as const) this.#timers.clear(name);
-    attempt.heartbeat?.stop();
+    if (attempt.opened) this.#downSince = this.#config.clock.now();
+    for (const slot of [Slot.Connect, Slot.Handshake, Slot.Stable, Slot.Closing, Slot.Ping, Slot.Pong]) {
+      this.#timers.clear(slot);
+    }
     this.#endHandshake(attempt);
     const connection = attempt.connection;
     if (!connection) return;
@@ -885,7 +896,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     const handshake = attempt.handshake;
     if (!handshake) return;
     attempt.handshake = undefined;
-    this.#timers.clear('handshake');
+    this.#timers.clear(Slot.Handshake);
     if (abandoned) handshake.controller.abort();
     const error = new ResilientSocketError(
       ErrorCodes.CLOSED,
@@ -912,38 +923,42 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   // ─── buffer helpers ──────────────────────────────────────────────────────────────────────
 
   #expireBuffered(): void {
-    const expired = this.#buffer.expire(this.#clock.now());
-    if (expired.length > 0)
-      this.#reportDrop(
-        'expired',
-        expired.map((m) => m.data),
-      );
+    this.#reportQueued('expired', this.#buffer?.expire(this.#config.clock.now()) ?? []);
   }
 
   #armTtl(): void {
-    const at = this.#buffer.nextExpiry();
+    const at = this.#buffer?.nextExpiry();
     if (at === undefined || this.#disposed) {
-      this.#timers.clear('ttl');
+      this.#timers.clear(Slot.Ttl);
       return;
     }
-    this.#timers.set('ttl', clampDelay(at - this.#clock.now()), () => {
-      this.#expireBuffered();
-      this.#armTtl();
-    });
+    this.#timers.set(Slot.Ttl, clampDelay(at - this.#config.clock.now()));
   }
 
   #dropAll(reason: DropReason): void {
-    this.#timers.clear('ttl');
-    const all = this.#buffer.drain();
-    if (all.length > 0)
+    this.#timers.clear(Slot.Ttl);
+    const all = this.#buffer?.drain() ?? [];
+    this.#buffer = undefined;
+    this.#reportQueued(reason, all);
+  }
+
+  /** Reports queued messages that leave the buffer unsent (if there are any). */
+  #reportQueued(reason: DropReason, messages: readonly QueuedMessage[]): void {
+    if (messages.length > 0)
       this.#reportDrop(
         reason,
-        all.map((m) => m.data),
+        messages.map((m) => m.data),
       );
   }
 
+  /** Reports one message `send()` could not take. */
+  #dropOne(reason: DropReason, data: Data): 'dropped' {
+    this.#reportDrop(reason, [data]);
+    return 'dropped';
+  }
+
   #reportDrop(reason: DropReason, messages: Data[]): void {
-    this.#stats.dropped += messages.length;
+    this.#dropped += messages.length;
     this.#emit('drop', { reason, messages });
   }
 
@@ -959,7 +974,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   }
 
   #reportError(error: ResilientSocketError): void {
-    this.#stats.lastError = error;
+    this.#lastError = error;
     this.#emit('error', error);
   }
 
@@ -994,8 +1009,10 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   }
 }
 
-/** Handlers for a connection we only want to abort. */
-const NO_HANDLERS = { open() {}, message() {}, close() {} };
+/** How we close a connection we gave up on (1006: no close frame was exchanged). */
+function abnormal(reason: string): CloseInfo {
+  return { code: 1006, reason, wasClean: false };
+}
 
 /** Whether a constructed object has the WebSocket methods we call. */
 function hasWebSocketShape(value: unknown): value is InstanceType<WebSocketConstructorLike> {

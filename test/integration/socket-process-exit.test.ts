@@ -31,7 +31,8 @@ process.on('exit', (code) => console.log('exitAt', Date.now(), code));
 `;
 
 // 127.0.0.1:<port> with nothing listening: every attempt is refused at once.
-const deadPortSocket = (unref: boolean) => `
+// With \`buffered\`, a queued message with a ttl adds a second pending timer.
+const deadPortSocket = (unref: boolean, buffered = false) => `
 import { createServer } from 'node:net';
 import { constant } from '#src/backoff/index.ts';
 import { ResilientSocket } from '#src/node.ts';
@@ -44,7 +45,9 @@ await new Promise((resolve) => probe.close(resolve));
 const socket = new ResilientSocket('ws://127.0.0.1:' + port, {
   backoff: constant({ delay: 60_000 }),
   unref: ${unref},
+  buffer: { ttl: 120_000 },
 });
+if (${buffered}) console.log('send', socket.send('queued'));
 socket.on('error', (error) => console.log('error', error.code));
 socket.on('reconnecting', ({ delay }) => console.log('reconnecting', delay));
 process.on('exit', () => console.log('exitState', socket.state, socket.stats.nextRetryAt === undefined ? 'none' : 'pending'));
@@ -87,6 +90,27 @@ describe('the Node process lifecycle', () => {
     expect(lines.get('reconnecting')).toBe('60000');
     expect(lines.get('exitState')).toBe('reconnecting pending');
     expect(result.elapsedMs).toBeLessThan(3_000);
+  });
+
+  it('with unref: true, exits by itself while a reconnect wait and a message ttl are pending', async () => {
+    const result = await runNodeChild(deadPortSocket(true, true), 5_000);
+    const lines = parseLines(result.stdout);
+
+    expect(result.stderr).toBe('');
+    expect(result.killed).toBe(false);
+    expect(lines.get('send')).toBe('buffered');
+    expect(lines.get('reconnecting')).toBe('60000');
+    expect(lines.get('exitState')).toBe('reconnecting pending');
+    expect(result.elapsedMs).toBeLessThan(3_000);
+  });
+
+  it('without unref, a pending message ttl with the reconnect wait keeps the process alive (control)', async () => {
+    const result = await runNodeChild(deadPortSocket(false, true), 1_500);
+    const lines = parseLines(result.stdout);
+
+    expect(lines.get('send')).toBe('buffered');
+    expect(lines.get('reconnecting')).toBe('60000');
+    expect(result.killed).toBe(true);
   });
 
   it('without unref and without close(), the pending reconnect keeps the process alive (control)', async () => {

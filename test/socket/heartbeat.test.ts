@@ -141,6 +141,25 @@ describe('no heartbeat', () => {
     expect(socket.state).toBe('open');
   });
 
+  it('each pending slot (stable, heartbeat, buffer ttl) is one timer; close() leaves none', async () => {
+    const { server, socket } = await openSocket({
+      heartbeat: { interval: 1000, timeout: 500, message: 'ping' },
+      buffer: { ttl: 700 },
+      backoff: constant({ delay: 10_000 }),
+    });
+    expect(vi.getTimerCount()).toBe(2); // stable (5 s) and ping (1 s)
+    await advance(1000 + MOCK_DELAY);
+    expect(server.received).toEqual(['ping']);
+    expect(vi.getTimerCount()).toBe(3); // stable, ping and pong
+    server.closeLast(1012);
+    await advance(MOCK_DELAY);
+    expect(socket.state).toBe('reconnecting');
+    expect(socket.send('queued')).toBe('buffered');
+    expect(vi.getTimerCount()).toBe(2); // reconnect wait and ttl
+    socket.close();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('the heartbeat stops when the connection is lost (no stale timer kills the next one)', async () => {
     const { server, socket, log } = await openSocket({
       heartbeat: SILENCE,

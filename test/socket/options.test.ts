@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
 import { truncatedBinaryExponential } from '../../src/backoff/truncated-binary-exponential.js';
 import { ErrorCodes } from '../../src/errors.js';
-import type { ResilientSocketOptions } from '../../src/socket/options.js';
+import { type ResilientSocketOptions, resolveSocketOptions } from '../../src/socket/options.js';
 import { ResilientSocket } from '../../src/socket/resilient-socket.js';
 import {
   advance,
@@ -315,5 +315,50 @@ describe('the ERR_RS_CLOSED contract of a socket created with an aborted signal'
     await advance(1000);
     expect(tracking.calls).toEqual([]);
     expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe('the resolved configuration', () => {
+  const url = 'ws://localhost:1';
+
+  it('is shared by sockets created with equal options, and frozen', () => {
+    const clock = { setTimeout, clearTimeout, now: Date.now };
+    const shouldReconnect = () => true;
+    const options = () => ({ heartbeat: { interval: 5_000 }, buffer: { ttl: 1_000 }, clock, shouldReconnect });
+    const first = resolveSocketOptions(url, options()).config;
+    const second = resolveSocketOptions('ws://localhost:2', { ...options(), wsOptions: {} }).config;
+    expect(second).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(Object.isFrozen(first.buffer)).toBe(true);
+  });
+
+  it('is not shared when any value differs', () => {
+    const base = resolveSocketOptions(url, { heartbeat: { interval: 5_000 } }).config;
+    for (const options of [
+      { heartbeat: { interval: 5_001 } },
+      { heartbeat: { interval: 5_000, message: 'ping' } },
+      { heartbeat: false },
+      { stableAfter: 1 },
+      { shouldReconnect: () => true },
+      { buffer: { maxMessages: 1 } },
+      { unref: true },
+    ] as const) {
+      const other = resolveSocketOptions(url, options).config;
+      expect(other).not.toBe(base);
+      expect(resolveSocketOptions(url, options).config, 'equal options share again').toBe(other);
+    }
+  });
+
+  it('is shared by sockets created with the defaults', () => {
+    const a = resolveSocketOptions(url, undefined).config;
+    const b = resolveSocketOptions('ws://localhost:3', {}).config;
+    expect(b).toBe(a);
+    expect(a.heartbeat).toEqual({
+      interval: 30_000,
+      timeout: 10_000,
+      message: undefined,
+      isPong: undefined,
+      explicit: false,
+    });
   });
 });

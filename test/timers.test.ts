@@ -1,0 +1,152 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type Clock, systemClock } from '../src/clock.js';
+import { TimerSlots, type TimerSpec } from '../src/timers.js';
+
+/** Three slots, named for the test. */
+const [a, b, c] = [0, 1, 2];
+const NAMES = ['a', 'b', 'c'];
+
+/** Slots whose owner is a log of what fired, and when (fake time). */
+function slots(settings: { clock: Clock; unref: boolean } = { clock: systemClock, unref: false }) {
+  const fired: string[] = [];
+  const spec: TimerSpec<string[]> = {
+    count: 3,
+    fire: (log, slot) => log.push(`${NAMES[slot]}@${Date.now()}`),
+  };
+  return { timers: new TimerSlots(spec, settings, fired), fired };
+}
+
+/** A clock driven by hand: `now()` never moves, its timers fire only when the test says. */
+function manualClock() {
+  const pending: { callback: () => void; ms: number; unref: ReturnType<typeof vi.fn> }[] = [];
+  const clock: Clock = {
+    setTimeout: (callback, ms) => {
+      const handle = { callback, ms, unref: vi.fn() };
+      pending.push(handle);
+      return handle;
+    },
+    clearTimeout: (handle) => {
+      const index = pending.indexOf(handle as (typeof pending)[number]);
+      if (index >= 0) pending.splice(index, 1);
+    },
+    now: () => 0,
+  };
+  return { clock, pending };
+}
+
+describe('TimerSlots on the system clock (fake timers installed after import)', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ now: 0 });
+  });
+  afterEach(() => {
+    expect(vi.getTimerCount()).toBe(0);
+    vi.useRealTimers();
+  });
+
+  it('fires every slot after its own delay', async () => {
+    const { timers, fired } = slots();
+    timers.set(a, 300);
+    timers.set(b, 100);
+    timers.set(c, 200);
+    expect([a, b, c].map((slot) => timers.has(slot))).toEqual([true, true, true]);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(fired).toEqual(['b@100', 'c@200', 'a@300']);
+    expect(timers.has(a)).toBe(false);
+  });
+
+  it('re-arming a slot replaces its timer; clearing cancels it', async () => {
+    const { timers, fired } = slots();
+    timers.set(a, 100);
+    timers.set(b, 150);
+    await vi.advanceTimersByTimeAsync(50);
+    timers.set(a, 200); // now due at 250, after b
+    timers.clear(b);
+    expect(timers.has(b)).toBe(false);
+    expect(vi.getTimerCount()).toBe(1);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(fired).toEqual(['a@250']);
+  });
+
+  it('clearAll() leaves no timer at all', async () => {
+    const { timers, fired } = slots();
+    timers.set(a, 10);
+    timers.set(b, 20);
+    timers.clearAll();
+    expect(vi.getTimerCount()).toBe(0);
+    expect(timers.has(a) || timers.has(b)).toBe(false);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(fired).toEqual([]);
+  });
+
+  it('equal delays fire together, in the order they were set', async () => {
+    const { timers, fired } = slots();
+    timers.set(c, 100);
+    timers.set(a, 100);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(fired).toEqual(['c@100', 'a@100']);
+  });
+
+  it('a callback that throws does not disturb the other slots', async () => {
+    const log: string[] = [];
+    const spec: TimerSpec<string[]> = {
+      count: 3,
+      fire: (owner, slot) => {
+        owner.push(NAMES[slot] as string);
+        if (slot === a) throw new Error('boom');
+      },
+    };
+    const timers = new TimerSlots(spec, { clock: systemClock, unref: false }, log);
+    timers.set(a, 10);
+    timers.set(b, 20);
+    await expect(vi.advanceTimersByTimeAsync(10)).rejects.toThrow('boom');
+    await vi.advanceTimersByTimeAsync(10);
+    expect(log).toEqual(['a', 'b']);
+  });
+
+  it('clamps delays to [0, 2^31 − 1] and rejects NaN', async () => {
+    const { timers, fired } = slots();
+    timers.set(a, -5);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(fired).toEqual(['a@0']);
+    timers.set(b, Number.POSITIVE_INFINITY);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(timers.has(b)).toBe(true);
+    timers.clear(b);
+    expect(() => timers.set(c, Number.NaN)).toThrow(RangeError);
+  });
+});
+
+describe('TimerSlots on a clock whose now() never moves', () => {
+  it('fires a slot when its timer fires, whatever now() says', () => {
+    const manual = manualClock();
+    const { timers, fired } = slots({ clock: manual.clock, unref: false });
+    timers.set(a, 777);
+    timers.set(b, 5);
+    expect(manual.pending.map((p) => p.ms)).toEqual([777, 5]);
+    manual.pending[0]?.callback();
+    expect(fired).toHaveLength(1);
+    expect(timers.has(a)).toBe(false);
+    expect(timers.has(b)).toBe(true);
+  });
+
+  it('ignores a timer that fires after its slot was cleared (a clock whose clearTimeout missed it)', () => {
+    const manual = manualClock();
+    const { timers, fired } = slots({ clock: manual.clock, unref: false });
+    timers.set(a, 10);
+    const stale = manual.pending[0];
+    timers.clear(a);
+    stale?.callback();
+    expect(fired).toEqual([]);
+  });
+
+  it('unrefs every timer when asked, and only then', () => {
+    for (const unref of [true, false]) {
+      const manual = manualClock();
+      const { timers } = slots({ clock: manual.clock, unref });
+      timers.set(a, 10);
+      timers.set(b, 5);
+      expect(manual.pending).toHaveLength(2);
+      for (const timer of manual.pending) expect(timer.unref).toHaveBeenCalledTimes(unref ? 1 : 0);
+    }
+  });
+});
