@@ -37,6 +37,7 @@ export type {
   HeartbeatOptions,
   ProtocolsProvider,
   ResilientSocketOptions,
+  ResumeOptions,
   UrlProvider,
 } from './socket/options.js';
 export {

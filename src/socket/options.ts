@@ -55,6 +55,45 @@ export interface HeartbeatOptions {
   isPong?: (data: Data) => boolean;
 }
 
+/**
+ * Resume awareness: what the socket does when the page or the process comes back, or the network
+ * goes and comes back. See the `resume` option.
+ */
+export interface ResumeOptions {
+  /**
+   * How long a connection that says it is open has to answer the probe sent on a resume, in ms
+   * (> 0). No answer means it died while nobody was looking: it is closed (`ERR_RS_DEAD_LINK`,
+   * close reason `'probe timeout'`) and replaced.
+   * @default 3_000
+   * @example
+   * ```ts
+   * new ResilientSocket(url, { resume: { probeTimeout: 1_500 } })
+   * ```
+   */
+  probeTimeout?: number;
+  /**
+   * While the browser says it is offline (`navigator.onLine === false`), make no attempt and draw
+   * no delay; try at once when it is back online. Set `false` when the server may be reachable
+   * without a network (the same machine).
+   * @default true
+   * @example
+   * ```ts
+   * new ResilientSocket('ws://localhost:8080', { resume: { pauseWhileOffline: false } })
+   * ```
+   */
+  pauseWhileOffline?: boolean;
+  /**
+   * Where there is no page to watch (Node), find a suspended process or machine by timer drift
+   * (one unref'd 1 s timer per clock, shared by all sockets) and treat the wake-up as a resume.
+   * @default true
+   * @example
+   * ```ts
+   * new ResilientSocket(url, { resume: { detectSuspend: false } })
+   * ```
+   */
+  detectSuspend?: boolean;
+}
+
 /** What the `handshake` hook receives: the fresh connection, before anyone else sees it. */
 export interface HandshakeConnection {
   /** The URL of this attempt. */
@@ -167,6 +206,20 @@ export interface ResilientSocketOptions {
    */
   unref?: boolean;
   /**
+   * Resume awareness, or `false` to turn it off. When the page becomes visible again, comes back
+   * from the back/forward cache or the network comes back online (or, in Node, the process wakes
+   * from a suspension), a connection that says it is open is probed at once (a protocol ping with
+   * ws, the heartbeat's `message` otherwise; connections with no way to ask are left to the
+   * heartbeat) and replaced if it does not answer within `probeTimeout`, and a socket waiting out
+   * a backoff delay retries now (keeping its failure count). While offline, no attempt is made.
+   * @default { probeTimeout: 3_000, pauseWhileOffline: true, detectSuspend: true }
+   * @example
+   * ```ts
+   * new ResilientSocket(url, { resume: false }) // keep the plain backoff schedule
+   * ```
+   */
+  resume?: ResumeOptions | false;
+  /**
    * The clock for every timer and timestamp; inject one to drive time in tests.
    * @default global timers and Date.now
    */
@@ -181,6 +234,13 @@ export interface ResolvedHeartbeat {
   readonly isPong: ((data: Data) => boolean) | undefined;
   /** The user configured it explicitly (enables silence detection without protocol ping). */
   readonly explicit: boolean;
+}
+
+/** @internal */
+export interface ResolvedResume {
+  readonly probeTimeout: number;
+  readonly pauseWhileOffline: boolean;
+  readonly detectSuspend: boolean;
 }
 
 /**
@@ -200,6 +260,7 @@ export interface SocketConfig {
   readonly handshakeTimeout: number;
   readonly unref: boolean;
   readonly clock: Clock;
+  readonly resume: ResolvedResume | false;
 }
 
 /** Every validated option; the socket keeps `config` and the per-socket fields it needs. @internal */
@@ -222,6 +283,7 @@ export const SOCKET_DEFAULTS = Object.freeze({
   maxRetries: Number.POSITIVE_INFINITY,
   handshakeTimeout: 10_000,
   heartbeat: Object.freeze({ interval: 30_000, timeout: 10_000 }),
+  resume: Object.freeze({ probeTimeout: 3_000, pauseWhileOffline: true, detectSuspend: true }),
 });
 
 const URL_SCHEMES = new Set(['ws:', 'wss:', 'http:', 'https:']);
@@ -280,12 +342,28 @@ function resolveHeartbeat(value: unknown): ResolvedHeartbeat | false {
   return { interval, timeout, message: options.message, isPong: options.isPong, explicit: value !== undefined };
 }
 
+function resolveResume(value: unknown): ResolvedResume | false {
+  if (value === false) return false;
+  if (value === undefined) return SOCKET_DEFAULTS.resume;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new TypeError(`Expected \`resume\` to be an object or false, got ${describeReceived(value)}`);
+  }
+  const options = value as ResumeOptions;
+  const probeTimeout = withDefault(options.probeTimeout, SOCKET_DEFAULTS.resume.probeTimeout);
+  assertNumber('resume.probeTimeout', probeTimeout, { above: 0 });
+  const pauseWhileOffline = withDefault(options.pauseWhileOffline, true);
+  assertBoolean('resume.pauseWhileOffline', pauseWhileOffline);
+  const detectSuspend = withDefault(options.detectSuspend, true);
+  assertBoolean('resume.detectSuspend', detectSuspend);
+  return { probeTimeout, pauseWhileOffline, detectSuspend };
+}
+
 /** The latest config handed out, held weakly: sockets created alike share it while any of them lives. */
 let latestConfig: WeakRef<SocketConfig> | undefined;
 
 /**
  * Whether two configs behave the same: equal primitives, the same functions and clock, and
- * heartbeat and buffer options (objects resolved here, all with the same keys) equal field by field.
+ * heartbeat, buffer and resume options (objects resolved here, all with the same keys) equal field by field.
  */
 function sameConfig(a: SocketConfig, b: SocketConfig): boolean {
   return (Object.keys(a) as (keyof SocketConfig)[]).every((key) => {
@@ -293,7 +371,7 @@ function sameConfig(a: SocketConfig, b: SocketConfig): boolean {
     const y = b[key] as unknown as Record<string, unknown>;
     return (
       Object.is(x, y) ||
-      ((key === 'heartbeat' || key === 'buffer') && !!x && !!y && Object.keys(x).every((k) => Object.is(x[k], y[k])))
+      ((key === 'heartbeat' || key === 'buffer' || key === 'resume') && !!x && !!y && Object.keys(x).every((k) => Object.is(x[k], y[k])))
     );
   });
 }
@@ -385,6 +463,7 @@ export function resolveSocketOptions(url: unknown, options: unknown): ResolvedSo
       handshakeTimeout,
       unref,
       clock,
+      resume: resolveResume(o.resume),
     }),
   };
 }

@@ -30,6 +30,15 @@ import {
   type SocketConfig,
   type UrlProvider,
 } from './options.js';
+import {
+  isOffline,
+  RESUME,
+  type ResumeSignal,
+  unwatchResume,
+  unwatchSuspend,
+  watchResume,
+  watchSuspend,
+} from './resume.js';
 import { canTransition, type SocketState, STATES } from './states.js';
 import { Slot } from './timer-slots.js';
 
@@ -86,6 +95,8 @@ interface Attempt {
   heartbeat: HeartbeatMode | undefined;
   opened: boolean;
   openedAt: number;
+  /** A resume probe is waiting for its answer (the `Pong` slot is its deadline). */
+  probing: boolean;
   /** Present while the handshake hook runs. */
   handshake: { controller: AbortController; inbox: Data[]; waiters: HandshakeWaiter[] } | undefined;
 }
@@ -212,6 +223,8 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       this.#onAbort = () => this.close(1000, 'aborted');
       signal.addEventListener('abort', this.#onAbort, { once: true });
     }
+    const { resume } = config;
+    if (resume) watchResume(this);
     if (resolved.autoConnect) this.#startAttempt('autoConnect');
   }
 
@@ -452,6 +465,12 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   }
 
   /** The one place the state changes. Emits `state`; refuses transitions the table does not list. */
+  /** Whether retries wait for the network: `resume.pauseWhileOffline` and the browser is offline. */
+  #pausedOffline(): boolean {
+    const { resume } = this.#config;
+    return resume !== false && resume.pauseWhileOffline && isOffline();
+  }
+
   #setState(next: SocketState, reason: string): void {
     const previous = this.#state;
     if (previous === next) return;
@@ -459,6 +478,9 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       throw new Error(`resilient-socket internal error: illegal transition ${previous} → ${next} (${reason})`);
     }
     this.#state = next;
+    // Suspension is watched only while open (see #acceptOpen); everything ends with closed.
+    if (previous === 'open') unwatchSuspend(this, this.#config.clock);
+    if (next === 'closed') unwatchResume(this, this.#config.clock);
     if (next === 'open') this.#nextRetryAt = undefined;
     if (next === 'closed' && this.#sinks) for (const sink of [...this.#sinks]) sink.closed();
     this.#emit('state', { previous, current: next, reason });
@@ -476,6 +498,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       heartbeat: undefined,
       opened: false,
       openedAt: 0,
+      probing: false,
       handshake: undefined,
     };
     this.#attempt = attempt;
@@ -612,6 +635,8 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     if (this.#config.stableAfter > 0) this.#timers.set(Slot.Stable, this.#config.stableAfter);
     attempt.heartbeat = heartbeatMode(this.#config.heartbeat, connection.socket);
     startHeartbeat(attempt.heartbeat, this.#config.heartbeat, this.#timers);
+    const { resume } = this.#config;
+    if (resume && resume.detectSuspend && attempt.heartbeat !== 'off') watchSuspend(this, this.#config.clock);
     this.#emit('open', { attempt: attempt.number, reconnected: this.#connects > 1 });
     for (const data of inbox) {
       if (!this.#isLive(attempt)) return;
@@ -654,6 +679,11 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     const attempt = this.#attemptOf(connection);
     if (!attempt) return;
     this.#messagesIn++;
+    if (attempt.probing) {
+      // Any message answers a resume probe.
+      attempt.probing = false;
+      this.#timers.clear(Slot.Pong);
+    }
     heartbeatActivity(attempt.heartbeat ?? 'off', this.#config.heartbeat, this.#timers);
     const handshake = attempt.handshake;
     if (handshake) {
@@ -675,7 +705,65 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
 
   /** A protocol pong: the answer to our ping (only in `protocol` mode does it count as one). */
   #onSocketPong(connection: Connection<ResilientSocket>): void {
-    if (this.#attemptOf(connection)?.heartbeat === 'protocol') this.#timers.clear(Slot.Pong);
+    const attempt = this.#attemptOf(connection);
+    if (attempt?.heartbeat === 'protocol' || attempt?.probing) {
+      attempt.probing = false;
+      this.#timers.clear(Slot.Pong);
+    }
+  }
+
+  // ─── resume awareness ────────────────────────────────────────────────────────────────────
+
+  /**
+   * Told by the shared resume watcher (src/socket/resume.ts) that the page, the process or the
+   * network came back (`resumed`), or that the browser went offline. A method under a symbol: the
+   * socket is its own subscriber, at no cost per socket.
+   * @internal
+   */
+  [RESUME](signal: ResumeSignal, reason: string): void {
+    const resume = this.#config.resume;
+    if (!resume || this.#disposed) return;
+    if (this.#state === 'open') {
+      // Whatever happened, an open connection may have died unnoticed: ask it.
+      this.#probe();
+    } else if (this.#state === 'reconnecting') {
+      if (signal === 'offline' || (resume.pauseWhileOffline && isOffline())) {
+        if (resume.pauseWhileOffline) this.#pauseRetry();
+      } else {
+        this.#startAttempt(`retrying now: ${reason}`);
+      }
+    }
+  }
+
+  /** While offline, a pending retry waits for the network instead of its timer. */
+  #pauseRetry(): void {
+    this.#timers.clear(Slot.Reconnect);
+    this.#nextRetryAt = undefined;
+  }
+
+  /**
+   * Sends a ping (protocol ping with ws, else the heartbeat's message) and gives the connection
+   * `resume.probeTimeout` to answer, sooner than the heartbeat's own deadline. A connection with no
+   * way to ask (a browser socket without `heartbeat.message`) is left to the heartbeat.
+   */
+  #probe(): void {
+    const attempt = this.#attempt;
+    const resume = this.#config.resume;
+    const connection = attempt?.connection;
+    if (!attempt?.opened || !connection || !resume || attempt.handshake) return;
+    const { socket } = connection;
+    const heartbeat = this.#config.heartbeat;
+    const message = heartbeat ? heartbeat.message : undefined;
+    const canPing = typeof socket.ping === 'function' && typeof socket.on === 'function';
+    if (message === undefined && !canPing) return;
+    attempt.probing = true;
+    this.#timers.set(Slot.Pong, resume.probeTimeout);
+    try {
+      if (message !== undefined) socket.send((typeof message === 'function' ? message() : message) as never);
+      else socket.ping?.();
+    } catch {
+      // A socket that cannot even send a ping is as good as dead; the deadline will say so.
+    }
   }
 
   /** A timer slot is due. Every slot belongs to the current attempt, or to no attempt (reconnect, ttl). */
@@ -703,12 +791,17 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
         }
         break;
       case Slot.Pong:
-        if (attempt) {
+        if (attempt?.probing) {
+          const message = `No answer to the probe within ${(this.#config.resume || { probeTimeout: 0 }).probeTimeout} ms after a resume`;
+          this.#fail(attempt, ErrorCodes.DEAD_LINK, message, 'probe timeout');
+        } else if (attempt) {
           this.#fail(attempt, ErrorCodes.DEAD_LINK, 'The heartbeat found the connection dead', 'heartbeat timeout');
         }
         break;
       case Slot.Reconnect:
-        if (this.#state === 'reconnecting') this.#startAttempt('retry');
+        if (this.#state !== 'reconnecting') break;
+        if (this.#pausedOffline()) this.#nextRetryAt = undefined;
+        else this.#startAttempt('retry');
         break;
       case Slot.Closing:
         if (this.#state === 'closing') this.#finishClose(abnormal('close timeout'));
@@ -837,6 +930,12 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       return;
     }
 
+    if (this.#pausedOffline()) {
+      // No network: draw no delay and burn no attempt; the `online` signal retries at once.
+      this.#nextRetryAt = undefined;
+      this.#setState('reconnecting', 'offline: waiting for the network');
+      return;
+    }
     let delay = immediate ? 0 : this.#nextDelay();
     if (!immediate) delay = Math.min(Math.max(delay, minimumDelay), MAX_TIMER_DELAY);
     else this.#nextDelay(); // the refusal still counts as a failure for the backoff

@@ -129,23 +129,31 @@ function armDrift(clock: Clock, watcher: DriftWatcher): void {
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Subscribes to resume signals: the browser's events when there is a `window`, else (Node,
- * `detectSuspend`) timer drift on `clock`. Subscribing twice is the same as once.
+ * Subscribes to the browser's resume signals (a no-op where there is no `window`). Subscribing
+ * twice is the same as once.
  * @internal
  */
-export function watchResume(subscriber: ResumeSubscriber, clock: Clock, detectSuspend: boolean): void {
+export function watchResume(subscriber: ResumeSubscriber): void {
   const env = browserEnvironment();
-  if (env) {
-    if (attached && attached.env.window !== env.window) {
-      // The globals changed under us (tests stubbing them): move the listeners.
-      attached.detach();
-      attached = undefined;
-    }
-    browserSubscribers.add(subscriber);
-    if (!attached) attached = { env, detach: attachBrowser(env) };
-    return;
+  if (!env) return;
+  if (attached && attached.env.window !== env.window) {
+    // The globals changed under us (tests stubbing them): move the listeners.
+    attached.detach();
+    attached = undefined;
   }
-  if (!detectSuspend) return;
+  browserSubscribers.add(subscriber);
+  if (!attached) attached = { env, detach: attachBrowser(env) };
+}
+
+/**
+ * Subscribes to suspension detection by timer drift on `clock` (a no-op where there is a
+ * `window`: pages have their own signals). The socket does this only while it holds an open
+ * connection that a heartbeat watches: the drift timer then adds no kind of timer that was not
+ * already running (tests that run all fake timers keep working with sockets that have none).
+ * @internal
+ */
+export function watchSuspend(subscriber: ResumeSubscriber, clock: Clock): void {
+  if (browserEnvironment()) return;
   let watcher = driftWatchers.get(clock);
   if (!watcher) {
     watcher = { subscribers: new Set(), handle: undefined, last: 0 };
@@ -155,19 +163,20 @@ export function watchResume(subscriber: ResumeSubscriber, clock: Clock, detectSu
   if (watcher.handle === undefined) armDrift(clock, watcher);
 }
 
-/**
- * Ends a subscription (idempotent). The last subscriber takes the shared listeners, or the
- * clock's drift timer, with it.
- * @internal
- */
-export function unwatchResume(subscriber: ResumeSubscriber, clock: Clock): void {
-  if (browserSubscribers.delete(subscriber) && browserSubscribers.size === 0 && attached) {
-    attached.detach();
-    attached = undefined;
-  }
+/** Ends a {@link watchSuspend} subscription (idempotent); the last one clears the clock's drift timer. @internal */
+export function unwatchSuspend(subscriber: ResumeSubscriber, clock: Clock): void {
   const watcher = driftWatchers.get(clock);
   if (watcher?.subscribers.delete(subscriber) && watcher.subscribers.size === 0 && watcher.handle !== undefined) {
     clock.clearTimeout(watcher.handle);
     watcher.handle = undefined;
   }
+}
+
+/** Ends every subscription of `subscriber` (idempotent); the last one takes the shared listeners with it. @internal */
+export function unwatchResume(subscriber: ResumeSubscriber, clock: Clock): void {
+  if (browserSubscribers.delete(subscriber) && browserSubscribers.size === 0 && attached) {
+    attached.detach();
+    attached = undefined;
+  }
+  unwatchSuspend(subscriber, clock);
 }

@@ -146,6 +146,8 @@ describe('no heartbeat', () => {
       heartbeat: { interval: 1000, timeout: 500, message: 'ping' },
       buffer: { ttl: 700 },
       backoff: constant({ delay: 10_000 }),
+      // Counting the socket's own slots: leave out the shared suspend watcher (see resume tests).
+      resume: { detectSuspend: false },
     });
     expect(vi.getTimerCount()).toBe(2); // stable (5 s) and ping (1 s)
     await advance(1000 + MOCK_DELAY);

@@ -9,6 +9,7 @@ import {
   type ResumeSubscriber,
   unwatchResume,
   watchResume,
+  watchSuspend,
 } from '../../src/socket/resume.js';
 import { TestClock } from '../../src/testing/test-clock.js';
 
@@ -21,9 +22,10 @@ function recorder() {
   return { calls, subscriber };
 }
 
-/** Subscribes, and returns the unsubscribe call. */
+/** Subscribes to both kinds of signal, as a socket with an open, watched connection is; returns the unsubscribe call. */
 function watch(subscriber: ResumeSubscriber, clock: Clock, detectSuspend: boolean): () => void {
-  watchResume(subscriber, clock, detectSuspend);
+  watchResume(subscriber);
+  if (detectSuspend) watchSuspend(subscriber, clock);
   return () => unwatchResume(subscriber, clock);
 }
 
@@ -222,7 +224,7 @@ describe('in Node: a suspended process is found by timer drift', () => {
     stop();
   });
 
-  it('detectSuspend false: no timer, nothing heard', async () => {
+  it('not subscribed to suspension: no timer, nothing heard', async () => {
     const { calls, subscriber } = recorder();
     const stop = watch(subscriber, systemClock, false);
     expect(vi.getTimerCount()).toBe(0);

@@ -1,0 +1,306 @@
+/**
+ * Resume awareness on a socket: probes after a resume, retries at once while waiting, pauses
+ * while offline, and Node's suspension detection. Fake timers and a FlakyServer (test kit); the
+ * browser globals are stubbed (the real browser is covered in test/browser/resume.test.ts).
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { constant } from '../../src/backoff/constant.js';
+import type { BackoffPolicyLike } from '../../src/backoff/types.js';
+import { ErrorCodes } from '../../src/errors.js';
+import { DRIFT_CHECK_INTERVAL } from '../../src/socket/resume.js';
+import { FlakyServer } from '../../src/testing/flaky-server.js';
+import { advance, cleanup, createSocket, expectOptionError, MOCK_DELAY, record, startServer } from './helpers.js';
+
+const PING = { interval: 30_000, timeout: 10_000, message: 'ping', isPong: (d: unknown) => d === 'pong' };
+
+/** A test-kit server that answers 'ping' with 'pong' until `silence()` (a link that died quietly). */
+const pongServers: FlakyServer[] = [];
+function pongServer(): FlakyServer {
+  const server = new FlakyServer({ reply: (message) => (message === 'ping' ? 'pong' : undefined) });
+  pongServers.push(server);
+  return server;
+}
+
+/** Browser globals on Node: `window` events on globalThis, `document.visibilityState`, `navigator.onLine`. */
+function stubBrowser() {
+  const window = new EventTarget();
+  const document = Object.assign(new EventTarget(), { visibilityState: 'visible' });
+  vi.stubGlobal('addEventListener', window.addEventListener.bind(window));
+  vi.stubGlobal('removeEventListener', window.removeEventListener.bind(window));
+  vi.stubGlobal('document', document);
+  vi.stubGlobal('navigator', { onLine: true });
+  return {
+    visible() {
+      document.visibilityState = 'visible';
+      document.dispatchEvent(new Event('visibilitychange'));
+    },
+    pageshow() {
+      window.dispatchEvent(Object.assign(new Event('pageshow'), { persisted: true }));
+    },
+    offline() {
+      vi.stubGlobal('navigator', { onLine: false });
+      window.dispatchEvent(new Event('offline'));
+    },
+    online() {
+      vi.stubGlobal('navigator', { onLine: true });
+      window.dispatchEvent(new Event('online'));
+    },
+  };
+}
+
+/** A backoff that records how many delays were drawn. */
+function countingBackoff(delay: number): BackoffPolicyLike & { drawn: number } {
+  const policy = {
+    drawn: 0,
+    next: () => {
+      policy.drawn++;
+      return delay;
+    },
+    reset: () => undefined,
+  };
+  return policy;
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(async () => {
+  for (const server of pongServers.splice(0)) server.stop();
+  await cleanup();
+  vi.unstubAllGlobals();
+});
+
+describe('a page that comes back probes its open connection', () => {
+  it.each([
+    ['visibilitychange to visible', (b: ReturnType<typeof stubBrowser>) => b.visible()],
+    ['pageshow from the back/forward cache', (b: ReturnType<typeof stubBrowser>) => b.pageshow()],
+    ['online', (b: ReturnType<typeof stubBrowser>) => b.online()],
+  ])('%s: a live link answers and stays; nothing is reported', async (_name, signal) => {
+    const browser = stubBrowser();
+    const server = pongServer();
+    const socket = createSocket(server.url, { heartbeat: PING });
+    const log = record(socket);
+    await advance(MOCK_DELAY);
+    signal(browser);
+    await advance(MOCK_DELAY * 3);
+    expect(server.received).toEqual(['ping']); // the probe, 30 s before the heartbeat's first ping
+    await advance(5_000);
+    expect(socket.state).toBe('open');
+    expect(log.errors()).toEqual([]);
+  });
+
+  it('a dead link (no answer within probeTimeout) is closed and replaced, long before the heartbeat would notice', async () => {
+    const browser = stubBrowser();
+    const server = pongServer();
+    const socket = createSocket(server.url, { heartbeat: PING, resume: { probeTimeout: 1_500 } });
+    const log = record(socket);
+    await advance(MOCK_DELAY);
+    server.silence(); // the page slept; the connection died without a close
+    browser.visible();
+    await advance(1_499);
+    expect(socket.state).toBe('open');
+    await advance(1);
+    expect(log.errors()).toEqual([ErrorCodes.DEAD_LINK]);
+    expect(log.of('error')[0]?.message).toBe('No answer to the probe within 1500 ms after a resume');
+    expect(log.of('close')[0]).toMatchObject({ code: 1006, reason: 'probe timeout', willReconnect: true });
+    server.up();
+    await advance(100);
+    expect(socket.state).toBe('open');
+    expect(server.connections).toBe(2);
+  });
+
+  it('any message answers the probe, and a later heartbeat timeout is reported as the heartbeat’s', async () => {
+    const browser = stubBrowser();
+    const { flaky: server } = startServer();
+    const socket = createSocket(server.url, {
+      heartbeat: { interval: 10_000, timeout: 2_000, message: 'ping' },
+      resume: { probeTimeout: 1_000 },
+    });
+    const log = record(socket);
+    await advance(MOCK_DELAY);
+    browser.visible();
+    server.send('news'); // not a pong, but a sign of life
+    await advance(1_000);
+    expect(socket.state).toBe('open');
+    await advance(10_000 + 2_000); // the heartbeat's ping goes unanswered
+    expect(log.of('close')[0]).toMatchObject({ reason: 'heartbeat timeout' });
+  });
+
+  it('a connection with no way to ask (browser socket, no heartbeat message) is left alone', async () => {
+    const browser = stubBrowser();
+    const { flaky: server } = startServer();
+    const socket = createSocket(server.url);
+    const log = record(socket);
+    await advance(MOCK_DELAY);
+    browser.visible();
+    await advance(60_000);
+    expect(server.received).toEqual([]);
+    expect(socket.state).toBe('open');
+    expect(log.errors()).toEqual([]);
+  });
+});
+
+describe('a socket waiting out a backoff delay', () => {
+  it('retries now when the page comes back, keeping its failure count', async () => {
+    const browser = stubBrowser();
+    const { flaky: server } = startServer();
+    server.down();
+    const backoff = countingBackoff(60_000);
+    const socket = createSocket(server.url, { backoff });
+    const log = record(socket);
+    await advance(MOCK_DELAY);
+    expect(socket.state).toBe('reconnecting');
+    expect(socket.attempt).toBe(1);
+    server.up();
+    browser.visible();
+    expect(socket.state).toBe('connecting');
+    expect(log.of('state').at(-1)?.reason).toBe('retrying now: page visible');
+    await advance(MOCK_DELAY);
+    expect(socket.state).toBe('open');
+    expect(backoff.drawn).toBe(1);
+  });
+
+  it('while offline: no attempt and no delay drawn; online retries at once', async () => {
+    const browser = stubBrowser();
+    const { flaky: server } = startServer();
+    const backoff = countingBackoff(1_000);
+    const socket = createSocket(server.url, { backoff });
+    const log = record(socket);
+    await advance(MOCK_DELAY);
+    server.down();
+    await advance(MOCK_DELAY);
+    expect(socket.state).toBe('reconnecting');
+    expect(backoff.drawn).toBe(1);
+
+    browser.offline(); // the wait is cancelled
+    expect(socket.stats.nextRetryAt).toBeUndefined();
+    const attempts = server.attempts;
+    await advance(10 * 60_000);
+    expect(server.attempts).toBe(attempts);
+    expect(backoff.drawn).toBe(1);
+
+    server.up();
+    browser.online();
+    expect(socket.state).toBe('connecting');
+    await advance(MOCK_DELAY);
+    expect(socket.state).toBe('open');
+    expect(log.names()).not.toContain('giveup');
+  });
+
+  it('a connection lost while offline waits for the network without drawing a delay', async () => {
+    const browser = stubBrowser();
+    const { flaky: server } = startServer();
+    const backoff = countingBackoff(1_000);
+    const socket = createSocket(server.url, { backoff });
+    const log = record(socket);
+    await advance(MOCK_DELAY);
+    browser.offline();
+    server.drop();
+    await advance(MOCK_DELAY);
+    expect(socket.state).toBe('reconnecting');
+    expect(log.of('state').at(-1)?.reason).toBe('offline: waiting for the network');
+    expect(log.names()).not.toContain('reconnecting');
+    expect(backoff.drawn).toBe(0);
+    expect(socket.stats.nextRetryAt).toBeUndefined();
+    browser.online();
+    await advance(MOCK_DELAY);
+    expect(socket.state).toBe('open');
+  });
+
+  it('pauseWhileOffline: false keeps retrying while offline', async () => {
+    const browser = stubBrowser();
+    const { flaky: server } = startServer();
+    server.down();
+    const socket = createSocket(server.url, {
+      backoff: constant({ delay: 1_000 }),
+      resume: { pauseWhileOffline: false },
+    });
+    await advance(MOCK_DELAY);
+    browser.offline();
+    const attempts = server.attempts;
+    await advance(3 * (1_000 + MOCK_DELAY));
+    expect(server.attempts).toBe(attempts + 3);
+    expect(socket.state).toBe('reconnecting');
+  });
+
+  it('resume: false ignores every signal', async () => {
+    const browser = stubBrowser();
+    const { flaky: server } = startServer();
+    server.down();
+    const socket = createSocket(server.url, { backoff: constant({ delay: 60_000 }), resume: false });
+    await advance(MOCK_DELAY);
+    server.up();
+    browser.visible();
+    browser.online();
+    expect(socket.state).toBe('reconnecting');
+    browser.offline();
+    expect(socket.stats.nextRetryAt).toBeDefined();
+  });
+
+  it('close() unsubscribes: a closed socket hears nothing', async () => {
+    const browser = stubBrowser();
+    const { flaky: server } = startServer();
+    const socket = createSocket(server.url, { heartbeat: PING });
+    await advance(MOCK_DELAY);
+    socket.close();
+    await advance(MOCK_DELAY * 3);
+    browser.visible();
+    browser.online();
+    expect(socket.state).toBe('closed');
+    expect(server.received).toEqual([]);
+  });
+});
+
+describe('in Node: a suspended process probes its open connections', () => {
+  it('the wall clock jumping ahead of the timers (a machine that slept) sends the probe within a second', async () => {
+    const server = pongServer();
+    const socket = createSocket(server.url, { heartbeat: PING, resume: { probeTimeout: 2_000 } });
+    const log = record(socket);
+    await advance(MOCK_DELAY);
+    server.silence();
+    vi.setSystemTime(Date.now() + 120_000);
+    await advance(DRIFT_CHECK_INTERVAL + MOCK_DELAY);
+    expect(server.received).toEqual(['ping']);
+    await advance(2_000);
+    expect(log.of('close')[0]).toMatchObject({ reason: 'probe timeout' });
+  });
+
+  it('watches only while a heartbeat-watched connection is open (no timer of its own otherwise)', async () => {
+    const { flaky: server } = startServer();
+    const plain = createSocket(server.url, { stableAfter: 0 }); // mock-socket, no heartbeat: no timer at all
+    await advance(MOCK_DELAY);
+    expect(plain.state).toBe('open');
+    expect(vi.getTimerCount()).toBe(0);
+    const watched = createSocket(server.url, { heartbeat: PING, stableAfter: 0 });
+    await advance(MOCK_DELAY);
+    expect(vi.getTimerCount()).toBe(2); // its ping, and the shared drift watcher
+    const other = createSocket(server.url, { heartbeat: PING, stableAfter: 0 });
+    await advance(MOCK_DELAY);
+    expect(vi.getTimerCount()).toBe(3); // one more ping; the watcher is shared
+    watched.close();
+    other.close();
+    await advance(MOCK_DELAY * 3);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('detectSuspend: false: no watcher', async () => {
+    const { flaky: server } = startServer();
+    createSocket(server.url, { heartbeat: PING, stableAfter: 0, resume: { detectSuspend: false } });
+    await advance(MOCK_DELAY);
+    expect(vi.getTimerCount()).toBe(1); // the ping only
+  });
+});
+
+describe('resume option validation', () => {
+  it.each<[unknown, ErrorConstructor, string]>([
+    ['yes', TypeError, 'resume'],
+    [null, TypeError, 'resume'],
+    [{ probeTimeout: 0 }, RangeError, 'resume.probeTimeout'],
+    [{ probeTimeout: '1s' }, TypeError, 'resume.probeTimeout'],
+    [{ pauseWhileOffline: 'no' }, TypeError, 'resume.pauseWhileOffline'],
+    [{ detectSuspend: 1 }, TypeError, 'resume.detectSuspend'],
+  ])('resume: %j → %o naming %s', (resume, Type, name) => {
+    const { flaky: server } = startServer();
+    expectOptionError(() => createSocket(server.url, { resume } as never), Type, name);
+  });
+});
