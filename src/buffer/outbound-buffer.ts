@@ -30,23 +30,39 @@ export interface BufferOptions {
    * `send()` while disconnected is handled by the {@link BufferOptions.overflow} policy
    * (dropped, or an error with `'error'`).
    * @default 1000
+   * @example
+   * ```ts
+   * new ResilientSocket(url, { buffer: { maxMessages: 100 } })
+   * ```
    */
   maxMessages?: number;
   /**
    * The most bytes the buffer holds, summed over the queued messages: UTF-8 bytes for strings,
    * `byteLength` for binary data, `size` for Blobs. An integer >= 0, or `Infinity` for no limit.
    * @default 1_048_576 (1 MiB)
+   * @example
+   * ```ts
+   * new ResilientSocket(url, { buffer: { maxBytes: 64 * 1024 } }) // at most 64 KiB queued
+   * ```
    */
   maxBytes?: number;
   /**
    * What to do when a message does not fit (see {@link OverflowPolicy}).
    * @default 'drop-oldest'
+   * @example
+   * ```ts
+   * new ResilientSocket(url, { buffer: { maxMessages: 50, overflow: 'drop-newest' } })
+   * ```
    */
   overflow?: OverflowPolicy;
   /**
    * How long, in milliseconds, a message may wait in the buffer before it is discarded as stale.
    * A number > 0, or `Infinity` to keep messages until they are sent or evicted.
    * @default Infinity
+   * @example
+   * ```ts
+   * new ResilientSocket(url, { buffer: { ttl: 30_000 } }) // quotes older than 30 s are useless
+   * ```
    */
   ttl?: number;
 }

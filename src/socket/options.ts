@@ -33,6 +33,10 @@ export interface HeartbeatOptions {
   /**
    * How often to probe the link, in ms (> 0).
    * @default 30_000
+   * @example
+   * ```ts
+   * new ResilientSocket(url, { heartbeat: { interval: 15_000 } })
+   * ```
    */
   interval?: number;
   /**
@@ -40,17 +44,31 @@ export interface HeartbeatOptions {
    * A dead link is closed (`close` with code 1006, reason `'heartbeat timeout'`) and reconnected,
    * within `interval + timeout` of going silent.
    * @default 10_000
+   * @example
+   * ```ts
+   * new ResilientSocket(url, { heartbeat: { interval: 15_000, timeout: 5_000 } })
+   * ```
    */
   timeout?: number;
   /**
    * An application-level ping to send every `interval` when the transport has no protocol ping
    * (browsers). Without it, and without protocol ping, the heartbeat watches for silence: no
    * message for `interval + timeout` means dead. Any incoming message counts as a sign of life.
+   * @default undefined (protocol ping with ws; silence detection otherwise)
+   * @example
+   * ```ts
+   * new ResilientSocket(url, { heartbeat: { message: '{"type":"ping"}', isPong: (d) => d === '{"type":"pong"}' } })
+   * ```
    */
   message?: Data | (() => Data);
   /**
    * Recognises the server's answer to `message`. Messages it accepts are consumed (not emitted
    * as `message`).
+   * @default undefined (any message counts as the answer and is emitted)
+   * @example
+   * ```ts
+   * new ResilientSocket(url, { heartbeat: { message: 'ping', isPong: (data) => data === 'pong' } })
+   * ```
    */
   isPong?: (data: Data) => boolean;
 }
@@ -119,59 +137,112 @@ export interface ResilientSocketOptions {
   /**
    * The WebSocket implementation: any constructor with the browser WebSocket shape (ws,
    * mock-socket, undici). Default: the global `WebSocket`, else (Node entry) the `ws` package.
+   * @default globalThis.WebSocket, else (Node entry) the ws package
+   * @example
+   * ```ts
+   * import { WebSocket } from 'mock-socket';
+   * new ResilientSocket(url, { WebSocket })
+   * ```
    */
   WebSocket?: WebSocketConstructorLike;
-  /** Subprotocols, or a (sync/async) function called before every attempt. */
+  /**
+   * Subprotocols, or a (sync/async) function called before every attempt.
+   * @default undefined (no subprotocol)
+   * @example
+   * ```ts
+   * new ResilientSocket(url, { protocols: ['v2.json', 'v1.json'] })
+   * ```
+   */
   protocols?: ProtocolsProvider;
   /**
    * Passed as the third constructor argument (Node `ws` client options: `headers`, TLS `ca`/`cert`,
    * `agent`, …). Ignored by browser WebSockets.
+   * @default undefined (nothing passed)
+   * @example
+   * ```ts
+   * new ResilientSocket(url, { wsOptions: { headers: { Authorization: `Bearer ${token}` } } })
+   * ```
    */
   wsOptions?: Record<string, unknown>;
   /**
    * Connect at construction. With `false` the socket starts `idle` until `open()`.
    * @default true
+   * @example
+   * ```ts
+   * const socket = new ResilientSocket(url, { autoConnect: false });
+   * socket.on('open', onOpen);
+   * socket.open();
+   * ```
    */
   autoConnect?: boolean;
   /**
    * `T` of the default truncated binary exponential backoff: the widest retry window, in ms.
    * Not allowed together with `backoff`.
    * @default 10_000
+   * @example
+   * ```ts
+   * new ResilientSocket(url, { maxDelay: 30_000 }) // spread retries over up to 30 s
+   * ```
    */
   maxDelay?: number;
   /**
    * `N` of the default backoff: the failure count from which the window stops doubling.
    * Not allowed together with `backoff`.
    * @default 10
+   * @example
+   * ```ts
+   * new ResilientSocket(url, { maxDelay: 10_000, ceiling: 5 }) // windows 625 ms … 10 s
+   * ```
    */
   ceiling?: number;
   /**
    * Any backoff policy (from `resilient-socket/backoff` or your own `{ next, reset }`), or a
    * factory for one.
    * @default truncatedBinaryExponential({ maxDelay, ceiling })
+   * @example
+   * ```ts
+   * new ResilientSocket(url, { backoff: decorrelatedJitter({ base: 500, cap: 20_000 }) })
+   * ```
    */
   backoff?: BackoffPolicyLike | (() => BackoffPolicyLike);
   /**
    * A connection must stay open this long (ms) before the failure count and backoff reset, so a
    * server that accepts and drops at once cannot cause a tight loop. `0` resets on open.
    * @default 5_000
+   * @example
+   * ```ts
+   * new ResilientSocket(url, { stableAfter: 30_000 }) // a server that crashes within 30 s keeps backing off
+   * ```
    */
   stableAfter?: number;
   /**
    * An attempt (URL provider + WebSocket opening) not open by then is abandoned as failed, in ms.
    * `Infinity` disables it.
    * @default 10_000
+   * @example
+   * ```ts
+   * new ResilientSocket(url, { connectTimeout: 3_000 })
+   * ```
    */
   connectTimeout?: number;
   /**
    * Retries after consecutive failures before giving up (`giveup`, then `closed`): with 3, the
    * fourth consecutive failure gives up. `Infinity` never gives up.
    * @default Infinity
+   * @example
+   * ```ts
+   * const socket = new ResilientSocket(url, { maxRetries: 5 });
+   * socket.on('giveup', ({ error }) => showOffline(error));
+   * ```
    */
   maxRetries?: number;
   /**
    * Decides whether to reconnect after the server or network closed a connection.
    * @default stop on 1002, 1003, 1007, 1008, 1009, 1010; reconnect on everything else
+   * @example
+   * ```ts
+   * new ResilientSocket(url, { shouldReconnect: ({ code }) => code !== 4001 }) // 4001: our server's "kicked"
+   * ```
    */
   shouldReconnect?: (close: CloseInfo) => boolean;
   /**
@@ -179,30 +250,73 @@ export interface ResilientSocketOptions {
    * default. With a browser WebSocket it runs only when configured: with `message` it sends an
    * app-level ping, otherwise it detects silence.
    * @default { interval: 30_000, timeout: 10_000 } (protocol ping where available)
+   * @example
+   * ```ts
+   * new ResilientSocket(url, { heartbeat: { interval: 10_000, timeout: 5_000, message: 'ping', isPong: (d) => d === 'pong' } })
+   * ```
    */
   heartbeat?: HeartbeatOptions | false;
-  /** The outbound buffer used while not connected. */
+  /**
+   * The outbound buffer used while not connected.
+   * @default { maxMessages: 1000, maxBytes: 1_048_576, overflow: 'drop-oldest', ttl: Infinity }
+   * @example
+   * ```ts
+   * new ResilientSocket(url, { buffer: { maxMessages: 100, overflow: 'error' } })
+   * ```
+   */
   buffer?: BufferOptions;
   /**
    * Runs on every open before the buffer is flushed and before `open` is emitted: authenticate,
    * resubscribe, await the server's ack. If it throws or times out, the attempt counts as failed.
+   * @default undefined (open at once)
+   * @example
+   * ```ts
+   * new ResilientSocket(url, {
+   *   async handshake(connection) {
+   *     connection.send(JSON.stringify({ type: 'auth', token: await getToken() }));
+   *     await connection.nextMessage((data) => data === 'authenticated');
+   *   },
+   * })
+   * ```
    */
   handshake?: (connection: HandshakeConnection) => void | PromiseLike<void>;
   /**
    * How long `handshake` may take, in ms. `Infinity` disables the limit.
    * @default 10_000
+   * @example
+   * ```ts
+   * new ResilientSocket(url, { handshake, handshakeTimeout: 5_000 })
+   * ```
    */
   handshakeTimeout?: number;
   /**
    * `binaryType` for every underlying socket. Default: the implementation's own
    * (`'blob'` in browsers, `'nodebuffer'` in ws).
+   * @default the implementation's own ('blob' in browsers, 'nodebuffer' in ws)
+   * @example
+   * ```ts
+   * new ResilientSocket(url, { binaryType: 'arraybuffer' })
+   * ```
    */
   binaryType?: string;
-  /** Aborting it does what `close()` does. */
+  /**
+   * Aborting it does what `close()` does.
+   * @default undefined (only close() ends the socket)
+   * @example
+   * ```ts
+   * const controller = new AbortController();
+   * new ResilientSocket(url, { signal: controller.signal });
+   * controller.abort(); // closes it
+   * ```
+   */
   signal?: AbortSignal;
   /**
    * Keep pending timers (reconnect waits, heartbeat) from holding a Node process open.
    * @default false
+   * @example
+   * ```ts
+   * new ResilientSocket(url, { unref: true }) // a CLI can exit while the socket waits to reconnect
+   * ```
    */
   unref?: boolean;
   /**
@@ -222,6 +336,12 @@ export interface ResilientSocketOptions {
   /**
    * The clock for every timer and timestamp; inject one to drive time in tests.
    * @default global timers and Date.now
+   * @example
+   * ```ts
+   * const clock = new TestClock(); // from resilient-socket/testing
+   * new ResilientSocket(url, { clock, WebSocket });
+   * await clock.advance(5_000);
+   * ```
    */
   clock?: Clock;
 }
@@ -371,7 +491,10 @@ function sameConfig(a: SocketConfig, b: SocketConfig): boolean {
     const y = b[key] as unknown as Record<string, unknown>;
     return (
       Object.is(x, y) ||
-      ((key === 'heartbeat' || key === 'buffer' || key === 'resume') && !!x && !!y && Object.keys(x).every((k) => Object.is(x[k], y[k])))
+      ((key === 'heartbeat' || key === 'buffer' || key === 'resume') &&
+        !!x &&
+        !!y &&
+        Object.keys(x).every((k) => Object.is(x[k], y[k])))
     );
   });
 }

@@ -52,6 +52,10 @@ export interface SendOptions {
    * current connection (cursor positions, typing indicators): they are dropped (and reported)
    * instead of sent later.
    * @default true
+   * @example
+   * ```ts
+   * socket.send(JSON.stringify(cursor), { buffer: false }) // stale after a reconnect: drop it
+   * ```
    */
   buffer?: boolean;
 }
@@ -274,6 +278,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     return this.#binaryType ?? this.#attempt?.connection?.socket.binaryType;
   }
 
+  /** Sets `binaryType` on the current connection and on every later one. */
   set binaryType(value: string) {
     if (typeof value !== 'string') {
       throw new TypeError(`Expected \`binaryType\` to be a string, got ${describeReceived(value)}`);
