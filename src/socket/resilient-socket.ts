@@ -641,7 +641,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     attempt.heartbeat = heartbeatMode(this.#config.heartbeat, connection.socket);
     startHeartbeat(attempt.heartbeat, this.#config.heartbeat, this.#timers);
     const { resume } = this.#config;
-    if (resume && resume.detectSuspend && attempt.heartbeat !== 'off') watchSuspend(this, this.#config.clock);
+    if (resume !== false && resume.detectSuspend && attempt.heartbeat !== 'off') watchSuspend(this, this.#config.clock);
     this.#emit('open', { attempt: attempt.number, reconnected: this.#connects > 1 });
     for (const data of inbox) {
       if (!this.#isLive(attempt)) return;
