@@ -60,6 +60,23 @@ function snapshot(socket) {
 window.rsTest = {
   /** The names the module exports (proves the browser build loaded). */
   exports: Object.keys(lib).sort(),
+  /** The module itself, to build options in the page (e.g. `backoff: t.lib.constant({ delay: 400 })`). */
+  lib,
+
+  /**
+   * Makes the page say it is `state` ('visible' or 'hidden'): `document.visibilityState` (and
+   * `document.hidden`) are overridden on the document, then `visibilitychange` is dispatched, as
+   * Chromium does when a tab is switched to or away from (headless Chromium never hides a page).
+   */
+  setVisibility(state) {
+    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => state });
+    Object.defineProperty(document, 'hidden', { configurable: true, get: () => state !== 'visible' });
+    document.dispatchEvent(new Event('visibilitychange'));
+  },
+  /** Dispatches `pageshow` as a navigation back to the page does (`persisted`: from the back/forward cache). */
+  pageshow(persisted) {
+    window.dispatchEvent(new PageTransitionEvent('pageshow', { persisted }));
+  },
 
   /** Creates a ResilientSocket named `name` and starts recording it; returns its first snapshot. */
   create(name, url, options) {
