@@ -321,8 +321,8 @@ export interface ResilientSocketOptions {
   unref?: boolean;
   /**
    * Resume awareness, or `false` to turn it off. When the page becomes visible again, comes back
-   * from the back/forward cache or the network comes back online (or, in Node, the process wakes
-   * from a suspension), a connection that says it is open is probed at once (a protocol ping with
+   * from the back/forward cache, or the network goes offline or comes back online (or, in Node,
+   * the process wakes from a suspension), a connection that says it is open is probed at once (a protocol ping with
    * ws, the heartbeat's `message` otherwise; connections with no way to ask are left to the
    * heartbeat) and replaced if it does not answer within `probeTimeout`, and a socket waiting out
    * a backoff delay retries now (keeping its failure count). While offline, no attempt is made.
