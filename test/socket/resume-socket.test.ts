@@ -126,6 +126,26 @@ describe('a page that comes back probes its open connection', () => {
     expect(log.of('close')[0]).toMatchObject({ reason: 'heartbeat timeout' });
   });
 
+  it('going offline probes too: a connection the network change killed closes after probeTimeout, then waits for the network', async () => {
+    const browser = stubBrowser();
+    const server = pongServer();
+    const socket = createSocket(server.url, { heartbeat: PING, resume: { probeTimeout: 1_000 } });
+    const log = record(socket);
+    await advance(MOCK_DELAY);
+    server.silence();
+    browser.offline();
+    await advance(MOCK_DELAY);
+    expect(server.received).toEqual(['ping']);
+    await advance(1_000);
+    expect(log.of('close')[0]).toMatchObject({ reason: 'probe timeout' });
+    expect(socket.state).toBe('reconnecting');
+    expect(log.of('state').at(-1)?.reason).toBe('offline: waiting for the network');
+    server.up();
+    browser.online();
+    await advance(MOCK_DELAY);
+    expect(socket.state).toBe('open');
+  });
+
   it('a connection with no way to ask (browser socket, no heartbeat message) is left alone', async () => {
     const browser = stubBrowser();
     const { flaky: server } = startServer();
