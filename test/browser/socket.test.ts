@@ -557,7 +557,9 @@ describe('ResilientSocket in Chromium (the browser build, real ws servers)', () 
       lastError: 'ERR_RS_CONNECTION_FAILED',
     });
     expect(down.stats.downtime).toBeGreaterThan(0);
-    expect(down.stats.nextRetryAt).toBeGreaterThanOrEqual(down.now);
+    // When the pending retry is due: within one window of now. It may already be a little in the
+    // past when the page's timer runs late (a loaded machine), hence the slack below.
+    expect(down.stats.nextRetryAt).toBeGreaterThanOrEqual(down.now - 100);
     expect(down.stats.nextRetryAt).toBeLessThanOrEqual(down.now + 800);
     expect(down.bufferedCount).toBe(5);
     expect(down.attempt).toBeGreaterThanOrEqual(2); // consecutive failures: the drop and the refused attempts
