@@ -98,3 +98,20 @@ export interface ResilientSocketEvents {
   /** Messages were dropped and will never be sent. */
   drop: [info: DropInfo];
 }
+
+/**
+ * Every event name, in declaration order (for recorders and `until`).
+ * @internal
+ */
+export const EVENT_NAMES = [
+  'state',
+  'connecting',
+  'open',
+  'message',
+  'close',
+  'reconnecting',
+  'stable',
+  'error',
+  'giveup',
+  'drop',
+] as const satisfies readonly (keyof ResilientSocketEvents)[];

@@ -1,23 +1,12 @@
 /**
  * `until(socket, 'open')`: await what a socket does next, bounded, in real or fake time.
  */
-import type { ResilientSocketEvents } from '../socket/events.js';
+import { EVENT_NAMES, type ResilientSocketEvents } from '../socket/events.js';
 import type { ResilientSocket } from '../socket/resilient-socket.js';
 import type { SocketState } from '../socket/states.js';
 import { checkTiming, realClearTimeout, realSetTimeout } from './timing.js';
 
-const EVENT_TARGETS: readonly UntilEvent[] = [
-  'state',
-  'connecting',
-  'open',
-  'message',
-  'close',
-  'reconnecting',
-  'stable',
-  'error',
-  'giveup',
-  'drop',
-];
+const EVENT_TARGETS: readonly UntilEvent[] = EVENT_NAMES;
 const STATE_TARGETS: ReadonlySet<string> = new Set<UntilState>(['idle', 'closing', 'closed']);
 const TARGETS: ReadonlySet<string> = new Set([...EVENT_TARGETS, ...STATE_TARGETS]);
 /** Events that may still be emitted in the turn the socket becomes closed. */

@@ -1,12 +1,10 @@
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startStaticServer } from '../../examples/lib/static-server.js';
-import type * as Lib from '../../src/index.js';
-import type { ResilientSocket } from '../../src/index.js';
 import { ECHO, TestWsServer } from '../../src/testing/ws-server.js';
 import { Cleanup, waitFor } from '../helpers/wait.js';
 import { useBrowser, WEBSOCKET_FAILED } from './harness.js';
+import { type Entry, PAGE_DIR, run, unchangedFor, until } from './recorder-page.js';
 
 // Resume awareness in Chromium: the browser build on the test page of socket.test.ts
 // (test/browser/pages/socket/), real `ws` servers on 127.0.0.1.
@@ -24,97 +22,11 @@ import { useBrowser, WEBSOCKET_FAILED } from './harness.js';
 //
 // Every wait is bounded; the only fixed periods are observation windows in which nothing may happen.
 
-const PAGE_DIR = join(import.meta.dirname, 'pages', 'socket');
-
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run()); // runs last: stops the servers
 const browser = useBrowser(); // closes the pages (and fails the test on console errors)
 const pages: Page[] = [];
 afterEach(closePageSockets); // registered last, so it runs first: close the sockets in the pages
-
-// ─── the page's recorder (test/browser/pages/socket/recorder.js), as seen from here ─────────────
-
-/** One log line: an event of the socket (or a note of the test), with the socket's state then. */
-interface Entry {
-  readonly t: number; // performance.now() in the page
-  readonly wall: number; // Date.now() in the page (the library's clock)
-  readonly event: string;
-  readonly state: string;
-  readonly [detail: string]: unknown;
-}
-
-interface Snapshot {
-  readonly state: string;
-  readonly readyState: number;
-  readonly attempt: number;
-  readonly stats: {
-    readonly attempts: number;
-    readonly connects: number;
-    readonly messagesIn: number;
-    readonly messagesOut: number;
-    readonly lastError: string | undefined;
-    readonly nextRetryAt: number | undefined;
-  };
-  readonly now: number;
-}
-
-/** `window.rsTest` (the parts used here). */
-interface RsTest {
-  readonly lib: typeof Lib;
-  create(name: string, url: string, options?: Record<string, unknown>): Snapshot;
-  socket(name: string): ResilientSocket;
-  note(name: string, event: string, detail?: Record<string, unknown>): void;
-  log(name: string, event?: string): Entry[];
-  count(name: string, event: string): number;
-  snapshot(name: string): Snapshot;
-  setVisibility(state: 'visible' | 'hidden'): void;
-  pageshow(persisted: boolean): void;
-  dump(): unknown;
-  closeAll(): Record<string, string>;
-}
-
-/**
- * Runs `fn(window.rsTest, arg)` in the page and returns its (awaited, JSON-serialisable) result.
- * `fn` is sent as source text: it must not use anything from this file, only its arguments.
- */
-function run<R, A = undefined>(page: Page, fn: (t: RsTest, arg: A) => R | Promise<R>, arg?: A): Promise<R> {
-  return page.evaluate(`(${fn.toString()})(window.rsTest, ${JSON.stringify(arg ?? null)})`) as Promise<R>;
-}
-
-/** Waits (polling every 20 ms, at most `timeout` ms) until `fn(window.rsTest, arg)` is truthy in the page. */
-async function until<A = undefined>(
-  page: Page,
-  what: string,
-  timeout: number,
-  fn: (t: RsTest, arg: A) => unknown,
-  arg?: A,
-): Promise<void> {
-  const started = performance.now();
-  try {
-    await page.waitForFunction(`(${fn.toString()})(window.rsTest, ${JSON.stringify(arg ?? null)})`, undefined, {
-      timeout,
-      polling: 20,
-    });
-  } catch (error) {
-    const dump = await run(page, (t) => t.dump()).catch(() => '(page gone)');
-    throw new Error(
-      `timed out after ${Math.round(performance.now() - started)} ms (limit ${timeout}) waiting for ${what}\n` +
-        `page sockets: ${JSON.stringify(dump, null, 1)}`,
-      { cause: error },
-    );
-  }
-}
-
-/** Asserts that `read()` keeps returning the same value for `ms` (failing as soon as it changes). */
-async function unchangedFor<T>(ms: number, what: string, read: () => Promise<T>): Promise<void> {
-  const first = JSON.stringify(await read());
-  const deadline = performance.now() + ms;
-  while (performance.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const now = JSON.stringify(await read());
-    if (now !== first) throw new Error(`${what} changed: ${first} → ${now}`);
-  }
-}
 
 // ─── fixtures ───────────────────────────────────────────────────────────────────────────────────
 

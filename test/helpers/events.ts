@@ -1,17 +1,6 @@
-import type { ResilientSocketEvents } from '../../src/socket/events.js';
+import { EVENT_NAMES } from '../../src/socket/events.js';
 
 /** Every event name of ResilientSocket, in declaration order (for recorders in every suite). */
-export const EVENT_NAMES = [
-  'state',
-  'connecting',
-  'open',
-  'message',
-  'close',
-  'reconnecting',
-  'stable',
-  'error',
-  'giveup',
-  'drop',
-] as const satisfies readonly (keyof ResilientSocketEvents)[];
+export { EVENT_NAMES };
 
 export type EventName = (typeof EVENT_NAMES)[number];
