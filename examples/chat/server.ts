@@ -21,7 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { WebSocket } from 'ws';
 import { RestartableWsServer } from '../lib/restartable-ws.js';
-import { sendJson, startStaticServer } from '../lib/static-server.js';
+import { controlRoutes, startStaticServer } from '../lib/static-server.js';
 
 export interface ChatMessage {
   readonly type: 'message';
@@ -145,15 +145,7 @@ export async function startChatServer(options: ChatServerOptions = {}): Promise<
     port,
     config: () => ({ wsUrl: room.url }),
     routes: {
-      'GET /api/status': (_request, response) => sendJson(response, 200, status()),
-      'POST /api/crash': async (_request, response) => {
-        await crash();
-        sendJson(response, 200, status());
-      },
-      'POST /api/restart': async (_request, response) => {
-        await restart();
-        sendJson(response, 200, status());
-      },
+      ...controlRoutes({ status, crash, restart }),
     },
   });
 

@@ -11,7 +11,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { RestartableWsServer } from '../lib/restartable-ws.js';
-import { sendJson, startStaticServer } from '../lib/static-server.js';
+import { controlRoutes, sendJson, startStaticServer } from '../lib/static-server.js';
 
 export interface DashboardServerOptions {
   /** Port of the page server. @default 0 (a free port) */
@@ -111,15 +111,7 @@ export async function startDashboardServer(options: DashboardServerOptions = {})
     port,
     config: () => ({ wsUrl: feed.url }),
     routes: {
-      'GET /api/status': (_request, response) => sendJson(response, 200, status()),
-      'POST /api/crash': async (_request, response) => {
-        await crash();
-        sendJson(response, 200, status());
-      },
-      'POST /api/restart': async (_request, response) => {
-        await restart();
-        sendJson(response, 200, status());
-      },
+      ...controlRoutes({ status, crash, restart }),
       'POST /api/outage': async (_request, response, url) => {
         const ms = Number(url.searchParams.get('ms') ?? 5_000);
         if (!Number.isFinite(ms) || ms < 0 || ms > 600_000) return sendJson(response, 400, { error: 'bad ms' });

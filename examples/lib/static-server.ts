@@ -160,3 +160,25 @@ export async function readBody(request: IncomingMessage, limit = 64 * 1024): Pro
 export function sendJson(response: ServerResponse, status: number, value: unknown): void {
   send(response, status, JSON.stringify(value), TYPES['.json']);
 }
+
+/**
+ * The outage controls both example servers offer: `GET /api/status`, `POST /api/crash` and
+ * `POST /api/restart`, each answering with the status.
+ */
+export function controlRoutes(server: {
+  status(): unknown;
+  crash(): Promise<unknown>;
+  restart(): Promise<unknown>;
+}): Record<string, Route> {
+  return {
+    'GET /api/status': (_request, response) => sendJson(response, 200, server.status()),
+    'POST /api/crash': async (_request, response) => {
+      await server.crash();
+      sendJson(response, 200, server.status());
+    },
+    'POST /api/restart': async (_request, response) => {
+      await server.restart();
+      sendJson(response, 200, server.status());
+    },
+  };
+}
