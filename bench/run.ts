@@ -10,16 +10,16 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { flush, flushTable } from './flush.js';
 import { machine } from './lib/stats.js';
-import { memory, memoryTable } from './memory.js';
 import { sizes, sizeTable } from './size.js';
-import { throughput, throughputTable } from './throughput.js';
 
 const quick = process.argv.includes('--quick');
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** Runs another bench script in its own process (the storm needs a fresh heap and event loop). */
+/**
+ * Runs another bench script in its own process: each benchmark starts from a fresh heap and event
+ * loop (the memory figures in particular depend on what ran before in the same process).
+ */
 function script(file: string, args: string[]): string {
   return execFileSync(process.execPath, ['--import', 'tsx', file, ...args], {
     cwd: root,
@@ -47,9 +47,10 @@ section(
   script('bench/simulate.ts', quick ? ['--clients', '10,50', '--trials', '10'] : ['--charts']),
 );
 section('Reconnect storm', script('bench/storm.ts', quick ? ['--quick'] : ['--chart']));
-section('Throughput overhead', throughputTable(await throughput({ quick })));
-section('Memory per connected client', memoryTable(await memory({ quick })));
-section('Buffer flush', flushTable(await flush({ quick })));
+const mode = quick ? ['--quick'] : [];
+section('Throughput overhead', script('bench/throughput.ts', mode));
+section('Memory per connected client', script('bench/memory.ts', mode));
+section('Buffer flush', script('bench/flush.ts', mode));
 section('Bundle size', sizeTable(await sizes()));
 
 const elapsed = ((Date.now() - started) / 1000).toFixed(0);
