@@ -4,12 +4,11 @@
  * backoff window of every retry and the delay drawn in it, buffered messages flushed after each
  * recovery), then a lane chart of the whole run and a summary per client.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { truncatedBinaryExponential, truncatedWindow } from '../backoff/truncated-binary-exponential.js';
 import type { BackoffPolicyLike } from '../backoff/types.js';
 import { ResilientSocket } from '../node.js';
 import type { SocketState } from '../socket/states.js';
+import { ECHO, TestWsServer } from '../testing/ws-server.js';
 import { ExitCode } from './exit-codes.js';
 
 /** The demo's timing, in ms from the start. */
@@ -84,17 +83,20 @@ export async function runDemo(options: DemoOptions, io: DemoIO): Promise<{ code:
   const line = (who: string, text: string) =>
     io.stdout.write(`${(elapsed() / 1_000).toFixed(2).padStart(6)} s  ${who.padEnd(6)} ${text}\n`);
 
-  let WebSocketServer: typeof import('ws').WebSocketServer;
+  // The test kit's real-server fixture: it echoes, and stop() cuts every client like a crash.
+  const server = new TestWsServer(ECHO);
   try {
-    WebSocketServer = await loadWsServer();
+    await server.start();
   } catch {
     io.stderr.write('resilient-socket: the demo needs the ws package for its server: npm install ws\n');
     return { code: ExitCode.Usage, reports: [] };
   }
-
-  const server = new EchoServer(WebSocketServer);
-  const port = await server.start(0);
-  const url = `ws://127.0.0.1:${port}/`;
+  const crash = async (): Promise<number> => {
+    const cut = server.openClients;
+    await server.stop();
+    return cut;
+  };
+  const url = server.url();
   const windows = Array.from({ length: s.ceiling }, (_, i) => format(truncatedWindow(s.maxDelay, s.ceiling, i + 1)));
   io.stdout.write(
     [
@@ -130,13 +132,13 @@ export async function runDemo(options: DemoOptions, io: DemoIO): Promise<{ code:
   const finished = new Promise<void>((resolve) => {
     s.crashes.forEach((crashAt, i) => {
       at(crashAt, async () => {
-        const cut = await server.crash();
+        const cut = await crash();
         line('server', `crashed (${cut} connection${cut === 1 ? '' : 's'} cut, listener closed)`);
       });
       const restartAt = s.restarts[i];
       if (restartAt !== undefined) {
         at(restartAt, async () => {
-          await server.start(port);
+          await server.start();
           line('server', 'back up');
         });
       }
@@ -156,7 +158,7 @@ export async function runDemo(options: DemoOptions, io: DemoIO): Promise<{ code:
   // Give the last echoes a moment to come back before closing.
   if (!interrupted) await new Promise((resolve) => setTimeout(resolve, 200));
   await Promise.all(clients.map((client) => client.close()));
-  await server.crash();
+  await server.stop();
   line('demo', interrupted ? 'interrupted: clients closed, server stopped' : 'done: clients closed, server stopped');
 
   const reports = clients.map((client) => client.report());
@@ -255,56 +257,6 @@ class DemoClient {
       dropped: this.#dropped,
     };
   }
-}
-
-/** A ws echo server that can crash (connections cut with no close frame) and restart on the same port. */
-class EchoServer {
-  readonly #Engine: typeof import('ws').WebSocketServer;
-  #http: Server | undefined;
-  #sockets = new Set<Socket>();
-
-  constructor(Engine: typeof import('ws').WebSocketServer) {
-    this.#Engine = Engine;
-  }
-
-  get listening(): boolean {
-    return this.#http?.listening === true;
-  }
-
-  async start(port: number): Promise<number> {
-    const http = createServer();
-    const wss = new this.#Engine({ server: http });
-    wss.on('connection', (ws) => {
-      ws.on('message', (data, isBinary) => ws.send(data, { binary: isBinary }));
-      ws.on('error', () => undefined);
-    });
-    http.on('connection', (socket) => {
-      this.#sockets.add(socket);
-      socket.once('close', () => this.#sockets.delete(socket));
-    });
-    this.#http = http;
-    await new Promise<void>((resolve, reject) => {
-      http.once('error', reject);
-      http.listen(port, '127.0.0.1', () => resolve());
-    });
-    return (http.address() as AddressInfo).port;
-  }
-
-  /** Cuts every connection (TCP destroyed: the clients see 1006) and closes the listener. */
-  async crash(): Promise<number> {
-    const http = this.#http;
-    if (!http) return 0;
-    this.#http = undefined;
-    const cut = this.#sockets.size;
-    for (const socket of this.#sockets) socket.destroy();
-    await new Promise<void>((resolve) => http.close(() => resolve()));
-    return cut;
-  }
-}
-
-async function loadWsServer(): Promise<typeof import('ws').WebSocketServer> {
-  const ws = (await import('ws')) as typeof import('ws') & { default?: typeof import('ws') };
-  return ws.WebSocketServer ?? (ws.default as typeof import('ws')).WebSocketServer;
 }
 
 function laneChart(lanes: { server: string; clients: string[] }, clients: readonly DemoClient[]): string {

@@ -9,8 +9,34 @@
  */
 import fc from 'fast-check';
 import { expect } from 'vitest';
+import { constant } from '../../src/backoff/constant.js';
+import { decorrelatedJitter } from '../../src/backoff/decorrelated-jitter.js';
+import { equalJitter } from '../../src/backoff/equal-jitter.js';
+import { exponential } from '../../src/backoff/exponential.js';
+import { fullJitter } from '../../src/backoff/full-jitter.js';
+import { truncatedBinaryExponential } from '../../src/backoff/truncated-binary-exponential.js';
+import { type Clock, systemClock } from '../../src/clock.js';
 
 // ─── values ────────────────────────────────────────────────────────────────────────────────
+
+/** The package's backoff factories, each valid with no options. */
+export const POLICY_FACTORIES = [
+  truncatedBinaryExponential,
+  fullJitter,
+  equalJitter,
+  decorrelatedJitter,
+  exponential,
+  constant,
+] as const;
+
+/** Valid `backoff` values: a policy from every factory, or a factory returning one. */
+export const validBackoff: fc.Arbitrary<unknown> = fc.oneof(
+  fc.constantFrom(...POLICY_FACTORIES).map((factory) => factory()),
+  fc.constantFrom(...POLICY_FACTORIES).map((factory) => () => factory()),
+);
+
+/** A fresh clock object on the (fake) global timers: the package's own system clock, copied. */
+export const globalClock = (): Clock => ({ ...systemClock });
 
 /** The real setImmediate, captured at import time, before any test installs fake timers. */
 const realSetImmediate = globalThis.setImmediate;

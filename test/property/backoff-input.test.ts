@@ -30,12 +30,14 @@ import {
   checkShape,
   expectNamed,
   expectOptionError,
+  globalClock,
   isOptionsObject,
   mostlyValid,
   Problems,
   SIGNAL_SHAPE,
   show,
   unhandledTracker,
+  validBackoff,
 } from './arbitraries.js';
 
 const NUM_RUNS = 200;
@@ -312,28 +314,9 @@ describe('backoff factories under arbitrary options', () => {
 
 // ─── retry ─────────────────────────────────────────────────────────────────────────────────
 
-/** A clock on the (fake) global timers. */
-function globalClock() {
-  return {
-    setTimeout: (callback: () => void, ms: number): unknown => setTimeout(callback, ms),
-    clearTimeout: (handle: unknown): void => clearTimeout(handle as ReturnType<typeof setTimeout>),
-    now: (): number => Date.now(),
-  };
-}
-
-const policyFactories = [
-  truncatedBinaryExponential,
-  fullJitter,
-  equalJitter,
-  decorrelatedJitter,
-  exponential,
-  constant,
-];
-
 const retryFields: Record<string, fc.Arbitrary<unknown>> = {
   backoff: fc.oneof(
-    fc.constantFrom(...policyFactories).map((factory) => factory()),
-    fc.constantFrom(...policyFactories).map((factory) => () => factory()),
+    validBackoff,
     fc.record({ next: fc.func(anyNumber), reset: fc.func(anything) }),
     // A factory returning something that is not a policy.
     fc.func(anyValue),
