@@ -20,7 +20,7 @@ export class Output {
   /** The readline interface whose prompt is the status line (interactive mode only). */
   #prompt: Interface | undefined;
 
-  constructor(io: { stdout: Stream; stderr: Stream }, options: { json: boolean; quiet: boolean; prompt: boolean }) {
+  constructor(io: { stdout: Stream; stderr: Stream }, options: { json: boolean; quiet: boolean }) {
     this.#stdout = io.stdout;
     this.#stderr = io.stderr;
     this.#json = options.json;

@@ -53,7 +53,7 @@ class Session {
     this.#options = options;
     this.#io = io;
     this.#interactive = options.send.length === 0 && io.stdin.isTTY === true && !options.json;
-    this.#out = new Output(io, { json: options.json, quiet: options.quiet, prompt: this.#interactive });
+    this.#out = new Output(io, { json: options.json, quiet: options.quiet });
   }
 
   run(): Promise<number> {

@@ -13,7 +13,7 @@ function output(options: { json?: boolean; quiet?: boolean } = {}) {
   stderr.setEncoding('utf8').on('data', (chunk: string) => {
     err += chunk;
   });
-  const o = new Output({ stdout, stderr }, { json: false, quiet: false, prompt: false, ...options });
+  const o = new Output({ stdout, stderr }, { json: false, quiet: false, ...options });
   return {
     o,
     get out() {
