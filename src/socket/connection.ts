@@ -32,22 +32,23 @@ type Listener = (...args: any[]) => void;
 
 /** The subset of ws's (Node EventEmitter) API the native binding uses. */
 type NodeStyleSocket = WebSocketLike & {
-  on(event: string, listener: Listener): unknown;
-  off(event: string, listener: Listener): unknown;
+  emit(event: string, ...args: unknown[]): boolean;
+  listenerCount(event: string): number;
   _closeFrameReceived?: boolean;
   _closeFrameSent?: boolean;
 };
 
 /**
- * Whether the socket speaks ws's EventEmitter API (`on`/`off` with ws's event arguments, `ping`,
- * `terminate`). Such sockets are bound natively: ws's `addEventListener` allocates a wrapper
- * function per listener and a `MessageEvent` per message, which costs memory for every connection
- * and time for every message.
+ * Whether the socket speaks ws's EventEmitter API (`emit` and `listenerCount` with ws's event
+ * arguments, `ping`, `terminate`). Such sockets are bound natively (see {@link nativeEmit}): ws's
+ * `addEventListener` allocates a wrapper function per listener and a `MessageEvent` per message,
+ * which costs memory for every connection and time for every message.
  */
 function isNodeStyle(socket: WebSocketLike): socket is NodeStyleSocket {
+  const s = socket as Partial<NodeStyleSocket>;
   return (
-    typeof socket.on === 'function' &&
-    typeof socket.off === 'function' &&
+    typeof s.emit === 'function' &&
+    typeof s.listenerCount === 'function' &&
     typeof socket.ping === 'function' &&
     typeof socket.terminate === 'function'
   );
@@ -57,80 +58,72 @@ function isNodeStyle(socket: WebSocketLike): socket is NodeStyleSocket {
 const kConnection = Symbol('resilient-socket.connection');
 type TaggedSocket = NodeStyleSocket & { [kConnection]?: Connection<unknown> | undefined };
 
-// Module-level listeners for ws sockets: one function each for all connections, called with
-// `this` = the socket, so a connection costs no closure per event.
-function nativeOpen(this: TaggedSocket): void {
-  const connection = this[kConnection];
-  if (!connection) return;
-  connection.bindOpen();
-  connection.events.open(connection);
-}
-function nativeMessage(this: TaggedSocket, data: { toString(): string }, isBinary: boolean): void {
-  const connection = this[kConnection];
-  // ws's own event arguments: text frames arrive as a Buffer with isBinary false.
-  connection?.events.message(connection, isBinary ? data : data.toString());
-}
-function nativeError(this: TaggedSocket, error: unknown): void {
-  const connection = this[kConnection];
-  if (connection) connection.socketError = error;
-}
-function nativeClose(this: TaggedSocket, code: number, reason: { toString(): string } | undefined): void {
-  const connection = this[kConnection];
-  if (!connection) return;
-  connection.detach();
-  connection.events.close(connection, {
-    code: typeof code === 'number' ? code : 1006,
-    reason: reason === undefined ? '' : reason.toString(),
-    // What ws's own CloseEvent reports as wasClean.
-    wasClean: this._closeFrameReceived === true && this._closeFrameSent === true,
-  });
-}
-function nativePong(this: TaggedSocket): void {
-  const connection = this[kConnection];
-  connection?.events.pong(connection);
-}
 /**
- * A refused upgrade (non-101 response). Handling it stops ws from turning it into a generic error;
- * the owner records the status and Retry-After, then we abort the attempt.
+ * The `emit` of a natively bound ws socket: ws announces everything through `this.emit(...)`, so
+ * this one module-level function, set on the socket as its own `emit`, hears every event without
+ * a listener. Listeners registered on ws's EventEmitter would cost a dictionary of event names
+ * per socket (about 130 bytes for our five events, measured); this costs one property. Whatever
+ * else listens on the socket (a subclass's own listeners) still hears every event through the
+ * class's `emit`. An `error` nobody else listens for is absorbed (ws's EventEmitter would throw
+ * it), also after detach: the transport's error always ends in a `close`, which we handle.
  */
-function nativeUnexpectedResponse(
-  this: TaggedSocket,
-  _request: unknown,
-  response: { statusCode?: number; headers?: Record<string, unknown>; resume?: () => void },
-): void {
+function nativeEmit(this: TaggedSocket, type: string, a?: unknown, b?: unknown): boolean {
   const connection = this[kConnection];
-  if (!connection) return;
-  const status = typeof response?.statusCode === 'number' ? response.statusCode : 0;
-  connection.events.rejected(connection, status, response?.headers?.['retry-after']);
-  response?.resume?.();
-  connection.forceClose();
+  const handled = connection !== undefined && dispatch(this, connection, type, a, b);
+  if (type === 'error' && this.listenerCount('error') === 0) return true;
+  const classEmit = (Object.getPrototypeOf(this) as NodeStyleSocket).emit;
+  return classEmit.call(this, type, a, b) || handled;
 }
 
-/**
- * The listeners of each phase. ws keeps a socket's listeners in a dictionary-mode object whose
- * table grows from 8 to 16 entries (192 bytes more per socket) at the sixth event name, so a
- * socket never carries more than four of ours: `message` and `pong` cannot happen before `open`,
- * and `open` and `unexpected-response` cannot happen after it.
- */
-const NATIVE_CONNECTING: readonly (readonly [string, Listener])[] = [
-  ['open', nativeOpen],
-  ['error', nativeError],
-  ['close', nativeClose],
-  ['unexpected-response', nativeUnexpectedResponse],
-];
-const NATIVE_OPEN: readonly (readonly [string, Listener])[] = [
-  ['error', nativeError],
-  ['close', nativeClose],
-  ['message', nativeMessage],
-  ['pong', nativePong],
-];
-
-/** Swallows the late `error` of a socket we gave up on (ws throws on an unheard `error`). */
-function absorbError(): void {}
-function removeAbsorber(this: NodeStyleSocket): void {
-  this.off('error', absorbError);
-  this.off('close', removeAbsorber);
+/** Hands one ws event (with ws's own arguments) to the connection; `true` if it was one of ours. */
+function dispatch(
+  socket: TaggedSocket,
+  connection: Connection<unknown>,
+  type: string,
+  a: unknown,
+  b: unknown,
+): boolean {
+  const events = connection.events;
+  switch (type) {
+    case 'open':
+      events.open(connection);
+      return true;
+    case 'message':
+      // ws's own event arguments: text frames arrive as a Buffer with isBinary false.
+      events.message(connection, b === true ? a : String(a));
+      return true;
+    case 'error':
+      connection.socketError = a;
+      return true;
+    case 'close':
+      connection.detach();
+      events.close(connection, {
+        code: typeof a === 'number' ? a : 1006,
+        reason: b === undefined ? '' : String(b),
+        // What ws's own CloseEvent reports as wasClean.
+        wasClean: socket._closeFrameReceived === true && socket._closeFrameSent === true,
+      });
+      return true;
+    case 'pong':
+      events.pong(connection);
+      return true;
+    case 'unexpected-response': {
+      // A refused upgrade (non-101 response). Handling it stops ws from turning it into a generic
+      // error; the owner records the status and Retry-After, then we abort the attempt.
+      const response = b as { statusCode?: number; headers?: Record<string, unknown>; resume?: () => void } | undefined;
+      const status = typeof response?.statusCode === 'number' ? response.statusCode : 0;
+      events.rejected(connection, status, response?.headers?.['retry-after']);
+      response?.resume?.();
+      connection.forceClose();
+      return true;
+    }
+    default:
+      return false;
+  }
 }
+
+/** The `#listeners` of a natively bound connection (ws needs none: see {@link nativeEmit}). */
+const NATIVE: readonly (readonly [string, Listener])[] = [];
 
 /**
  * One underlying WebSocket and the listeners we put on it. It knows nothing about reconnection:
@@ -160,8 +153,8 @@ export class Connection<Owner> {
     this.events = events;
     if (isNodeStyle(socket)) {
       (socket as TaggedSocket)[kConnection] = this as Connection<unknown>;
-      this.#listeners = NATIVE_CONNECTING;
-      for (const [type, listener] of NATIVE_CONNECTING) socket.on(type, listener);
+      (socket as TaggedSocket).emit = nativeEmit;
+      this.#listeners = NATIVE;
       return;
     }
     const listeners: [string, Listener][] = [
@@ -189,38 +182,23 @@ export class Connection<Owner> {
     this.#listeners = listeners;
   }
 
-  /** The ws socket opened: swaps the connecting listeners for the open ones. @internal */
-  bindOpen(): void {
-    if (this.#listeners !== NATIVE_CONNECTING) return;
-    const socket = this.socket as NodeStyleSocket;
-    socket.off('open', nativeOpen);
-    socket.off('unexpected-response', nativeUnexpectedResponse);
-    socket.on('message', nativeMessage);
-    socket.on('pong', nativePong);
-    this.#listeners = NATIVE_OPEN;
-  }
-
   /**
    * Removes every listener we added. If the socket is not closed yet, a single error absorber stays
-   * until its `close` (an EventEmitter-based socket such as ws throws on an unheard `error`).
+   * until its `close` (an EventEmitter-based socket such as ws throws on an unheard `error`; a
+   * natively bound ws socket absorbs it in {@link nativeEmit}).
    */
   detach(): void {
     const listeners = this.#listeners;
     if (listeners === undefined) return;
     this.#listeners = undefined;
-    const open = this.socket.readyState !== ReadyState.CLOSED;
-    if (listeners === NATIVE_CONNECTING || listeners === NATIVE_OPEN) {
-      const socket = this.socket as TaggedSocket;
-      for (const [type, listener] of listeners) socket.off(type, listener);
-      socket[kConnection] = undefined; // not `delete`: that would push ws's object into dictionary mode
-      if (open) {
-        socket.on('error', absorbError);
-        socket.on('close', removeAbsorber);
-      }
+    if (listeners === NATIVE) {
+      // Not `delete`: that would push ws's object into dictionary mode. nativeEmit stays in place
+      // and absorbs the late `error` of a socket we gave up on.
+      (this.socket as TaggedSocket)[kConnection] = undefined;
       return;
     }
     for (const [type, listener] of listeners) this.socket.removeEventListener(type, listener);
-    if (open) {
+    if (this.socket.readyState !== ReadyState.CLOSED) {
       const absorb = (): void => undefined;
       const cleanup = (): void => {
         this.socket.removeEventListener('error', absorb);

@@ -1,6 +1,7 @@
 import { assertBackoffPolicy } from '../backoff/policy.js';
 import {
   TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS,
+  type TruncatedBinaryExponentialPolicy,
   truncatedBinaryExponential,
 } from '../backoff/truncated-binary-exponential.js';
 import type { BackoffPolicyLike } from '../backoff/types.js';
@@ -365,11 +366,14 @@ export interface ResolvedResume {
 
 /**
  * How a socket behaves: the validated options that do not name its endpoint or its own objects
- * (backoff policy, signal). Sockets created with equal options share one frozen SocketConfig
+ * (backoff state, signal). Sockets created with equal options share one frozen SocketConfig
  * ({@link internConfig}), so a socket holds a pointer instead of a copy.
  * @internal
  */
 export interface SocketConfig {
+  /** `T` and `N` of the default backoff; `undefined` when the `backoff` option is given. */
+  readonly maxDelay: number | undefined;
+  readonly ceiling: number | undefined;
   readonly stableAfter: number;
   readonly connectTimeout: number;
   readonly maxRetries: number;
@@ -390,7 +394,8 @@ export interface ResolvedSocketOptions {
   readonly protocols: ProtocolsProvider | undefined;
   readonly wsOptions: Record<string, unknown> | undefined;
   readonly autoConnect: boolean;
-  readonly backoff: BackoffPolicyLike;
+  /** The policy from the `backoff` option; `undefined` for the default (see {@link defaultBackoff}). */
+  readonly backoff: BackoffPolicyLike | undefined;
   readonly binaryType: string | undefined;
   readonly signal: AbortSignal | undefined;
   readonly config: SocketConfig;
@@ -511,6 +516,17 @@ export function internConfig(config: SocketConfig): SocketConfig {
   return config;
 }
 
+/**
+ * A fresh default policy (truncated binary exponential with the config's `T` and `N`). The socket
+ * creates it on its first failure and lets it go once a connection is stable: a policy that was
+ * reset is indistinguishable from a new one, and a connected socket then holds none.
+ * @internal
+ */
+export function defaultBackoff(config: SocketConfig): BackoffPolicyLike {
+  // The config has them under the option names: `maxDelay` and `ceiling` (and no `random`).
+  return truncatedBinaryExponential(config as { maxDelay: number; ceiling: number });
+}
+
 function resolveBackoff(options: ResilientSocketOptions): BackoffPolicyLike {
   const { backoff, maxDelay, ceiling } = options;
   if (backoff === undefined) {
@@ -566,16 +582,21 @@ export function resolveSocketOptions(url: unknown, options: unknown): ResolvedSo
   const clock = withDefault(o.clock, systemClock);
   assertClock('clock', clock);
 
+  // The default policy is made here only to validate `maxDelay` and `ceiling` (see defaultBackoff).
+  const backoff = resolveBackoff(o);
+  const byDefault = o.backoff === undefined ? (backoff as TruncatedBinaryExponentialPolicy) : undefined;
   return {
     url: url as UrlProvider,
     WebSocket: o.WebSocket,
     protocols: protocols as ProtocolsProvider | undefined,
     wsOptions: o.wsOptions,
     autoConnect,
-    backoff: resolveBackoff(o),
+    backoff: byDefault ? undefined : backoff,
     binaryType: o.binaryType,
     signal: o.signal,
     config: internConfig({
+      maxDelay: byDefault?.maxDelay,
+      ceiling: byDefault?.ceiling,
       stableAfter,
       connectTimeout,
       maxRetries,

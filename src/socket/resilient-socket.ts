@@ -23,6 +23,7 @@ import {
 import {
   checkProtocols,
   checkUrl,
+  defaultBackoff,
   type HandshakeConnection,
   type ProtocolsProvider,
   type ResilientSocketOptions,
@@ -98,7 +99,6 @@ interface Attempt {
   /** Set once open: how the connection is watched. */
   heartbeat: HeartbeatMode | undefined;
   opened: boolean;
-  openedAt: number;
   /** A resume probe is waiting for its answer (the `Pong` slot is its deadline). */
   probing: boolean;
   /** Present while the handshake hook runs. */
@@ -160,7 +160,8 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   readonly #wsOptions: Record<string, unknown> | undefined;
   readonly #signal: AbortSignal | undefined;
   readonly #WebSocket: WebSocketConstructorLike;
-  readonly #backoff: BackoffPolicyLike;
+  /** The `backoff` option's policy, or the default one while a run of failures needs it. */
+  #backoff: BackoffPolicyLike | undefined;
   /** Created by the first send that queues; let go once flushed or drained. */
   #buffer: OutboundBuffer | undefined;
   readonly #timers: TimerSlots<ResilientSocket>;
@@ -188,7 +189,8 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   #dropped = 0;
   #messagesIn = 0;
   #messagesOut = 0;
-  #downSince = 0;
+  /** When the current connection opened, or (no open connection) when the last one ended or the socket was made. */
+  #since = 0;
   #lastError: ResilientSocketError | undefined;
   #nextRetryAt: number | undefined;
 
@@ -215,7 +217,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#timers = new TimerSlots(ResilientSocket.#timerSpec, config, this);
     this.#binaryType = resolved.binaryType;
     this.#url = typeof url === 'function' ? '' : String(url);
-    this.#downSince = this.#config.clock.now();
+    this.#since = this.#config.clock.now();
 
     const { signal } = resolved;
     if (signal) {
@@ -291,7 +293,8 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   /** Counters and timings; a fresh snapshot on every read. */
   get stats(): SocketStats {
     const now = this.#config.clock.now();
-    const open = this.#state === 'open' && this.#attempt?.opened === true;
+    // An opened attempt is current from open until its connection is torn down (closing included).
+    const opened = this.#attempt?.opened === true;
     return {
       attempts: this.#attempts,
       connects: this.#connects,
@@ -299,8 +302,8 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       dropped: this.#dropped,
       messagesIn: this.#messagesIn,
       messagesOut: this.#messagesOut,
-      uptime: open && this.#attempt ? now - this.#attempt.openedAt : 0,
-      downtime: open ? 0 : now - this.#downSince,
+      uptime: opened && this.#state === 'open' ? now - this.#since : 0,
+      downtime: opened ? 0 : now - this.#since,
       lastError: this.#lastError,
       nextRetryAt: this.#state === 'reconnecting' ? this.#nextRetryAt : undefined,
     };
@@ -466,7 +469,13 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#failures = 0;
     this.#runAttempts = 0;
     this.#authRefusals = 0;
-    this.#backoff.reset();
+    this.#resetBackoff();
+  }
+
+  /** Back to the first backoff window. A default policy is simply let go (a new one starts there). */
+  #resetBackoff(): void {
+    if (this.#config.maxDelay === undefined) this.#backoff?.reset();
+    else this.#backoff = undefined;
   }
 
   /** The one place the state changes. Emits `state`; refuses transitions the table does not list. */
@@ -502,7 +511,6 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       connection: undefined,
       heartbeat: undefined,
       opened: false,
-      openedAt: 0,
       probing: false,
       handshake: undefined,
     };
@@ -626,11 +634,12 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     const inbox = attempt.handshake?.inbox ?? [];
     this.#endHandshake(attempt, false);
     attempt.opened = true;
-    attempt.openedAt = this.#config.clock.now();
+    const now = this.#config.clock.now();
+    this.#since = now;
     this.#connects++;
     this.#authRefusals = 0;
     // Flush before anyone can call send() again, so queued messages keep their order.
-    const expired = this.#buffer?.expire(attempt.openedAt) ?? [];
+    const expired = this.#buffer?.expire(now) ?? [];
     this.#flush(connection);
     this.#setState('open', 'connection opened');
     // Reported even when a state listener closed or replaced the connection.
@@ -676,7 +685,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     if (!this.#isLive(attempt) || this.#state !== 'open') return;
     this.#failures = 0;
     this.#runAttempts = 0;
-    this.#backoff.reset();
+    this.#resetBackoff();
     this.#emit('stable');
   }
 
@@ -960,6 +969,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   #nextDelay(): number {
     let raw: unknown;
     try {
+      this.#backoff ??= defaultBackoff(this.#config);
       raw = this.#backoff.next();
     } catch (thrown) {
       this.#reportListenerError(thrown);
@@ -982,7 +992,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     const attempt = this.#attempt;
     if (!attempt) return;
     this.#attempt = undefined;
-    if (attempt.opened) this.#downSince = this.#config.clock.now();
+    if (attempt.opened) this.#since = this.#config.clock.now();
     for (const slot of [Slot.Connect, Slot.Handshake, Slot.Stable, Slot.Closing, Slot.Ping, Slot.Pong]) {
       this.#timers.clear(slot);
     }

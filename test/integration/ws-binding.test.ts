@@ -1,0 +1,92 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { ResilientSocket } from '../../src/node.js';
+import { ECHO, TestWsServer } from '../faults/index.js';
+import { closeAndExpectGone, SocketRecorder } from '../helpers/socket-recorder.js';
+import { Cleanup, waitFor } from '../helpers/wait.js';
+
+// How a ws socket is bound (src/socket/connection.ts): through its own `emit`, with no listener on
+// ws's EventEmitter, while anything else listening on the socket still hears every event.
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+async function startServer() {
+  const server = cleanup.add(new TestWsServer(ECHO), (s) => s.stop());
+  await server.start();
+  return server;
+}
+
+/** ws with listeners of its own, as an app's subclass (or the storm benchmark's) may have. */
+function recordingWebSocket() {
+  const instances: WebSocket[] = [];
+  const heard: string[] = [];
+  class Recording extends WebSocket {
+    constructor(...args: ConstructorParameters<typeof WebSocket>) {
+      super(...args);
+      instances.push(this);
+      this.on('open', () => heard.push('open'));
+      this.on('message', (data, isBinary) => heard.push(`message:${isBinary ? 'binary' : String(data)}`));
+      this.on('error', (error: NodeJS.ErrnoException) => heard.push(`error:${error.code ?? error.message}`));
+      this.on('close', (code) => heard.push(`close:${code}`));
+    }
+  }
+  return { Recording, instances, heard };
+}
+
+const EVENTS = ['open', 'message', 'error', 'close', 'pong', 'unexpected-response'];
+
+describe('the ws binding', () => {
+  it('puts no listener on ws, and a subclass that listens itself still hears every event', async () => {
+    const server = await startServer();
+    const { Recording, instances, heard } = recordingWebSocket();
+    const socket = new ResilientSocket(server.url(), { WebSocket: Recording, maxDelay: 100, ceiling: 2 });
+    cleanup.add(socket, (s) => s.close());
+    const rec = new SocketRecorder(socket);
+
+    await waitFor(() => socket.state === 'open', 2_000, 'open', { describe: () => rec.summary() });
+    const ws = instances[0] as WebSocket;
+    // Only the subclass's own four listeners: none of ours.
+    expect(EVENTS.map((event) => ws.listenerCount(event))).toEqual([1, 1, 1, 1, 0, 0]);
+
+    socket.send('ping-1');
+    await waitFor(() => rec.messages.length === 1, 1_000, 'the echo');
+    expect(rec.messages).toEqual(['ping-1']);
+    expect(heard).toEqual(['open', 'message:ping-1']);
+
+    for (const client of server.clients) client.close(4001, 'bye');
+    await waitFor(() => rec.count('open') === 2, 2_000, 'the reconnect', { describe: () => rec.summary() });
+    expect(heard).toEqual(['open', 'message:ping-1', 'close:4001', 'open']);
+    expect(rec.closes[0]).toMatchObject({ code: 4001, reason: 'bye', wasClean: true });
+    await closeAndExpectGone(socket, server);
+  });
+
+  it("absorbs a transport error nobody else listens for (ws's EventEmitter would throw it)", async () => {
+    const server = await startServer();
+    const url = server.url();
+    await server.stop(); // refused: ws emits `error` (ECONNREFUSED), then `close`
+    const errors: unknown[] = [];
+    const socket = new ResilientSocket(url, { maxDelay: 50, ceiling: 1, maxRetries: 1 });
+    socket.on('error', (error) => errors.push(error));
+    cleanup.add(socket, (s) => s.close());
+    await waitFor(() => socket.state === 'closed', 2_000, 'the give-up');
+    expect(errors.map((e) => (e as { code?: string }).code)).toEqual([
+      'ERR_RS_CONNECTION_FAILED',
+      'ERR_RS_CONNECTION_FAILED',
+      'ERR_RS_RETRIES_EXHAUSTED',
+    ]);
+    expect(String((errors[0] as { cause?: unknown }).cause)).toMatch(/ECONNREFUSED/);
+  });
+
+  it('an error listener of the subclass hears the transport error too', async () => {
+    const server = await startServer();
+    const url = server.url();
+    await server.stop();
+    const { Recording, heard } = recordingWebSocket();
+    const socket = new ResilientSocket(url, { WebSocket: Recording, maxDelay: 50, ceiling: 1, maxRetries: 0 });
+    socket.on('error', () => undefined);
+    cleanup.add(socket, (s) => s.close());
+    await waitFor(() => socket.state === 'closed', 2_000, 'the give-up');
+    expect(heard).toEqual(['error:ECONNREFUSED', 'close:1006']);
+  });
+});
