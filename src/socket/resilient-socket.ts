@@ -404,7 +404,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       } catch {
         // fall through to the timeout, which cuts the connection
       }
-      this.#timers.set(Slot.Closing, CLOSE_TIMEOUT);
+      this.#timers.set(Slot.Phase, CLOSE_TIMEOUT);
       return;
     }
     this.#teardown(attempt?.connection ? { code, reason, wasClean: false } : undefined, true, false);
@@ -501,7 +501,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   }
 
   #startAttempt(reason: string): void {
-    this.#timers.clear(Slot.Reconnect);
+    this.#timers.clear(Slot.Phase);
     this.#nextRetryAt = undefined;
     this.#runAttempts++;
     const number = this.#runAttempts;
@@ -518,7 +518,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#attempts++;
     this.#setState('connecting', reason);
     if (!this.#isLive(attempt)) return;
-    if (Number.isFinite(this.#config.connectTimeout)) this.#timers.set(Slot.Connect, this.#config.connectTimeout);
+    if (Number.isFinite(this.#config.connectTimeout)) this.#timers.set(Slot.Phase, this.#config.connectTimeout);
     // Resolve providers asynchronously even for plain strings: the first attempt then starts after
     // the constructor returns, so listeners attached right after `new` hear `connecting`.
     void this.#resolveTarget().then(
@@ -581,7 +581,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   #onSocketOpen(connection: Connection<ResilientSocket>): void {
     const attempt = this.#attemptOf(connection);
     if (!attempt || this.#disposed) return;
-    this.#timers.clear(Slot.Connect);
+    this.#timers.clear(Slot.Phase);
     const { handshake } = this.#config;
     if (!handshake) {
       this.#acceptOpen(attempt);
@@ -612,11 +612,11 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
         return new Promise<Data>((resolve, reject) => state.waiters.push({ predicate, resolve, reject }));
       },
     };
-    if (Number.isFinite(this.#config.handshakeTimeout)) this.#timers.set(Slot.Handshake, this.#config.handshakeTimeout);
+    if (Number.isFinite(this.#config.handshakeTimeout)) this.#timers.set(Slot.Phase, this.#config.handshakeTimeout);
     new Promise<void>((resolve) => resolve(handshake(handshakeConnection))).then(
       () => {
         if (!this.#isLive(attempt) || controller.signal.aborted) return;
-        this.#timers.clear(Slot.Handshake);
+        this.#timers.clear(Slot.Phase);
         this.#acceptOpen(attempt);
       },
       (error: unknown) => {
@@ -646,7 +646,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#reportQueued('expired', expired);
     if (!this.#isLive(attempt)) return;
     this.#armTtl();
-    if (this.#config.stableAfter > 0) this.#timers.set(Slot.Stable, this.#config.stableAfter);
+    if (this.#config.stableAfter > 0) this.#timers.set(Slot.Phase, this.#config.stableAfter);
     attempt.heartbeat = heartbeatMode(this.#config.heartbeat, connection.socket);
     startHeartbeat(attempt.heartbeat, this.#config.heartbeat, this.#timers);
     const { resume } = this.#config;
@@ -751,7 +751,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
 
   /** While offline, a pending retry waits for the network instead of its timer. */
   #pauseRetry(): void {
-    this.#timers.clear(Slot.Reconnect);
+    this.#timers.clear(Slot.Phase);
     this.#nextRetryAt = undefined;
   }
 
@@ -784,20 +784,8 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   #onTimer(slot: number): void {
     const attempt = this.#attempt;
     switch (slot) {
-      case Slot.Connect:
-        if (attempt) {
-          const message = `Connection attempt ${attempt.number} did not open within ${this.#config.connectTimeout} ms`;
-          this.#fail(attempt, ErrorCodes.CONNECT_TIMEOUT, message, 'connect timeout');
-        }
-        break;
-      case Slot.Handshake:
-        if (attempt) {
-          const message = `The handshake did not finish within ${this.#config.handshakeTimeout} ms`;
-          this.#fail(attempt, ErrorCodes.HANDSHAKE_TIMEOUT, message, 'handshake timeout');
-        }
-        break;
-      case Slot.Stable:
-        if (attempt) this.#markStable(attempt);
+      case Slot.Phase:
+        this.#onPhaseTimer(attempt);
         break;
       case Slot.Ping:
         if (attempt?.heartbeat && attempt.connection) {
@@ -812,17 +800,35 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
           this.#fail(attempt, ErrorCodes.DEAD_LINK, 'The heartbeat found the connection dead', 'heartbeat timeout');
         }
         break;
-      case Slot.Reconnect:
-        if (this.#state !== 'reconnecting') break;
-        if (this.#pausedOffline()) this.#nextRetryAt = undefined;
-        else this.#startAttempt('retry');
-        break;
-      case Slot.Closing:
-        if (this.#state === 'closing') this.#finishClose(abnormal('close timeout'));
-        break;
       case Slot.Ttl:
         this.#expireBuffered();
         this.#armTtl();
+        break;
+    }
+  }
+
+  /** The deadline of the current state (see `Slot.Phase`) is due. */
+  #onPhaseTimer(attempt: Attempt | undefined): void {
+    switch (this.#state) {
+      case 'connecting':
+        if (!attempt) break;
+        if (attempt.handshake) {
+          const message = `The handshake did not finish within ${this.#config.handshakeTimeout} ms`;
+          this.#fail(attempt, ErrorCodes.HANDSHAKE_TIMEOUT, message, 'handshake timeout');
+        } else {
+          const message = `Connection attempt ${attempt.number} did not open within ${this.#config.connectTimeout} ms`;
+          this.#fail(attempt, ErrorCodes.CONNECT_TIMEOUT, message, 'connect timeout');
+        }
+        break;
+      case 'open':
+        if (attempt) this.#markStable(attempt);
+        break;
+      case 'reconnecting':
+        if (this.#pausedOffline()) this.#nextRetryAt = undefined;
+        else this.#startAttempt('retry');
+        break;
+      case 'closing':
+        this.#finishClose(abnormal('close timeout'));
         break;
     }
   }
@@ -954,7 +960,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     if (!immediate) delay = Math.min(Math.max(delay, minimumDelay), MAX_TIMER_DELAY);
     else this.#nextDelay(); // the refusal still counts as a failure for the backoff
     const next = this.#runAttempts + 1;
-    this.#timers.set(Slot.Reconnect, delay);
+    this.#timers.set(Slot.Phase, delay);
     this.#nextRetryAt = this.#config.clock.now() + delay;
     this.#setState('reconnecting', error ? error.message : 'connection lost');
     if (this.#state !== 'reconnecting') return;
@@ -993,7 +999,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     if (!attempt) return;
     this.#attempt = undefined;
     if (attempt.opened) this.#since = this.#config.clock.now();
-    for (const slot of [Slot.Connect, Slot.Handshake, Slot.Stable, Slot.Closing, Slot.Ping, Slot.Pong]) {
+    for (const slot of [Slot.Phase, Slot.Ping, Slot.Pong]) {
       this.#timers.clear(slot);
     }
     this.#endHandshake(attempt);
@@ -1010,7 +1016,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     const handshake = attempt.handshake;
     if (!handshake) return;
     attempt.handshake = undefined;
-    this.#timers.clear(Slot.Handshake);
+    this.#timers.clear(Slot.Phase);
     if (abandoned) handshake.controller.abort();
     const error = new ResilientSocketError(
       ErrorCodes.CLOSED,

@@ -1,17 +1,19 @@
 /**
- * The timer slots of a socket (see `TimerSlots` in `src/timers.ts`). Connect, Handshake, Stable,
- * Reconnect and Closing belong to one phase each; Ttl is the outbound buffer's; Pong and Ping are
- * the heartbeat's. An enum, so the bundler writes the numbers in place.
+ * The timer slots of a socket (see `TimerSlots` in `src/timers.ts`).
+ *
+ * `Phase` is the one deadline of the current state, read by the state when it fires (as a
+ * state machine's delayed transition is): `connecting` → the connect timeout (or, while the
+ * handshake hook runs, the handshake timeout), `open` → the stable reset, `reconnecting` → the
+ * retry, `closing` → the close timeout. States never share it: each one's deadline is cleared or
+ * replaced when the state is left. `Ttl` is the outbound buffer's; `Pong` and `Ping` are the
+ * heartbeat's. Among equal deadlines the lower slot fires first. An enum, so the bundler writes
+ * the numbers in place.
  */
 export enum Slot {
-  Connect = 0,
-  Handshake = 1,
-  Ttl = 2,
-  Stable = 3,
-  Pong = 4,
-  Ping = 5,
-  Reconnect = 6,
-  Closing = 7,
+  Ttl = 0,
+  Phase = 1,
+  Pong = 2,
+  Ping = 3,
   /** How many there are. */
-  Count = 8,
+  Count = 4,
 }
