@@ -8,6 +8,7 @@ import type { BackoffPolicyLike } from '../backoff/types.js';
 import { type BufferOptions, type ResolvedBufferOptions, resolveBufferOptions } from '../buffer/outbound-buffer.js';
 import { assertClock, type Clock, systemClock } from '../clock.js';
 import { type Data, isData } from '../data.js';
+import { resolveWebSocket } from '../transport/resolve-websocket.js';
 import type { WebSocketConstructorLike } from '../transport/websocket-like.js';
 import {
   assertBoolean,
@@ -371,6 +372,9 @@ export interface ResolvedResume {
  * @internal
  */
 export interface SocketConfig {
+  readonly WebSocket: WebSocketConstructorLike;
+  /** A function, a string, or our own copy of the array (compared element by element). */
+  readonly protocols: ProtocolsProvider | undefined;
   /** `T` and `N` of the default backoff; `undefined` when the `backoff` option is given. */
   readonly maxDelay: number | undefined;
   readonly ceiling: number | undefined;
@@ -390,8 +394,6 @@ export interface SocketConfig {
 /** Every validated option; the socket keeps `config` and the per-socket fields it needs. @internal */
 export interface ResolvedSocketOptions {
   readonly url: UrlProvider;
-  readonly WebSocket: unknown;
-  readonly protocols: ProtocolsProvider | undefined;
   readonly wsOptions: Record<string, unknown> | undefined;
   readonly autoConnect: boolean;
   /** The policy from the `backoff` option; `undefined` for the default (see {@link defaultBackoff}). */
@@ -496,6 +498,11 @@ function sameConfig(a: SocketConfig, b: SocketConfig): boolean {
     const y = b[key] as unknown as Record<string, unknown>;
     return (
       Object.is(x, y) ||
+      (key === 'protocols' &&
+        Array.isArray(x) &&
+        Array.isArray(y) &&
+        x.length === y.length &&
+        x.every((p, i) => p === y[i])) ||
       ((key === 'heartbeat' || key === 'buffer' || key === 'resume') &&
         !!x &&
         !!y &&
@@ -546,7 +553,11 @@ function resolveBackoff(options: ResilientSocketOptions): BackoffPolicyLike {
 }
 
 /** Validates everything once and returns the fully defaulted options. @internal */
-export function resolveSocketOptions(url: unknown, options: unknown): ResolvedSocketOptions {
+export function resolveSocketOptions(
+  url: unknown,
+  options: unknown,
+  fallbackWebSocket: () => WebSocketConstructorLike | undefined,
+): ResolvedSocketOptions {
   if (typeof url === 'function') {
     // checked when called, before every attempt
   } else {
@@ -555,8 +566,7 @@ export function resolveSocketOptions(url: unknown, options: unknown): ResolvedSo
   assertOptionsObject('options', options);
   const o = (options ?? {}) as ResilientSocketOptions;
 
-  const protocols = o.protocols;
-  if (typeof protocols !== 'function') checkProtocols('protocols', protocols);
+  const protocols = typeof o.protocols === 'function' ? o.protocols : checkProtocols('protocols', o.protocols);
   if (o.wsOptions !== undefined) assertOptionsObject('wsOptions', o.wsOptions);
   const autoConnect = withDefault(o.autoConnect, SOCKET_DEFAULTS.autoConnect);
   assertBoolean('autoConnect', autoConnect);
@@ -587,14 +597,13 @@ export function resolveSocketOptions(url: unknown, options: unknown): ResolvedSo
   const byDefault = o.backoff === undefined ? (backoff as TruncatedBinaryExponentialPolicy) : undefined;
   return {
     url: url as UrlProvider,
-    WebSocket: o.WebSocket,
-    protocols: protocols as ProtocolsProvider | undefined,
     wsOptions: o.wsOptions,
     autoConnect,
     backoff: byDefault ? undefined : backoff,
     binaryType: o.binaryType,
     signal: o.signal,
     config: internConfig({
+      protocols,
       maxDelay: byDefault?.maxDelay,
       ceiling: byDefault?.ceiling,
       stableAfter,
@@ -608,6 +617,8 @@ export function resolveSocketOptions(url: unknown, options: unknown): ResolvedSo
       unref,
       clock,
       resume: resolveResume(o.resume),
+      // Last: a missing implementation is reported only for otherwise valid options.
+      WebSocket: resolveWebSocket(o.WebSocket, fallbackWebSocket),
     }),
   };
 }

@@ -5,7 +5,6 @@ import { OutboundBuffer, type QueuedMessage } from '../buffer/outbound-buffer.js
 import { type Data, isData } from '../data.js';
 import { type ErrorCode, ErrorCodes, isResilientSocketError, ResilientSocketError } from '../errors.js';
 import { TimerSlots, type TimerSpec } from '../timers.js';
-import { resolveWebSocket } from '../transport/resolve-websocket.js';
 import { parseRetryAfter } from '../transport/retry-after.js';
 import { ReadyState, type WebSocketConstructorLike } from '../transport/websocket-like.js';
 import { assertBoolean, assertOptionsObject, describeReceived, describeThrown, withDefault } from '../validation.js';
@@ -25,7 +24,6 @@ import {
   checkUrl,
   defaultBackoff,
   type HandshakeConnection,
-  type ProtocolsProvider,
   type ResilientSocketOptions,
   resolveSocketOptions,
   type SocketConfig,
@@ -156,10 +154,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   readonly #config: SocketConfig;
   /** The `url` argument: a URL (read again for every attempt), or the provider to call. */
   readonly #target: UrlProvider;
-  readonly #protocols: ProtocolsProvider | undefined;
   readonly #wsOptions: Record<string, unknown> | undefined;
-  readonly #signal: AbortSignal | undefined;
-  readonly #WebSocket: WebSocketConstructorLike;
   /** The `backoff` option's policy, or the default one while a run of failures needs it. */
   #backoff: BackoffPolicyLike | undefined;
   /** Created by the first send that queues; let go once flushed or drained. */
@@ -177,7 +172,8 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   #disposed = false;
   #binaryType: string | undefined;
   #url: string;
-  #onAbort: (() => void) | undefined;
+  /** Closes the socket when the `signal` option aborts; undefined once closed (or without a signal). */
+  #abortLink: AbortLink | undefined;
   /**
    * Internal consumers of messages (async iterators). They are fed before the public listeners,
    * so a user listener that throws cannot starve them.
@@ -203,16 +199,13 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
    */
   constructor(url: UrlProvider, options?: ResilientSocketOptions) {
     super();
-    const resolved = resolveSocketOptions(url, options);
-    this.#WebSocket = resolveWebSocket(resolved.WebSocket, () =>
+    const resolved = resolveSocketOptions(url, options, () =>
       (this.constructor as typeof ResilientSocket).fallbackWebSocket(),
     );
     const config = resolved.config;
     this.#config = config;
     this.#target = resolved.url;
-    this.#protocols = resolved.protocols;
     this.#wsOptions = resolved.wsOptions;
-    this.#signal = resolved.signal;
     this.#backoff = resolved.backoff;
     this.#timers = new TimerSlots(ResilientSocket.#timerSpec, config, this);
     this.#binaryType = resolved.binaryType;
@@ -226,8 +219,8 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
         this.#state = 'closed';
         return;
       }
-      this.#onAbort = () => this.close(1000, 'aborted');
-      signal.addEventListener('abort', this.#onAbort, { once: true });
+      this.#abortLink = new AbortLink(signal, this);
+      signal.addEventListener('abort', this.#abortLink, { once: true });
     }
     const { resume } = config;
     if (resume) watchResume(this);
@@ -391,8 +384,8 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     assertCloseArgs(code, reason);
     if (this.#disposed) return;
     this.#disposed = true;
-    if (this.#onAbort) this.#signal?.removeEventListener('abort', this.#onAbort);
-    this.#onAbort = undefined;
+    this.#abortLink?.signal.removeEventListener('abort', this.#abortLink);
+    this.#abortLink = undefined;
     const attempt = this.#attempt;
     const socket = attempt?.connection?.socket;
     this.#timers.clearAll();
@@ -536,7 +529,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
 
   async #resolveTarget(): Promise<{ url: string; protocols: string | string[] | undefined }> {
     const url = this.#target;
-    const protocols = this.#protocols;
+    const protocols = this.#config.protocols;
     const rawUrl = typeof url === 'function' ? await url() : url;
     const rawProtocols = typeof protocols === 'function' ? await protocols() : protocols;
     return { url: checkUrl('url()', rawUrl), protocols: checkProtocols('protocols()', rawProtocols) };
@@ -552,8 +545,8 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       const wsOptions = this.#wsOptions;
       socket =
         wsOptions === undefined
-          ? new this.#WebSocket(url, protocols)
-          : new this.#WebSocket(url, protocols ?? [], wsOptions);
+          ? new this.#config.WebSocket(url, protocols)
+          : new this.#config.WebSocket(url, protocols ?? [], wsOptions);
       if (!hasWebSocketShape(socket)) {
         throw new TypeError('the `WebSocket` constructor returned an object without the WebSocket API');
       }
@@ -1126,6 +1119,21 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     } catch (again) {
       rethrowAsync(again);
     }
+  }
+}
+
+/**
+ * The `signal` option's abort listener: an object with `handleEvent` (an EventTarget accepts one),
+ * holding the signal it must be removed from. Made only for sockets given a signal.
+ */
+class AbortLink {
+  constructor(
+    readonly signal: AbortSignal,
+    readonly socket: ResilientSocket,
+  ) {}
+
+  handleEvent(): void {
+    this.socket.close(1000, 'aborted');
   }
 }
 

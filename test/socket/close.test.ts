@@ -451,6 +451,18 @@ describe('the signal option', () => {
     expect(log.of('close')[0]).toMatchObject({ code: 4000, reason: 'mine' });
   });
 
+  it('close() takes its listener off the signal (a long-lived signal does not keep the socket)', async () => {
+    const controller = new AbortController();
+    const add = vi.spyOn(controller.signal, 'addEventListener');
+    const remove = vi.spyOn(controller.signal, 'removeEventListener');
+    const { socket } = await openSocket({ signal: controller.signal });
+    expect(add).toHaveBeenCalledTimes(1);
+    expect(remove).not.toHaveBeenCalled();
+    socket.close();
+    expect(remove).toHaveBeenCalledTimes(1);
+    expect(remove.mock.calls[0]?.slice(0, 2)).toEqual(add.mock.calls[0]?.slice(0, 2));
+  });
+
   it('an already aborted signal creates the socket closed, without connecting', async () => {
     const server = startServer();
     const socket = createSocket(server.url, { signal: AbortSignal.abort() });

@@ -320,20 +320,35 @@ describe('the ERR_RS_CLOSED contract of a socket created with an aborted signal'
 
 describe('the resolved configuration', () => {
   const url = 'ws://localhost:1';
+  /** No global WebSocket in Node 20: the fallback stands in for the Node entry's ws. */
+  class FallbackWebSocket {}
+  const resolve = (target: string, options: unknown) =>
+    resolveSocketOptions(target, options, () => FallbackWebSocket as never);
 
   it('is shared by sockets created with equal options, and frozen', () => {
     const clock = { setTimeout, clearTimeout, now: Date.now };
     const shouldReconnect = () => true;
     const options = () => ({ heartbeat: { interval: 5_000 }, buffer: { ttl: 1_000 }, clock, shouldReconnect });
-    const first = resolveSocketOptions(url, options()).config;
-    const second = resolveSocketOptions('ws://localhost:2', { ...options(), wsOptions: {} }).config;
+    const first = resolve(url, options()).config;
+    const second = resolve('ws://localhost:2', { ...options(), wsOptions: {} }).config;
     expect(second).toBe(first);
     expect(Object.isFrozen(first)).toBe(true);
     expect(Object.isFrozen(first.buffer)).toBe(true);
   });
 
+  it('keeps its own copy of a protocols array, shared by sockets given equal arrays', () => {
+    const given = ['chat', 'v2'];
+    const first = resolve(url, { protocols: given }).config;
+    expect(first.protocols).toEqual(['chat', 'v2']);
+    expect(first.protocols).not.toBe(given);
+    given.push('v3'); // changing the caller's array afterwards changes nothing
+    expect(first.protocols).toEqual(['chat', 'v2']);
+    expect(resolve(url, { protocols: ['chat', 'v2'] }).config).toBe(first);
+    expect(resolve(url, { protocols: ['v2', 'chat'] }).config).not.toBe(first);
+  });
+
   it('is not shared when any value differs', () => {
-    const base = resolveSocketOptions(url, { heartbeat: { interval: 5_000 } }).config;
+    const base = resolve(url, { heartbeat: { interval: 5_000 } }).config;
     for (const options of [
       { heartbeat: { interval: 5_001 } },
       { heartbeat: { interval: 5_000, message: 'ping' } },
@@ -342,16 +357,19 @@ describe('the resolved configuration', () => {
       { shouldReconnect: () => true },
       { buffer: { maxMessages: 1 } },
       { unref: true },
+      { protocols: ['a'] },
+      { protocols: () => 'a' },
+      { WebSocket: class Other {} },
     ] as const) {
-      const other = resolveSocketOptions(url, options).config;
+      const other = resolve(url, options).config;
       expect(other).not.toBe(base);
-      expect(resolveSocketOptions(url, options).config, 'equal options share again').toBe(other);
+      expect(resolve(url, options).config, 'equal options share again').toBe(other);
     }
   });
 
   it('is shared by sockets created with the defaults', () => {
-    const a = resolveSocketOptions(url, undefined).config;
-    const b = resolveSocketOptions('ws://localhost:3', {}).config;
+    const a = resolve(url, undefined).config;
+    const b = resolve('ws://localhost:3', {}).config;
     expect(b).toBe(a);
     expect(a.heartbeat).toEqual({
       interval: 30_000,
