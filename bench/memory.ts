@@ -3,9 +3,11 @@
  * `ws` clients in the same run.
  *
  * Method: the server runs in a child process, so the heap measured here holds only clients. For
- * each subject: GC, read heapUsed; open K clients and wait until all are open; GC, read heapUsed;
- * the difference over K is the per-client cost. Then close them all, GC, and go on with the next
- * subject. Subjects alternate, R runs each, medians.
+ * each subject: wait until every client of the previous run has been collected (so none of its
+ * garbage is freed during this measurement, which would read as a too-small figure), GC, read
+ * heapUsed; open K clients and wait until all are open; GC, read heapUsed; the difference over K
+ * is the per-client cost. Then close them all and go on with the next subject. Subjects
+ * alternate, R runs each, medians.
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -26,12 +28,31 @@ function heap(): number {
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 
-async function measureRaw(url: string, clients: number): Promise<number> {
+/** The clients of the previous run, held weakly: the next run starts once all are collected. */
+let previous: WeakRef<object>[] = [];
+
+/** Waits (bounded: 5 s) until every client of the previous run is garbage, then a short settle. */
+async function collected(): Promise<void> {
+  // deref() keeps a target alive until the current job ends: collect first, in a fresh job.
+  const alive = () => previous.filter((ref) => ref.deref() !== undefined).length;
+  let left = previous.length;
+  for (let i = 0; i < 100 && left > 0; i++) {
+    await settle();
+    gc();
+    left = alive();
+  }
+  if (left > 0) throw new Error(`bench/memory: ${left} clients of the previous run are still alive after 5 s`);
+  previous = [];
   await settle();
+}
+
+async function measureRaw(url: string, clients: number): Promise<number> {
+  await collected();
   const before = heap();
   const sockets = Array.from({ length: clients }, () => new WebSocket(url, { perMessageDeflate: false }));
   await Promise.all(sockets.map((ws) => new Promise((resolve) => ws.once('open', resolve))));
   const after = heap();
+  previous = sockets.map((ws) => new WeakRef(ws));
   await Promise.all(
     sockets.map(
       (ws) =>
@@ -45,7 +66,7 @@ async function measureRaw(url: string, clients: number): Promise<number> {
 }
 
 async function measureOurs(url: string, clients: number): Promise<number> {
-  await settle();
+  await collected();
   const before = heap();
   const sockets = Array.from(
     { length: clients },
@@ -53,6 +74,7 @@ async function measureOurs(url: string, clients: number): Promise<number> {
   );
   await Promise.all(sockets.map((s) => new Promise((resolve) => s.once('open', resolve))));
   const after = heap();
+  previous = sockets.map((s) => new WeakRef(s));
   await Promise.all(
     sockets.map(
       (s) =>
@@ -62,7 +84,6 @@ async function measureOurs(url: string, clients: number): Promise<number> {
         }),
     ),
   );
-  await settle();
   return (after - before) / clients;
 }
 
