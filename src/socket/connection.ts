@@ -126,12 +126,14 @@ function dispatch(
 const NATIVE: readonly (readonly [string, Listener])[] = [];
 
 /**
- * One underlying WebSocket and the listeners we put on it. It knows nothing about reconnection:
- * it forwards open/message/close/pong to its owner, remembers the transport's error, and can be
- * detached so that late events of a socket we gave up on never reach the owner.
+ * One underlying WebSocket (bound once it exists) and the listeners we put on it. It knows nothing
+ * about reconnection: it forwards open/message/close/pong to its owner, remembers the transport's
+ * error, and can be detached so that late events of a socket we gave up on never reach the owner.
+ * The socket's attempt extends it (`src/socket/attempt.ts`): one object per attempt.
  */
 export class Connection<Owner> {
-  readonly socket: WebSocketLike;
+  /** The WebSocket once bound (see {@link bind}); the owner sets it back to `undefined` when it lets go. */
+  socket: WebSocketLike | undefined;
   /** @internal */
   readonly owner: Owner;
   /** @internal */
@@ -147,14 +149,26 @@ export class Connection<Owner> {
    */
   #listeners: readonly (readonly [string, Listener])[] | undefined;
 
-  constructor(socket: WebSocketLike, owner: Owner, events: ConnectionEvents<Owner>) {
-    this.socket = socket;
+  constructor(owner: Owner, events: ConnectionEvents<Owner>) {
+    this.socket = undefined;
     this.owner = owner;
     this.events = events;
+    this.socketError = undefined;
+    this.rejection = undefined;
+    this.#listeners = undefined;
+  }
+
+  /**
+   * Starts listening to `socket`, which becomes this connection's. Its events are reported to the
+   * owner from now on, until {@link detach}.
+   */
+  bind(socket: WebSocketLike): void {
+    const events = this.events;
     if (isNodeStyle(socket)) {
       (socket as TaggedSocket)[kConnection] = this as Connection<unknown>;
       (socket as TaggedSocket).emit = nativeEmit;
       this.#listeners = NATIVE;
+      this.socket = socket;
       return;
     }
     const listeners: [string, Listener][] = [
@@ -180,6 +194,7 @@ export class Connection<Owner> {
     ];
     for (const [type, listener] of listeners) socket.addEventListener(type, listener);
     this.#listeners = listeners;
+    this.socket = socket;
   }
 
   /**
@@ -189,23 +204,24 @@ export class Connection<Owner> {
    */
   detach(): void {
     const listeners = this.#listeners;
-    if (listeners === undefined) return;
+    const socket = this.socket;
+    if (listeners === undefined || socket === undefined) return;
     this.#listeners = undefined;
     if (listeners === NATIVE) {
       // Not `delete`: that would push ws's object into dictionary mode. nativeEmit stays in place
       // and absorbs the late `error` of a socket we gave up on.
-      (this.socket as TaggedSocket)[kConnection] = undefined;
+      (socket as TaggedSocket)[kConnection] = undefined;
       return;
     }
-    for (const [type, listener] of listeners) this.socket.removeEventListener(type, listener);
-    if (this.socket.readyState !== ReadyState.CLOSED) {
+    for (const [type, listener] of listeners) socket.removeEventListener(type, listener);
+    if (socket.readyState !== ReadyState.CLOSED) {
       const absorb = (): void => undefined;
       const cleanup = (): void => {
-        this.socket.removeEventListener('error', absorb);
-        this.socket.removeEventListener('close', cleanup);
+        socket.removeEventListener('error', absorb);
+        socket.removeEventListener('close', cleanup);
       };
-      this.socket.addEventListener('error', absorb);
-      this.socket.addEventListener('close', cleanup);
+      socket.addEventListener('error', absorb);
+      socket.addEventListener('close', cleanup);
     }
   }
 
@@ -217,10 +233,12 @@ export class Connection<Owner> {
 
   /** Closes the socket at once (terminate where available), listeners left as they are. @internal */
   forceClose(code = 1000, reason = ''): void {
+    const socket = this.socket;
     try {
-      if (typeof this.socket.terminate === 'function') this.socket.terminate();
-      else if (this.socket.readyState === ReadyState.CONNECTING) this.socket.close();
-      else if (this.socket.readyState === ReadyState.OPEN) this.socket.close(code, reason);
+      if (socket === undefined) return;
+      if (typeof socket.terminate === 'function') socket.terminate();
+      else if (socket.readyState === ReadyState.CONNECTING) socket.close();
+      else if (socket.readyState === ReadyState.OPEN) socket.close(code, reason);
     } catch {
       // Closing a socket that is already closing or broken may throw in some implementations.
     }

@@ -6,13 +6,13 @@ import { type Data, isData } from '../data.js';
 import { type ErrorCode, ErrorCodes, isResilientSocketError, ResilientSocketError } from '../errors.js';
 import { TimerSlots, type TimerSpec } from '../timers.js';
 import { parseRetryAfter } from '../transport/retry-after.js';
-import { ReadyState, type WebSocketConstructorLike } from '../transport/websocket-like.js';
+import { ReadyState, type WebSocketConstructorLike, type WebSocketLike } from '../transport/websocket-like.js';
 import { assertBoolean, assertOptionsObject, describeReceived, describeThrown, withDefault } from '../validation.js';
+import { Attempt } from './attempt.js';
 import { assertCloseArgs, type CloseInfo } from './close-codes.js';
-import { Connection, type ConnectionEvents } from './connection.js';
+import type { Connection, ConnectionEvents } from './connection.js';
 import type { DropReason, ResilientSocketEvents } from './events.js';
 import {
-  type HeartbeatMode,
   heartbeatActivity,
   heartbeatMode,
   isHeartbeatPong,
@@ -88,26 +88,6 @@ export const CLOSE_TIMEOUT = 3_000;
 
 /** The wait used when a user backoff policy throws or returns something other than a number. */
 const FALLBACK_DELAY = 1_000;
-
-/** Per-attempt state, replaced wholesale for every attempt; stale callbacks compare identity. */
-interface Attempt {
-  readonly number: number;
-  url: string;
-  connection: Connection<ResilientSocket> | undefined;
-  /** Set once open: how the connection is watched. */
-  heartbeat: HeartbeatMode | undefined;
-  opened: boolean;
-  /** A resume probe is waiting for its answer (the `Pong` slot is its deadline). */
-  probing: boolean;
-  /** Present while the handshake hook runs. */
-  handshake: { controller: AbortController; inbox: Data[]; waiters: HandshakeWaiter[] } | undefined;
-}
-
-interface HandshakeWaiter {
-  readonly predicate: ((data: Data) => boolean) | undefined;
-  resolve(data: Data): void;
-  reject(error: unknown): void;
-}
 
 /**
  * A WebSocket that stays connected: it reconnects with backoff, buffers sends while down,
@@ -265,12 +245,12 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
 
   /** The subprotocol the server chose for the current connection ('' if none or not open). */
   get protocol(): string {
-    return this.#attempt?.opened ? (this.#attempt.connection?.socket.protocol ?? '') : '';
+    return this.#attempt?.opened ? (this.#attempt.socket?.protocol ?? '') : '';
   }
 
   /** `binaryType` of the current and every future underlying socket. */
   get binaryType(): string | undefined {
-    return this.#binaryType ?? this.#attempt?.connection?.socket.binaryType;
+    return this.#binaryType ?? this.#attempt?.socket?.binaryType;
   }
 
   /** Sets `binaryType` on the current connection and on every later one. */
@@ -279,7 +259,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       throw new TypeError(`Expected \`binaryType\` to be a string, got ${describeReceived(value)}`);
     }
     this.#binaryType = value;
-    const socket = this.#attempt?.connection?.socket;
+    const socket = this.#attempt?.socket;
     if (socket) socket.binaryType = value;
   }
 
@@ -321,7 +301,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     assertBoolean('buffer', buffer);
 
     if (this.#disposed || !STATES[this.#state].buffersSends) return this.#dropOne('closed', data);
-    const socket = this.#attempt?.connection?.socket;
+    const socket = this.#attempt?.socket;
     if (
       STATES[this.#state].sendsDirectly &&
       socket &&
@@ -387,7 +367,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#abortLink?.signal.removeEventListener('abort', this.#abortLink);
     this.#abortLink = undefined;
     const attempt = this.#attempt;
-    const socket = attempt?.connection?.socket;
+    const socket = attempt?.socket;
     this.#timers.clearAll();
     this.#dropAll('closed');
     if (attempt?.opened && socket && socket.readyState === ReadyState.OPEN) {
@@ -400,7 +380,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       this.#timers.set(Slot.Phase, CLOSE_TIMEOUT);
       return;
     }
-    this.#teardown(attempt?.connection ? { code, reason, wasClean: false } : undefined, true, false);
+    this.#teardown(attempt?.socket ? { code, reason, wasClean: false } : undefined, true, false);
     this.#setState('closed', 'close() called');
   }
 
@@ -498,15 +478,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#nextRetryAt = undefined;
     this.#runAttempts++;
     const number = this.#runAttempts;
-    const attempt: Attempt = {
-      number,
-      url: this.#url,
-      connection: undefined,
-      heartbeat: undefined,
-      opened: false,
-      probing: false,
-      handshake: undefined,
-    };
+    const attempt = new Attempt(number, this, ResilientSocket.#connectionEvents);
     this.#attempt = attempt;
     this.#attempts++;
     this.#setState('connecting', reason);
@@ -537,7 +509,6 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
 
   #openSocket(attempt: Attempt, url: string, protocols: string | string[] | undefined): void {
     this.#url = url;
-    attempt.url = url;
     this.#emit('connecting', { attempt: attempt.number, url });
     if (!this.#isLive(attempt)) return;
     let socket: InstanceType<WebSocketConstructorLike> | undefined;
@@ -551,10 +522,14 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
         throw new TypeError('the `WebSocket` constructor returned an object without the WebSocket API');
       }
       if (this.#binaryType !== undefined) socket.binaryType = this.#binaryType;
-      attempt.connection = new Connection(socket, this, ResilientSocket.#connectionEvents);
+      attempt.bind(socket);
     } catch (error) {
-      // Its events could not reach us anyway: they come from a connection no attempt holds.
-      if (socket && hasWebSocketShape(socket)) new Connection(socket, this, ResilientSocket.#connectionEvents).abort();
+      // A socket the attempt could not take: closed here, its events never reach us.
+      if (socket && hasWebSocketShape(socket) && attempt.socket !== socket) {
+        const orphan = new Attempt(0, this, ResilientSocket.#connectionEvents);
+        orphan.bind(socket);
+        orphan.abort();
+      }
       this.#fail(
         attempt,
         ErrorCodes.CONNECTION_FAILED,
@@ -565,10 +540,10 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     }
   }
 
-  /** The attempt whose socket `connection` is, if it is still the current one. */
+  /** `connection` as the current attempt, if it still is that and still holds its socket. */
   #attemptOf(connection: Connection<ResilientSocket>): Attempt | undefined {
     const attempt = this.#attempt;
-    return attempt?.connection === connection ? attempt : undefined;
+    return attempt === connection && attempt.socket !== undefined ? attempt : undefined;
   }
 
   #onSocketOpen(connection: Connection<ResilientSocket>): void {
@@ -582,10 +557,10 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     }
     const controller = new AbortController();
     attempt.handshake = { controller, inbox: [], waiters: [] };
-    const socket = connection.socket;
+    const socket = connection.socket as WebSocketLike;
     const state = attempt.handshake;
     const handshakeConnection: HandshakeConnection = {
-      url: attempt.url,
+      url: this.#url,
       protocol: socket.protocol ?? '',
       attempt: attempt.number,
       signal: controller.signal,
@@ -622,8 +597,8 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
 
   /** The connection is usable: flush the buffer, become `open`, then tell listeners. */
   #acceptOpen(attempt: Attempt): void {
-    const connection = attempt.connection;
-    if (!connection) return;
+    const socket = attempt.socket;
+    if (!socket) return;
     const inbox = attempt.handshake?.inbox ?? [];
     this.#endHandshake(attempt, false);
     attempt.opened = true;
@@ -633,14 +608,14 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     this.#authRefusals = 0;
     // Flush before anyone can call send() again, so queued messages keep their order.
     const expired = this.#buffer?.expire(now) ?? [];
-    this.#flush(connection);
+    this.#flush(socket);
     this.#setState('open', 'connection opened');
     // Reported even when a state listener closed or replaced the connection.
     this.#reportQueued('expired', expired);
     if (!this.#isLive(attempt)) return;
     this.#armTtl();
     if (this.#config.stableAfter > 0) this.#timers.set(Slot.Phase, this.#config.stableAfter);
-    attempt.heartbeat = heartbeatMode(this.#config.heartbeat, connection.socket);
+    attempt.heartbeat = heartbeatMode(this.#config.heartbeat, socket);
     startHeartbeat(attempt.heartbeat, this.#config.heartbeat, this.#timers);
     const { resume } = this.#config;
     if (resume !== false && resume.detectSuspend && attempt.heartbeat !== 'off') watchSuspend(this, this.#config.clock);
@@ -652,10 +627,9 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     if (this.#config.stableAfter === 0) this.#markStable(attempt);
   }
 
-  #flush(connection: Connection<ResilientSocket>): void {
+  #flush(socket: WebSocketLike): void {
     const buffer = this.#buffer;
     if (buffer === undefined) return;
-    const socket = connection.socket;
     let message: QueuedMessage | undefined = buffer.shift();
     while (message !== undefined) {
       if (socket.readyState !== ReadyState.OPEN) {
@@ -756,9 +730,8 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   #probe(): void {
     const attempt = this.#attempt;
     const resume = this.#config.resume;
-    const connection = attempt?.connection;
-    if (!attempt?.opened || !connection || !resume || attempt.handshake) return;
-    const { socket } = connection;
+    const socket = attempt?.socket;
+    if (!attempt?.opened || !socket || !resume || attempt.handshake) return;
     const heartbeat = this.#config.heartbeat;
     const message = heartbeat ? heartbeat.message : undefined;
     const canPing = typeof socket.ping === 'function' && typeof socket.on === 'function';
@@ -781,8 +754,8 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
         this.#onPhaseTimer(attempt);
         break;
       case Slot.Ping:
-        if (attempt?.heartbeat && attempt.connection) {
-          probe(attempt.heartbeat, this.#config.heartbeat, this.#timers, attempt.connection.socket);
+        if (attempt?.heartbeat && attempt.socket) {
+          probe(attempt.heartbeat, this.#config.heartbeat, this.#timers, attempt.socket);
         }
         break;
       case Slot.Pong:
@@ -868,7 +841,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   #fail(attempt: Attempt, code: ErrorCode, message: string, reason: string = code, cause?: unknown): void {
     if (!this.#isLive(attempt)) return;
     const error = new ResilientSocketError(code, message, cause === undefined ? {} : { cause });
-    this.#connectionLost(attempt, error, attempt.connection ? abnormal(reason) : undefined, undefined, true);
+    this.#connectionLost(attempt, error, attempt.socket ? abnormal(reason) : undefined, undefined, true);
   }
 
   /**
@@ -996,11 +969,10 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       this.#timers.clear(slot);
     }
     this.#endHandshake(attempt);
-    const connection = attempt.connection;
-    if (!connection) return;
-    attempt.connection = undefined;
-    if (abortSocket) connection.abort(1000, close?.reason ?? '');
-    else connection.detach();
+    if (!attempt.socket) return;
+    if (abortSocket) attempt.abort(1000, close?.reason ?? '');
+    else attempt.detach();
+    attempt.socket = undefined;
     if (close) this.#emit('close', { ...close, willReconnect: willReconnect && !this.#disposed });
   }
 
@@ -1022,11 +994,10 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   #finishClose(info: CloseInfo): void {
     const attempt = this.#attempt;
     this.#timers.clearAll();
-    if (attempt?.connection) {
-      const connection = attempt.connection;
-      attempt.connection = undefined;
-      if (info.code === 1006 && info.reason === 'close timeout') connection.abort();
-      else connection.detach();
+    if (attempt?.socket) {
+      if (info.code === 1006 && info.reason === 'close timeout') attempt.abort();
+      else attempt.detach();
+      attempt.socket = undefined;
       this.#emit('close', { ...info, willReconnect: false });
     }
     this.#attempt = undefined;
