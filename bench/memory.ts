@@ -1,16 +1,20 @@
 /**
  * Memory per connected client: K clients connected to one server, heap after GC, against K raw
- * `ws` clients in the same run.
+ * `ws` clients in the same run, with the peers alongside.
  *
  * Method: the server runs in a child process, so the heap measured here holds only clients. For
  * each subject: wait until every client of the previous run has been collected (so none of its
  * garbage is freed during this measurement, which would read as a too-small figure), GC, read
  * heapUsed; open K clients and wait until all are open; GC, read heapUsed; the difference over K
  * is the per-client cost. Then close them all and go on with the next subject. Subjects
- * alternate, R runs each, medians.
+ * alternate, R runs each, medians. Every subject runs at its defaults on `ws` without
+ * permessage-deflate (raw `ws` and ours take the option; the peers get a `ws` subclass that sets
+ * it, which adds nothing per instance).
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { WebSocket as PartySocket } from 'partysocket';
+import ReconnectingWebSocket from 'reconnecting-websocket';
 import { WebSocket } from 'ws';
 import { startCountServer } from './lib/count-server.js';
 import { loadPackage } from './lib/load.js';
@@ -27,6 +31,84 @@ function heap(): number {
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+/** `ws` without permessage-deflate, for the peers (they construct it with `(url, protocols)`). */
+class PlainWebSocket extends WebSocket {
+  constructor(url: string | URL, protocols?: string | string[]) {
+    super(url, protocols, { perMessageDeflate: false });
+  }
+}
+
+/** A client library under test: how to make one client, and how to wait for its open and close. */
+interface Subject<Client extends object> {
+  readonly label: string;
+  create(url: string): Client;
+  opened(client: Client): Promise<unknown>;
+  closed(client: Client): Promise<unknown>;
+}
+
+/** What the peers have of the browser API (their addEventListener takes no options). */
+interface BrowserStyle {
+  addEventListener(type: 'open' | 'close', listener: () => void): void;
+  removeEventListener(type: 'open' | 'close', listener: () => void): void;
+  close(): void;
+}
+
+/** Resolves at the first `type` event of `client`, then stops listening. */
+function once(client: BrowserStyle, type: 'open' | 'close'): Promise<void> {
+  return new Promise((resolve) => {
+    const listener = () => {
+      client.removeEventListener(type, listener);
+      resolve();
+    };
+    client.addEventListener(type, listener);
+  });
+}
+
+/** The peers speak the browser API. */
+function browserStyle<Client extends BrowserStyle>(label: string, create: (url: string) => Client): Subject<Client> {
+  return {
+    label,
+    create,
+    opened: (client) => once(client, 'open'),
+    closed: (client) => {
+      const done = once(client, 'close');
+      client.close();
+      return done;
+    },
+  };
+}
+
+const RAW: Subject<WebSocket> = {
+  label: 'raw `ws` (baseline)',
+  create: (url) => new WebSocket(url, { perMessageDeflate: false }),
+  opened: (ws) => new Promise((resolve) => ws.once('open', resolve)),
+  closed: (ws) =>
+    new Promise((resolve) => {
+      ws.once('close', resolve);
+      ws.close();
+    }),
+};
+
+type Ours = InstanceType<typeof ResilientSocket>;
+const OURS: Subject<Ours> = {
+  label: 'resilient-socket',
+  create: (url) => new ResilientSocket(url, { WebSocket, wsOptions: { perMessageDeflate: false } }),
+  opened: (socket) => new Promise((resolve) => socket.once('open', resolve)),
+  closed: (socket) =>
+    new Promise<void>((resolve) => {
+      socket.on('state', ({ current }) => current === 'closed' && resolve());
+      socket.close();
+    }),
+};
+
+// biome-ignore lint/suspicious/noExplicitAny: the subjects differ in client type; each is used with its own.
+const SUBJECTS: readonly Subject<any>[] = [
+  RAW,
+  OURS,
+  browserStyle('reconnecting-websocket 4', (url) => new ReconnectingWebSocket(url, [], { WebSocket: PlainWebSocket })),
+  browserStyle('partysocket 1', (url) => new PartySocket(url, [], { WebSocket: PlainWebSocket })),
+];
 
 /** The clients of the previous run, held weakly: the next run starts once all are collected. */
 let previous: WeakRef<object>[] = [];
@@ -46,50 +128,22 @@ async function collected(): Promise<void> {
   await settle();
 }
 
-async function measureRaw(url: string, clients: number): Promise<number> {
+async function measure<Client extends object>(subject: Subject<Client>, url: string, count: number): Promise<number> {
   await collected();
   const before = heap();
-  const sockets = Array.from({ length: clients }, () => new WebSocket(url, { perMessageDeflate: false }));
-  await Promise.all(sockets.map((ws) => new Promise((resolve) => ws.once('open', resolve))));
+  const clients = Array.from({ length: count }, () => subject.create(url));
+  await Promise.all(clients.map((client) => subject.opened(client)));
   const after = heap();
-  previous = sockets.map((ws) => new WeakRef(ws));
-  await Promise.all(
-    sockets.map(
-      (ws) =>
-        new Promise((resolve) => {
-          ws.once('close', resolve);
-          ws.close();
-        }),
-    ),
-  );
-  return (after - before) / clients;
-}
-
-async function measureOurs(url: string, clients: number): Promise<number> {
-  await collected();
-  const before = heap();
-  const sockets = Array.from(
-    { length: clients },
-    () => new ResilientSocket(url, { WebSocket, wsOptions: { perMessageDeflate: false } }),
-  );
-  await Promise.all(sockets.map((s) => new Promise((resolve) => s.once('open', resolve))));
-  const after = heap();
-  previous = sockets.map((s) => new WeakRef(s));
-  await Promise.all(
-    sockets.map(
-      (s) =>
-        new Promise((resolve) => {
-          s.once('state', resolve);
-          s.close();
-        }),
-    ),
-  );
-  return (after - before) / clients;
+  previous = clients.map((client) => new WeakRef(client));
+  await Promise.all(clients.map((client) => subject.closed(client)));
+  return (after - before) / count;
 }
 
 export interface MemoryResult {
   readonly clients: number;
   readonly runs: number;
+  /** Median bytes per client, by subject label; the first is the baseline. */
+  readonly bytes: ReadonlyMap<string, number>;
   readonly rawBytes: number;
   readonly oursBytes: number;
   /** ours / raw bytes per client. */
@@ -99,33 +153,35 @@ export interface MemoryResult {
 export async function memory({ quick = false } = {}): Promise<MemoryResult> {
   const clients = quick ? 100 : 1000;
   const runs = quick ? 1 : 5;
+  const subjects = quick ? [RAW, OURS] : SUBJECTS;
   const server = await startCountServer();
   try {
-    await measureRaw(server.url, Math.min(clients, 100)); // warm-up: load code, JIT
-    await measureOurs(server.url, Math.min(clients, 100));
-    const raw: number[] = [];
-    const ours: number[] = [];
+    for (const subject of subjects) await measure(subject, server.url, Math.min(clients, 100)); // warm-up: load code, JIT
+    const samples = new Map<string, number[]>(subjects.map((s) => [s.label, []]));
     for (let i = 0; i < runs; i++) {
-      raw.push(await measureRaw(server.url, clients));
-      ours.push(await measureOurs(server.url, clients));
+      for (const subject of subjects) samples.get(subject.label)?.push(await measure(subject, server.url, clients));
     }
-    const rawBytes = median(raw);
-    const oursBytes = median(ours);
-    return { clients, runs, rawBytes, oursBytes, ratio: oursBytes / rawBytes };
+    const bytes = new Map([...samples].map(([label, values]) => [label, median(values)]));
+    const rawBytes = bytes.get(RAW.label) as number;
+    const oursBytes = bytes.get(OURS.label) as number;
+    return { clients, runs, bytes, rawBytes, oursBytes, ratio: oursBytes / rawBytes };
   } finally {
     await server.stop();
   }
 }
 
 export function memoryTable(r: MemoryResult): string {
-  const kib = (bytes: number) => (bytes / 1024).toFixed(1);
+  const kib = (bytes: number) => (bytes / 1024).toFixed(2);
+  const rows = [...r.bytes].map(([label, bytes]) => {
+    const ratio = `${(bytes / r.rawBytes).toFixed(2)}×`;
+    return `| ${label} | ${kib(bytes)} | ${label === OURS.label ? `${ratio} (target ≤ 1.25×)` : ratio} |`;
+  });
   return [
-    `Memory: heap per connected client after GC, ${r.clients} clients, median of ${r.runs} alternating runs; server in a child process.`,
+    `Memory: heap per connected client after GC, ${r.clients} clients, median of ${r.runs} alternating runs; server in a child process; each run starts once the previous run's clients are collected.`,
     '',
     '| subject | heap per client (KiB) | vs raw ws |',
     '|---|---:|---:|',
-    `| raw \`ws\` (baseline) | ${kib(r.rawBytes)} | 1.00× |`,
-    `| resilient-socket | ${kib(r.oursBytes)} | ${r.ratio.toFixed(2)}× (target ≤ 1.25×) |`,
+    ...rows,
   ].join('\n');
 }
 
