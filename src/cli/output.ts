@@ -39,10 +39,15 @@ export class Output {
     else this.#above(() => this.#stdout.write(`${typeof data === 'string' ? data : describeBinary(data)}\n`));
   }
 
-  /** A lifecycle event: a line on stderr (`*`, or `!` for problems), or a JSON record. */
-  event(name: string, text: string, fields: Record<string, unknown>, problem = false): void {
+  /**
+   * A lifecycle event: a line on stderr (`*`, or `!` for problems), or a JSON record. With `text`
+   * `undefined` it is a JSON record only (something another line already told a person).
+   */
+  event(name: string, text: string | undefined, fields: Record<string, unknown>, problem = false): void {
     if (this.#json) this.#record(name, fields);
-    else if (!this.#quiet || problem) this.#above(() => this.#stderr.write(`${problem ? '!' : '*'} ${text}\n`));
+    else if (text !== undefined && (!this.#quiet || problem)) {
+      this.#above(() => this.#stderr.write(`${problem ? '!' : '*'} ${text}\n`));
+    }
   }
 
   /** The result of sending one input line (only JSON mode reports it). */

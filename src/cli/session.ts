@@ -115,20 +115,22 @@ class Session {
 
   #watch(socket: ResilientSocket): void {
     const out = this.#out;
+    // An attempt that never opened is told by its error line; only a connection that was open is
+    // told closed (JSON records every close).
+    let open = false;
     socket.on('connecting', ({ attempt, url }) =>
       out.event('connecting', `connecting to ${url} (attempt ${attempt})`, { attempt, url }),
     );
     socket.on('open', ({ attempt, reconnected }) => {
+      open = true;
       out.event('open', reconnected ? `reconnected (attempt ${attempt})` : 'connected', { attempt, reconnected });
       this.#maybeDone();
     });
     socket.on('close', ({ code, reason, willReconnect }) => {
       const why = reason ? `${code} ${reason}` : `${code}`;
-      out.event('close', `connection closed (${why})${willReconnect ? '' : ', not retrying'}`, {
-        code,
-        reason,
-        willReconnect,
-      });
+      const text = open ? `connection closed (${why})${willReconnect ? '' : ', not retrying'}` : undefined;
+      open = false;
+      out.event('close', text, { code, reason, willReconnect });
     });
     socket.on('reconnecting', ({ attempt, delay }) =>
       out.event('reconnecting', `attempt ${attempt} in ${Math.round(delay)} ms`, { attempt, delay: Math.round(delay) }),

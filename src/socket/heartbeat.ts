@@ -60,24 +60,30 @@ export function isHeartbeatPong(mode: HeartbeatMode, config: ResolvedHeartbeat |
   return mode === 'message' && config !== false && config.isPong !== undefined && config.isPong(data) === true;
 }
 
-/** The `ping` slot fired: send a probe, await its answer, schedule the next probe. */
+/**
+ * The `ping` slot fired: send a probe, await its answer, schedule the next probe.
+ * @returns whether a message was written (the app-level ping; a protocol ping is a control frame).
+ */
 export function probe(
   mode: HeartbeatMode,
   config: ResolvedHeartbeat | false,
   timers: HeartbeatTimers,
   socket: WebSocketLike,
-): void {
-  if (config === false) return;
+): boolean {
+  if (config === false) return false;
   if (!timers.has(Slot.Pong)) timers.set(Slot.Pong, config.timeout);
+  let sent = false;
   try {
     if (mode === 'protocol') {
       socket.ping?.();
     } else {
       const { message } = config;
       socket.send((typeof message === 'function' ? message() : message) as never);
+      sent = true;
     }
   } catch {
     // A socket that cannot even send a ping is as good as dead; the pong deadline will say so.
   }
   timers.set(Slot.Ping, config.interval);
+  return sent;
 }

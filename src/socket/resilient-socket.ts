@@ -12,13 +12,7 @@ import { Attempt } from './attempt.js';
 import { assertCloseArgs, type CloseInfo } from './close-codes.js';
 import type { Connection, ConnectionEvents } from './connection.js';
 import type { DropReason, ResilientSocketEvents } from './events.js';
-import {
-  heartbeatActivity,
-  heartbeatMode,
-  isHeartbeatPong,
-  probe,
-  startHeartbeat,
-} from './heartbeat.js';
+import { heartbeatActivity, heartbeatMode, isHeartbeatPong, probe, startHeartbeat } from './heartbeat.js';
 import {
   checkProtocols,
   checkUrl,
@@ -69,9 +63,9 @@ export interface SocketStats {
   readonly reconnects: number;
   /** Messages dropped (every one was reported by a `drop` event). */
   readonly dropped: number;
-  /** Messages received. */
+  /** Messages received (the answers to an app-level heartbeat included; protocol pongs are not messages). */
   readonly messagesIn: number;
-  /** Messages written to a socket (directly or by a flush). */
+  /** Messages written to a socket: sent directly, flushed, or app-level heartbeat and probe pings. */
   readonly messagesOut: number;
   /** How long the current connection has been open, in ms (0 when not open). */
   readonly uptime: number;
@@ -739,8 +733,10 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     attempt.probing = true;
     this.#timers.set(Slot.Pong, resume.probeTimeout);
     try {
-      if (message !== undefined) socket.send((typeof message === 'function' ? message() : message) as never);
-      else socket.ping?.();
+      if (message !== undefined) {
+        socket.send((typeof message === 'function' ? message() : message) as never);
+        this.#messagesOut++;
+      } else socket.ping?.();
     } catch {
       // A socket that cannot even send a ping is as good as dead; the deadline will say so.
     }
@@ -755,7 +751,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
         break;
       case Slot.Ping:
         if (attempt?.heartbeat && attempt.socket) {
-          probe(attempt.heartbeat, this.#config.heartbeat, this.#timers, attempt.socket);
+          if (probe(attempt.heartbeat, this.#config.heartbeat, this.#timers, attempt.socket)) this.#messagesOut++;
         }
         break;
       case Slot.Pong:

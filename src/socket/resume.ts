@@ -9,7 +9,7 @@
  * is its own {@link ResumeSubscriber} (a symbol-keyed method) and costs one Set entry, not listeners
  * or objects of its own.
  */
-import { type Clock, type TimerHandle, unrefTimer } from '../clock.js';
+import { type Clock, systemClock, type TimerHandle, unrefTimer } from '../clock.js';
 
 /**
  * The method a subscriber is told through, under a symbol so that a socket can be its own
@@ -106,12 +106,21 @@ interface DriftWatcher {
   readonly subscribers: Set<ResumeSubscriber>;
   handle: TimerHandle | undefined;
   last: number;
+  /**
+   * The global `setTimeout` and `clearTimeout` when the timer was armed. `systemClock` looks them
+   * up at call time, so fake timers installed or removed since (a test runner between tests) mean
+   * the armed timer may never fire: it is armed again on the next subscription.
+   */
+  armedWith: unknown;
+  clearWith: ((handle: never) => void) | undefined;
 }
 
 const driftWatchers = new WeakMap<Clock, DriftWatcher>();
 
 function armDrift(clock: Clock, watcher: DriftWatcher): void {
   watcher.last = clock.now();
+  watcher.armedWith = globalThis.setTimeout;
+  watcher.clearWith = globalThis.clearTimeout;
   watcher.handle = clock.setTimeout(() => {
     watcher.handle = undefined;
     const late = clock.now() - watcher.last - DRIFT_CHECK_INTERVAL;
@@ -156,10 +165,15 @@ export function watchSuspend(subscriber: ResumeSubscriber, clock: Clock): void {
   if (browserEnvironment()) return;
   let watcher = driftWatchers.get(clock);
   if (!watcher) {
-    watcher = { subscribers: new Set(), handle: undefined, last: 0 };
+    watcher = { subscribers: new Set(), handle: undefined, last: 0, armedWith: undefined, clearWith: undefined };
     driftWatchers.set(clock, watcher);
   }
   watcher.subscribers.add(subscriber);
+  if (watcher.handle !== undefined && clock === systemClock && watcher.armedWith !== globalThis.setTimeout) {
+    // Armed with timers that are gone (fake timers swapped): clear it with its own kind, arm anew.
+    watcher.clearWith?.(watcher.handle as never);
+    watcher.handle = undefined;
+  }
   if (watcher.handle === undefined) armDrift(clock, watcher);
 }
 

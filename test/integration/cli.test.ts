@@ -291,6 +291,8 @@ describe('giving up: exit 1', () => {
     expect(await run.exit()).toBe(1);
     expect(s.upgrades).toHaveLength(2);
     expect(run.proc.stderr).toMatch(/! gave up after 2 attempt\(s\): .*HTTP 401 twice in a row/);
+    // Each refused attempt is told by its error line, not also as a closed connection.
+    expect(run.proc.stderr).not.toContain('connection closed');
   });
 
   it('closed by the server for good (1008)', async () => {

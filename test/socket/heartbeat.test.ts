@@ -77,6 +77,7 @@ describe('app-level ping (heartbeat.message)', () => {
     expect(log.errors()).toEqual([]);
     expect(log.of('message')).toEqual([]);
     expect(socket.stats.messagesIn).toBe(11); // pongs are counted, just not emitted
+    expect(socket.stats.messagesOut).toBe(11); // and so are the pings
   });
 
   it('a server that does not answer: dead timeout ms after the first ping', async () => {

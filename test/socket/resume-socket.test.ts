@@ -146,6 +146,25 @@ describe('a page that comes back probes its open connection', () => {
     expect(socket.state).toBe('open');
   });
 
+  it('a blip shorter than probeTimeout survives: the probe sent on offline is answered, the connection stays', async () => {
+    const browser = stubBrowser();
+    const server = pongServer();
+    const socket = createSocket(server.url, { heartbeat: PING, resume: { probeTimeout: 1_000 } });
+    const log = record(socket);
+    await advance(MOCK_DELAY);
+    browser.offline(); // the network blinks, but this link lives on
+    await advance(MOCK_DELAY * 3);
+    expect(server.received).toEqual(['ping']);
+    browser.online();
+    await advance(5_000);
+    expect(server.received).toEqual(['ping', 'ping']); // online probes again; answered too
+    expect(socket.stats).toMatchObject({ messagesOut: 2, messagesIn: 2 });
+    expect(socket.state).toBe('open');
+    expect(server.connections).toBe(1);
+    expect(log.errors()).toEqual([]);
+    expect(log.of('close')).toEqual([]);
+  });
+
   it('a connection with no way to ask (browser socket, no heartbeat message) is left alone', async () => {
     const browser = stubBrowser();
     const { flaky: server } = startServer();

@@ -207,6 +207,22 @@ describe('in Node: a suspended process is found by timer drift', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('a watcher left armed under fake timers that are gone is armed again by the next subscriber', async () => {
+    const leaked = recorder();
+    watch(leaked.subscriber, systemClock, true); // a socket a previous test never closed
+    vi.useRealTimers(); // …its fake timer goes with the fake clock
+    vi.useFakeTimers();
+    const { calls, subscriber } = recorder();
+    const stop = watch(subscriber, systemClock, true);
+    expect(vi.getTimerCount()).toBe(1);
+    vi.setSystemTime(Date.now() + 60_000);
+    await vi.advanceTimersByTimeAsync(DRIFT_CHECK_INTERVAL);
+    expect(calls).toHaveLength(1);
+    stop();
+    unwatchResume(leaked.subscriber, systemClock);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('never holds the process open: the watcher timer is unref’d', () => {
     const handles: { unref: ReturnType<typeof vi.fn> }[] = [];
     const clock = {
