@@ -8,9 +8,9 @@
  * handler, same stop. Both include the connection set-up. R alternating runs, medians.
  */
 import { WebSocket } from 'ws';
-import { startCountServer } from './lib/count-server.js';
-import { loadPackage } from './lib/load.js';
-import { median } from './lib/stats.js';
+import { awaitCount, startCountServer } from './lib/count-server.js';
+import { isMain, loadPackage } from './lib/load.js';
+import { alternate } from './lib/stats.js';
 
 const { ResilientSocket } = await loadPackage();
 
@@ -19,15 +19,11 @@ const PAYLOAD = 'x'.repeat(32);
 async function raw(url: string, queued: number): Promise<number> {
   const started = performance.now();
   const ws = new WebSocket(url, { perMessageDeflate: false });
-  const count = await new Promise<number>((resolve) => {
-    ws.once('open', () => {
-      for (let i = 0; i < queued; i++) ws.send(PAYLOAD);
-      ws.send('END');
-    });
-    ws.on('message', (data) => {
-      if (String(data).startsWith('COUNT ')) resolve(Number(String(data).slice(6)));
-    });
+  ws.once('open', () => {
+    for (let i = 0; i < queued; i++) ws.send(PAYLOAD);
+    ws.send('END');
   });
+  const count = await awaitCount(ws);
   const elapsed = performance.now() - started;
   if (count !== queued) throw new Error(`raw ws: ${count} of ${queued}`);
   ws.close();
@@ -44,11 +40,7 @@ async function ours(url: string, queued: number): Promise<number> {
   for (let i = 0; i < queued; i++) socket.send(PAYLOAD);
   socket.send('END');
   if (socket.bufferedCount !== queued + 1) throw new Error('not all messages were buffered');
-  const count = new Promise<number>((resolve) => {
-    socket.on('message', (data) => {
-      if (String(data).startsWith('COUNT ')) resolve(Number(String(data).slice(6)));
-    });
-  });
+  const count = awaitCount(socket);
   const started = performance.now();
   socket.open();
   const counted = await count;
@@ -70,15 +62,11 @@ export async function flush({ quick = false } = {}): Promise<FlushResult> {
   const runs = quick ? 1 : 5;
   const server = await startCountServer();
   try {
-    await raw(server.url, 5_000);
-    await ours(server.url, 5_000);
-    const r: number[] = [];
-    const o: number[] = [];
-    for (let i = 0; i < runs; i++) {
-      r.push(await raw(server.url, queued));
-      o.push(await ours(server.url, queued));
-    }
-    return { queued, runs, rawMs: median(r), oursMs: median(o) };
+    const { raw: rawMs, ours: oursMs } = await alternate(
+      { raw: (n) => raw(server.url, n), ours: (n) => ours(server.url, n) },
+      { warmup: 5_000, size: queued, runs },
+    );
+    return { queued, runs, rawMs, oursMs };
   } finally {
     await server.stop();
   }
@@ -95,6 +83,6 @@ export function flushTable(r: FlushResult): string {
   ].join('\n');
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (isMain(import.meta.url)) {
   console.log(flushTable(await flush({ quick: process.argv.includes('--quick') })));
 }

@@ -17,8 +17,8 @@ import { WebSocket as PartySocket } from 'partysocket';
 import ReconnectingWebSocket from 'reconnecting-websocket';
 import { WebSocket } from 'ws';
 import { startCountServer } from './lib/count-server.js';
-import { loadPackage } from './lib/load.js';
-import { median } from './lib/stats.js';
+import { isMain, loadPackage } from './lib/load.js';
+import { alternate } from './lib/stats.js';
 
 const { ResilientSocket } = await loadPackage();
 
@@ -142,12 +142,8 @@ async function measure<Client extends object>(subject: Subject<Client>, url: str
 export interface MemoryResult {
   readonly clients: number;
   readonly runs: number;
-  /** Median bytes per client, by subject label; the first is the baseline. */
-  readonly bytes: ReadonlyMap<string, number>;
-  readonly rawBytes: number;
-  readonly oursBytes: number;
-  /** ours / raw bytes per client. */
-  readonly ratio: number;
+  /** Median bytes per client, by subject label (raw `ws`, the baseline, first). */
+  readonly bytes: Readonly<Record<string, number>>;
 }
 
 export async function memory({ quick = false } = {}): Promise<MemoryResult> {
@@ -156,15 +152,11 @@ export async function memory({ quick = false } = {}): Promise<MemoryResult> {
   const subjects = quick ? [RAW, OURS] : SUBJECTS;
   const server = await startCountServer();
   try {
-    for (const subject of subjects) await measure(subject, server.url, Math.min(clients, 100)); // warm-up: load code, JIT
-    const samples = new Map<string, number[]>(subjects.map((s) => [s.label, []]));
-    for (let i = 0; i < runs; i++) {
-      for (const subject of subjects) samples.get(subject.label)?.push(await measure(subject, server.url, clients));
-    }
-    const bytes = new Map([...samples].map(([label, values]) => [label, median(values)]));
-    const rawBytes = bytes.get(RAW.label) as number;
-    const oursBytes = bytes.get(OURS.label) as number;
-    return { clients, runs, bytes, rawBytes, oursBytes, ratio: oursBytes / rawBytes };
+    const measures = Object.fromEntries(
+      subjects.map((subject) => [subject.label, (count: number) => measure(subject, server.url, count)]),
+    );
+    const bytes = await alternate(measures, { warmup: Math.min(clients, 100), size: clients, runs });
+    return { clients, runs, bytes };
   } finally {
     await server.stop();
   }
@@ -172,8 +164,9 @@ export async function memory({ quick = false } = {}): Promise<MemoryResult> {
 
 export function memoryTable(r: MemoryResult): string {
   const kib = (bytes: number) => (bytes / 1024).toFixed(2);
-  const rows = [...r.bytes].map(([label, bytes]) => {
-    const ratio = `${(bytes / r.rawBytes).toFixed(2)}×`;
+  const baseline = r.bytes[RAW.label] as number;
+  const rows = Object.entries(r.bytes).map(([label, bytes]) => {
+    const ratio = `${(bytes / baseline).toFixed(2)}×`;
     return `| ${label} | ${kib(bytes)} | ${label === OURS.label ? `${ratio} (target ≤ 1.25×)` : ratio} |`;
   });
   return [
@@ -185,6 +178,6 @@ export function memoryTable(r: MemoryResult): string {
   ].join('\n');
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (isMain(import.meta.url)) {
   console.log(memoryTable(await memory({ quick: process.argv.includes('--quick') })));
 }

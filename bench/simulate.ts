@@ -13,7 +13,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import {
   type BackoffPolicyLike,
   constant,
@@ -25,6 +25,7 @@ import {
   truncatedBinaryExponential,
 } from '../src/backoff/index.js';
 import { EventQueue } from './lib/event-queue.js';
+import { isMain } from './lib/load.js';
 import { createPrng } from './lib/prng.js';
 import { lineChart, type Series } from './lib/svg.js';
 
@@ -223,13 +224,8 @@ export function sweep(options: SweepOptions = {}): SimulationResult[] {
   for (const clients of options.clients ?? DEFAULT_CLIENTS) {
     for (const strategy of options.strategies ?? STRATEGIES) {
       results.push(
-        simulate({
-          strategy,
-          clients,
-          trials: options.trials ?? DEFAULT_TRIALS,
-          seed: options.seed ?? DEFAULT_SEED,
-          ceiling: options.ceiling ?? DEFAULT_CEILING,
-        }),
+        // simulate() applies the defaults of what is not given.
+        simulate({ ...options, strategy, clients }),
       );
     }
   }
@@ -253,27 +249,20 @@ function clientsOf(results: readonly SimulationResult[]): number[] {
 function table(results: readonly SimulationResult[], value: (r: SimulationResult) => string): string {
   const strategies = strategiesOf(results);
   const header = ['clients', ...strategies];
-  const lines = [header, header.map((h, i) => (i === 0 ? '-'.repeat(h.length) : `${'-'.repeat(h.length - 1)}:`))];
-  for (const clients of clientsOf(results)) {
-    lines.push([
-      String(clients),
-      ...strategies.map((s) => {
-        const r = results.find((x) => x.strategy === s && x.clients === clients);
-        return r === undefined ? '' : value(r);
-      }),
-    ]);
-  }
-  const widths = header.map((_, i) => Math.max(...lines.map((l) => (l[i] ?? '').length)));
-  return lines
-    .map((l, row) => {
-      const cells = l.map((cell, i) => {
-        const width = widths[i] ?? 0;
-        if (row === 1) return i === 0 ? '-'.repeat(width) : `${'-'.repeat(width - 1)}:`;
-        return i === 0 ? cell.padEnd(width) : cell.padStart(width);
-      });
-      return `| ${cells.join(' | ')} |`;
-    })
-    .join('\n');
+  const rows = clientsOf(results).map((clients) => [
+    String(clients),
+    ...strategies.map((s) => {
+      const r = results.find((x) => x.strategy === s && x.clients === clients);
+      return r === undefined ? '' : value(r);
+    }),
+  ]);
+  const widths = header.map((_, i) => Math.max(...[header, ...rows].map((l) => (l[i] ?? '').length)));
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [
+    line(header.map((h, i) => (i === 0 ? h.padEnd(widths[i] ?? 0) : h.padStart(widths[i] ?? 0)))),
+    line(widths.map((width, i) => (i === 0 ? '-'.repeat(width) : `${'-'.repeat(width - 1)}:`))),
+    ...rows.map((l) => line(l.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))))),
+  ].join('\n');
 }
 
 /** Two markdown tables (rows: clients N; one column per strategy): work, then completion time. */
@@ -460,6 +449,6 @@ function main(argv: readonly string[]): void {
   );
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (isMain(import.meta.url)) {
   main(process.argv.slice(2));
 }

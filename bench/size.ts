@@ -8,6 +8,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { isMain } from './lib/load.js';
 
 /** Budgets in gzipped bytes, with a little headroom over today's size; raise them deliberately. */
 export const BUDGETS: Readonly<Record<string, number>> = {
@@ -68,7 +69,7 @@ export function sizeTable(rows: readonly SizeRow[]): string {
   ].join('\n');
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (isMain(import.meta.url)) {
   const rows = await sizes();
   console.log(sizeTable(rows));
   const over = rows.filter((r) => r.budget !== undefined && r.gzipped > r.budget);

@@ -7,58 +7,50 @@
  * server answers with the count (which must equal M). Subjects alternate, R runs each, medians.
  */
 import { WebSocket } from 'ws';
-import { startCountServer } from './lib/count-server.js';
-import { loadPackage } from './lib/load.js';
-import { median } from './lib/stats.js';
+import { awaitCount, type MessageSource, startCountServer } from './lib/count-server.js';
+import { isMain, loadPackage } from './lib/load.js';
+import { alternate } from './lib/stats.js';
 
 const { ResilientSocket } = await loadPackage();
 
 const PAYLOAD = 'x'.repeat(32);
 
-function awaitCount(onMessage: (listener: (data: unknown) => void) => () => void): Promise<number> {
-  return new Promise((resolve) => {
-    const off = onMessage((data) => {
-      const text = String(data);
-      if (!text.startsWith('COUNT ')) return;
-      off();
-      resolve(Number(text.slice(6)));
-    });
-  });
+/**
+ * One timed run: once `opened`, sends M messages and "END" through `client.send`, and stops the
+ * clock when the server's count comes back; the count must be M.
+ */
+async function timedBurst(
+  label: string,
+  client: MessageSource & { send(data: string): unknown },
+  opened: Promise<unknown>,
+  messages: number,
+): Promise<number> {
+  await opened;
+  const done = awaitCount(client);
+  const started = performance.now();
+  for (let i = 0; i < messages; i++) client.send(PAYLOAD);
+  client.send('END');
+  const count = await done;
+  const elapsed = performance.now() - started;
+  if (count !== messages) throw new Error(`${label}: server counted ${count} of ${messages}`);
+  return elapsed;
 }
 
 async function rawRun(url: string, messages: number): Promise<number> {
   const ws = new WebSocket(url, { perMessageDeflate: false });
-  await new Promise((resolve, reject) => {
+  const opened = new Promise((resolve, reject) => {
     ws.once('open', resolve);
     ws.once('error', reject);
   });
-  const done = awaitCount((listener) => {
-    ws.on('message', listener);
-    return () => ws.off('message', listener);
-  });
-  const started = performance.now();
-  for (let i = 0; i < messages; i++) ws.send(PAYLOAD);
-  ws.send('END');
-  const count = await done;
-  const elapsed = performance.now() - started;
-  if (count !== messages) throw new Error(`raw ws: server counted ${count} of ${messages}`);
+  const elapsed = await timedBurst('raw ws', ws, opened, messages);
   ws.close();
   return elapsed;
 }
 
 async function oursRun(url: string, messages: number): Promise<number> {
   const socket = new ResilientSocket(url, { WebSocket, wsOptions: { perMessageDeflate: false } });
-  await new Promise((resolve) => socket.once('open', resolve));
-  const done = awaitCount((listener) => {
-    socket.on('message', listener);
-    return () => socket.off('message', listener);
-  });
-  const started = performance.now();
-  for (let i = 0; i < messages; i++) socket.send(PAYLOAD);
-  socket.send('END');
-  const count = await done;
-  const elapsed = performance.now() - started;
-  if (count !== messages) throw new Error(`resilient-socket: server counted ${count} of ${messages}`);
+  const opened = new Promise((resolve) => socket.once('open', resolve));
+  const elapsed = await timedBurst('resilient-socket', socket, opened, messages);
   socket.close();
   return elapsed;
 }
@@ -77,16 +69,10 @@ export async function throughput({ quick = false } = {}): Promise<ThroughputResu
   const runs = quick ? 2 : 7;
   const server = await startCountServer();
   try {
-    await rawRun(server.url, Math.min(messages, 10_000)); // warm-up (JIT, sockets)
-    await oursRun(server.url, Math.min(messages, 10_000));
-    const raw: number[] = [];
-    const ours: number[] = [];
-    for (let i = 0; i < runs; i++) {
-      raw.push(await rawRun(server.url, messages));
-      ours.push(await oursRun(server.url, messages));
-    }
-    const rawMs = median(raw);
-    const oursMs = median(ours);
+    const { raw: rawMs, ours: oursMs } = await alternate(
+      { raw: (n) => rawRun(server.url, n), ours: (n) => oursRun(server.url, n) },
+      { warmup: Math.min(messages, 10_000), size: messages, runs },
+    );
     return { messages, runs, rawMs, oursMs, ratio: rawMs / oursMs };
   } finally {
     await server.stop();
@@ -105,6 +91,6 @@ export function throughputTable(r: ThroughputResult): string {
   ].join('\n');
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (isMain(import.meta.url)) {
   console.log(throughputTable(await throughput({ quick: process.argv.includes('--quick') })));
 }

@@ -25,8 +25,8 @@ export interface TimerSpec<Owner> {
  *
  * Each pending slot is a clock timer of its own, so timing is exactly the clock's (equal delays
  * fire in the order they were set; a clock whose `now()` stands still or jumps changes nothing).
- * What a timer calls is the spec's one function, bound to the slot: no closure per timer, no
- * callback kept once it fired.
+ * What a timer calls is the spec's one function, bound to the slot: one small bound function per
+ * armed timer (no closure over the owner), nothing kept once it fired.
  *
  * Two cheaper layouts were built and measured, and not kept. One clock timer per socket,
  * multiplexed over its slots, saves about 200 bytes per open socket, for 0.3 kB gzipped of

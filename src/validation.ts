@@ -101,6 +101,14 @@ export function assertOptionsObject(name: string, value: unknown): asserts value
   }
 }
 
+/** @throws TypeError unless `value` is `false`, `undefined` or a plain object (not an array). */
+export function assertObjectOrFalse(name: string, value: unknown): asserts value is object | false | undefined {
+  if (value === false || value === undefined) return;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new TypeError(`Expected \`${name}\` to be an object or false, got ${describeReceived(value)}`);
+  }
+}
+
 /**
  * The option's value, or `fallback` when it is `undefined`. Only `undefined` means "use the
  * default": `null` is passed through so that validation rejects it as a wrong type instead of

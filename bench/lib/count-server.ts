@@ -37,3 +37,30 @@ export function startCountServer(): Promise<CountServer> {
     child.once('exit', (code) => reject(new Error(`count server exited early (${code})`)));
   });
 }
+
+/** The count in the server's answer to "END" (`COUNT <n>`); `undefined` for any other message. */
+function parseCount(data: unknown): number | undefined {
+  const text = String(data);
+  return text.startsWith('COUNT ') ? Number(text.slice(6)) : undefined;
+}
+
+/** A client whose `message` events carry the data (ws and ResilientSocket alike). */
+export interface MessageSource {
+  // biome-ignore lint/suspicious/noExplicitAny: ws and ResilientSocket type their listeners differently.
+  on(event: 'message', listener: (data: any) => void): unknown;
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+  off(event: 'message', listener: (data: any) => void): unknown;
+}
+
+/** Resolves with the count of the next `COUNT <n>` message of `client`, then stops listening. */
+export function awaitCount(client: MessageSource): Promise<number> {
+  return new Promise((resolve) => {
+    const listener = (data: unknown): void => {
+      const count = parseCount(data);
+      if (count === undefined) return;
+      client.off('message', listener);
+      resolve(count);
+    };
+    client.on('message', listener);
+  });
+}

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /**
  * The package as users run it: the built Node entry in `dist/` (not `src/` through tsx, whose
@@ -10,4 +10,10 @@ export async function loadPackage(): Promise<typeof import('../../src/node.js')>
   const url = new URL('../../dist/node.js', import.meta.url);
   if (!existsSync(fileURLToPath(url))) throw new Error('bench: dist/ is missing; run `npm run build` first');
   return (await import(url.href)) as typeof import('../../src/node.js');
+}
+
+/** Whether the module at `moduleUrl` (its `import.meta.url`) is the script Node was started with. */
+export function isMain(moduleUrl: string): boolean {
+  const script = process.argv[1];
+  return script !== undefined && moduleUrl === pathToFileURL(script).href;
 }

@@ -25,25 +25,6 @@ export function bin(times: readonly number[], from: number, width: number, bins:
   return out;
 }
 
-/** Nearest-rank percentile (p in (0, 100]); Infinity entries count as "never". NaN when empty. */
-export function percentile(values: readonly number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
-  return sorted[rank - 1] as number;
-}
-
-/** The median (mean of the two middle values for an even count; Infinity-safe for odd counts). */
-export function median(values: readonly number[]): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  if (sorted.length % 2 === 1) return sorted[mid] as number;
-  const lo = sorted[mid - 1] as number;
-  const hi = sorted[mid] as number;
-  return lo === hi ? lo : (lo + hi) / 2;
-}
-
 export function countIn(times: readonly number[], from: number, to: number): number {
   let n = 0;
   for (const t of times) if (t >= from && t < to) n++;

@@ -11,20 +11,12 @@ import { createRequire } from 'node:module';
 import { WebSocket as PartyWebSocket } from 'partysocket';
 import type ReconnectingWebSocket from 'reconnecting-websocket';
 import WebSocket, { type ClientOptions } from 'ws';
-import {
-  type BackoffPolicy,
-  constant,
-  decorrelatedJitter,
-  equalJitter,
-  exponential,
-  fullJitter,
-} from '../../src/backoff/index.js';
-import type { WebSocketConstructorLike } from '../../src/node.js';
+import type { BackoffPolicy, WebSocketConstructorLike } from '../../src/node.js';
 import { loadPackage } from './load.js';
 import { monotonicMs } from './storm-stats.js';
 
-// The package as users run it (dist/), like the other benchmarks.
-const { ResilientSocket } = await loadPackage();
+// The package as users run it (dist/), like the other benchmarks: the socket and its policies.
+const { ResilientSocket, constant, decorrelatedJitter, equalJitter, exponential, fullJitter } = await loadPackage();
 
 /** What the client side observed; reset by the harness before each outage. */
 export const probe = {
@@ -128,7 +120,11 @@ function naive(url: string, onOpen: () => void): StormClient {
   };
 }
 
-const BASE_CAP = 'base 100 ms, cap 10 s';
+/** The defaults of the base/cap strategies, read from a policy (so the method text follows the code). */
+const BASE_CAP = (() => {
+  const { base, cap } = fullJitter();
+  return `base ${base} ms, cap ${cap / 1000} s`;
+})();
 
 export const SUBJECTS: readonly Subject[] = [
   {

@@ -1,14 +1,23 @@
 import { assertNumber, assertOptionsObject, withDefault } from '../validation.js';
 import { resolveRandom } from './policy.js';
-import type { BaseCapOptions, RandomSource } from './types.js';
+import type { BackoffPolicy, BaseCapOptions, RandomSource } from './types.js';
 
 /** Defaults for the `base`/`cap` strategies (the values used by the AWS article's examples scaled to ms). */
 export const BASE_CAP_DEFAULTS = Object.freeze({ base: 100, cap: 10_000 });
 
-/** Validated `base`, `cap` and `random`. @internal */
-export interface ResolvedBaseCap {
+/** The parameters of the base/cap strategies. */
+export interface BaseCap {
+  /** The first window, in milliseconds. */
   readonly base: number;
+  /** The largest window, in milliseconds. */
   readonly cap: number;
+}
+
+/** A policy described by `base` and `cap`. */
+export interface BaseCapPolicy extends BackoffPolicy, BaseCap {}
+
+/** Validated `base`, `cap` and `random`. @internal */
+export interface ResolvedBaseCap extends BaseCap {
   readonly random: RandomSource;
 }
 

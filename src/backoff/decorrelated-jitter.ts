@@ -1,5 +1,4 @@
-import { resolveBaseCap } from './base-cap.js';
-import type { BaseCap, BaseCapPolicy } from './full-jitter.js';
+import { type BaseCap, type BaseCapPolicy, resolveBaseCap } from './base-cap.js';
 import { createPolicy } from './policy.js';
 import type { BaseCapOptions, DelayStep } from './types.js';
 

@@ -1,20 +1,6 @@
-import { resolveBaseCap } from './base-cap.js';
+import { type BaseCap, type BaseCapPolicy, resolveBaseCap } from './base-cap.js';
 import { createPolicy, exponentialWindow } from './policy.js';
-import type { BackoffPolicy, BaseCapOptions, DelayStep } from './types.js';
-
-/** The parameters of the base/cap strategies. */
-export interface BaseCap {
-  readonly base: number;
-  readonly cap: number;
-}
-
-/** A policy described by `base` and `cap`. */
-export interface BaseCapPolicy extends BackoffPolicy {
-  /** The first window, in milliseconds. */
-  readonly base: number;
-  /** The largest window, in milliseconds. */
-  readonly cap: number;
-}
+import type { BaseCapOptions, DelayStep } from './types.js';
 
 const step: DelayStep<BaseCap> = (p, attempt, _previous, u) => u * exponentialWindow(p.base, p.cap, attempt);
 

@@ -29,8 +29,8 @@ export class Attempt extends Connection<ResilientSocket> {
   readonly number: number;
   /** The connection is usable (opened, and the handshake hook done): set once. */
   opened = false;
-  /** How the open connection is watched; set when it opens. */
-  heartbeat: HeartbeatMode | undefined = undefined;
+  /** How the connection is watched: set when it opens ('off' until then). */
+  heartbeat: HeartbeatMode = 'off';
   /** A resume probe is waiting for its answer (the `Pong` slot is its deadline). */
   probing = false;
   /** Present while the handshake hook runs. */

@@ -54,6 +54,14 @@ function isNodeStyle(socket: WebSocketLike): socket is NodeStyleSocket {
   );
 }
 
+/**
+ * Whether protocol pings can watch `socket`: it sends them (`ping`) and, bound natively, we hear
+ * their pongs. True for ws; browsers have no protocol ping.
+ */
+export function canPing(socket: WebSocketLike): boolean {
+  return isNodeStyle(socket);
+}
+
 /** Where a natively bound ws socket keeps its Connection (the technique ws uses for its own listeners). */
 const kConnection = Symbol('resilient-socket.connection');
 type TaggedSocket = NodeStyleSocket & { [kConnection]?: Connection<unknown> | undefined };
@@ -62,7 +70,7 @@ type TaggedSocket = NodeStyleSocket & { [kConnection]?: Connection<unknown> | un
  * The `emit` of a natively bound ws socket: ws announces everything through `this.emit(...)`, so
  * this one module-level function, set on the socket as its own `emit`, hears every event without
  * a listener. Listeners registered on ws's EventEmitter would cost a dictionary of event names
- * per socket (about 130 bytes for our five events, measured); this costs one property. Whatever
+ * per socket (about 130 bytes for the events we need, measured); this costs one property. Whatever
  * else listens on the socket (a subclass's own listeners) still hears every event through the
  * class's `emit`. An `error` nobody else listens for is absorbed (ws's EventEmitter would throw
  * it), also after detach: the transport's error always ends in a `close`, which we handle.
@@ -126,7 +134,7 @@ function dispatch(
 const NATIVE: readonly (readonly [string, Listener])[] = [];
 
 /**
- * One underlying WebSocket (bound once it exists) and the listeners we put on it. It knows nothing
+ * One underlying WebSocket (bound once it exists) and how we listen to it. It knows nothing
  * about reconnection: it forwards open/message/close/pong to its owner, remembers the transport's
  * error, and can be detached so that late events of a socket we gave up on never reach the owner.
  * The socket's attempt extends it (`src/socket/attempt.ts`): one object per attempt.
@@ -143,7 +151,7 @@ export class Connection<Owner> {
   /** Set by the owner when the server refused the upgrade with an HTTP status. */
   rejection: UpgradeRejection | undefined;
   /**
-   * The listeners in place: one of the shared native tables for ws, per-connection closures for
+   * How we listen: `NATIVE` for ws (its own `emit` reports to us), per-connection closures for
    * the browser API (whose implementations need not call a listener with `this` = the socket);
    * `undefined` once detached.
    */

@@ -1,5 +1,6 @@
 import type { Data } from '../data.js';
 import type { WebSocketLike } from '../transport/websocket-like.js';
+import { canPing } from './connection.js';
 import type { ResolvedHeartbeat } from './options.js';
 import { Slot } from './timer-slots.js';
 
@@ -16,7 +17,7 @@ export type HeartbeatMode = 'protocol' | 'message' | 'silence' | 'off';
 export function heartbeatMode(config: ResolvedHeartbeat | false, socket: WebSocketLike): HeartbeatMode {
   if (config === false) return 'off';
   if (config.message !== undefined) return 'message';
-  if (typeof socket.ping === 'function' && typeof socket.on === 'function') return 'protocol';
+  if (canPing(socket)) return 'protocol';
   return config.explicit ? 'silence' : 'off';
 }
 
@@ -72,18 +73,26 @@ export function probe(
 ): boolean {
   if (config === false) return false;
   if (!timers.has(Slot.Pong)) timers.set(Slot.Pong, config.timeout);
-  let sent = false;
-  try {
-    if (mode === 'protocol') {
-      socket.ping?.();
-    } else {
-      const { message } = config;
-      socket.send((typeof message === 'function' ? message() : message) as never);
-      sent = true;
-    }
-  } catch {
-    // A socket that cannot even send a ping is as good as dead; the pong deadline will say so.
-  }
+  const sent = sendPing(socket, mode === 'protocol' ? undefined : config.message);
   timers.set(Slot.Ping, config.interval);
   return sent;
+}
+
+/**
+ * Sends one ping: the app-level `message` (a function is called for each ping) or, without one, a
+ * protocol ping. A socket that cannot even send it is as good as dead; the caller's deadline will
+ * say so.
+ * @returns whether a message was written (a protocol ping is a control frame, not a message).
+ */
+export function sendPing(socket: WebSocketLike, message: ResolvedHeartbeat['message']): boolean {
+  try {
+    if (message === undefined) {
+      socket.ping?.();
+      return false;
+    }
+    socket.send((typeof message === 'function' ? message() : message) as never);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -14,6 +14,7 @@ import {
   assertBoolean,
   assertFunction,
   assertNumber,
+  assertObjectOrFalse,
   assertOptionsObject,
   describeReceived,
   describeValue,
@@ -451,10 +452,8 @@ export function checkProtocols(name: string, value: unknown): string | string[] 
 }
 
 function resolveHeartbeat(value: unknown): ResolvedHeartbeat | false {
+  assertObjectOrFalse('heartbeat', value);
   if (value === false) return false;
-  if (value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) {
-    throw new TypeError(`Expected \`heartbeat\` to be an object or false, got ${describeReceived(value)}`);
-  }
   const options = (value ?? {}) as HeartbeatOptions;
   const interval = withDefault(options.interval, SOCKET_DEFAULTS.heartbeat.interval);
   const timeout = withDefault(options.timeout, SOCKET_DEFAULTS.heartbeat.timeout);
@@ -470,17 +469,15 @@ function resolveHeartbeat(value: unknown): ResolvedHeartbeat | false {
 }
 
 function resolveResume(value: unknown): ResolvedResume | false {
+  assertObjectOrFalse('resume', value);
   if (value === false) return false;
   if (value === undefined) return SOCKET_DEFAULTS.resume;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new TypeError(`Expected \`resume\` to be an object or false, got ${describeReceived(value)}`);
-  }
   const options = value as ResumeOptions;
   const probeTimeout = withDefault(options.probeTimeout, SOCKET_DEFAULTS.resume.probeTimeout);
   assertNumber('resume.probeTimeout', probeTimeout, { above: 0 });
-  const pauseWhileOffline = withDefault(options.pauseWhileOffline, true);
+  const pauseWhileOffline = withDefault(options.pauseWhileOffline, SOCKET_DEFAULTS.resume.pauseWhileOffline);
   assertBoolean('resume.pauseWhileOffline', pauseWhileOffline);
-  const detectSuspend = withDefault(options.detectSuspend, true);
+  const detectSuspend = withDefault(options.detectSuspend, SOCKET_DEFAULTS.resume.detectSuspend);
   assertBoolean('resume.detectSuspend', detectSuspend);
   return { probeTimeout, pauseWhileOffline, detectSuspend };
 }

@@ -10,9 +10,9 @@ import { ReadyState, type WebSocketConstructorLike, type WebSocketLike } from '.
 import { assertBoolean, assertOptionsObject, describeReceived, describeThrown, withDefault } from '../validation.js';
 import { Attempt } from './attempt.js';
 import { assertCloseArgs, type CloseInfo } from './close-codes.js';
-import type { Connection, ConnectionEvents } from './connection.js';
+import { type Connection, type ConnectionEvents, canPing, type UpgradeRejection } from './connection.js';
 import type { DropReason, ResilientSocketEvents } from './events.js';
-import { heartbeatActivity, heartbeatMode, isHeartbeatPong, probe, startHeartbeat } from './heartbeat.js';
+import { heartbeatActivity, heartbeatMode, isHeartbeatPong, probe, sendPing, startHeartbeat } from './heartbeat.js';
 import {
   checkProtocols,
   checkUrl,
@@ -162,6 +162,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   /** When the current connection opened, or (no open connection) when the last one ended or the socket was made. */
   #since = 0;
   #lastError: ResilientSocketError | undefined;
+  /** When the last scheduled retry was due (read through `stats` only while it is pending). */
   #nextRetryAt: number | undefined;
 
   /**
@@ -272,7 +273,8 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       uptime: opened && this.#state === 'open' ? now - this.#since : 0,
       downtime: opened ? 0 : now - this.#since,
       lastError: this.#lastError,
-      nextRetryAt: this.#state === 'reconnecting' ? this.#nextRetryAt : undefined,
+      // Only while the retry is pending (not while offline, nor once it has started).
+      nextRetryAt: this.#state === 'reconnecting' && this.#timers.has(Slot.Phase) ? this.#nextRetryAt : undefined,
     };
   }
 
@@ -445,13 +447,13 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     else this.#backoff = undefined;
   }
 
-  /** The one place the state changes. Emits `state`; refuses transitions the table does not list. */
   /** Whether retries wait for the network: `resume.pauseWhileOffline` and the browser is offline. */
   #pausedOffline(): boolean {
     const { resume } = this.#config;
     return resume !== false && resume.pauseWhileOffline && isOffline();
   }
 
+  /** The one place the state changes. Emits `state`; refuses transitions the table does not list. */
   #setState(next: SocketState, reason: string): void {
     const previous = this.#state;
     if (previous === next) return;
@@ -462,14 +464,12 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     // Suspension is watched only while open (see #acceptOpen); everything ends with closed.
     if (previous === 'open') unwatchSuspend(this, this.#config.clock);
     if (next === 'closed') unwatchResume(this, this.#config.clock);
-    if (next === 'open') this.#nextRetryAt = undefined;
     if (next === 'closed' && this.#sinks) for (const sink of [...this.#sinks]) sink.closed();
     this.#emit('state', { previous, current: next, reason });
   }
 
   #startAttempt(reason: string): void {
     this.#timers.clear(Slot.Phase);
-    this.#nextRetryAt = undefined;
     this.#runAttempts++;
     const number = this.#runAttempts;
     const attempt = new Attempt(number, this, ResilientSocket.#connectionEvents);
@@ -659,7 +659,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       attempt.probing = false;
       this.#timers.clear(Slot.Pong);
     }
-    heartbeatActivity(attempt.heartbeat ?? 'off', this.#config.heartbeat, this.#timers);
+    heartbeatActivity(attempt.heartbeat, this.#config.heartbeat, this.#timers);
     const handshake = attempt.handshake;
     if (handshake) {
       const index = handshake.waiters.findIndex((w) => !w.predicate || w.predicate(data));
@@ -668,7 +668,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
       else handshake.inbox.push(data);
       return;
     }
-    if (isHeartbeatPong(attempt.heartbeat ?? 'off', this.#config.heartbeat, data)) return;
+    if (isHeartbeatPong(attempt.heartbeat, this.#config.heartbeat, data)) return;
     this.#deliver(data);
   }
 
@@ -713,7 +713,6 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
   /** While offline, a pending retry waits for the network instead of its timer. */
   #pauseRetry(): void {
     this.#timers.clear(Slot.Phase);
-    this.#nextRetryAt = undefined;
   }
 
   /**
@@ -728,18 +727,10 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     if (!attempt?.opened || !socket || !resume || attempt.handshake) return;
     const heartbeat = this.#config.heartbeat;
     const message = heartbeat ? heartbeat.message : undefined;
-    const canPing = typeof socket.ping === 'function' && typeof socket.on === 'function';
-    if (message === undefined && !canPing) return;
+    if (message === undefined && !canPing(socket)) return;
     attempt.probing = true;
     this.#timers.set(Slot.Pong, resume.probeTimeout);
-    try {
-      if (message !== undefined) {
-        socket.send((typeof message === 'function' ? message() : message) as never);
-        this.#messagesOut++;
-      } else socket.ping?.();
-    } catch {
-      // A socket that cannot even send a ping is as good as dead; the deadline will say so.
-    }
+    if (sendPing(socket, message)) this.#messagesOut++;
   }
 
   /** A timer slot is due. Every slot belongs to the current attempt, or to no attempt (reconnect, ttl). */
@@ -750,8 +741,9 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
         this.#onPhaseTimer(attempt);
         break;
       case Slot.Ping:
-        if (attempt?.heartbeat && attempt.socket) {
-          if (probe(attempt.heartbeat, this.#config.heartbeat, this.#timers, attempt.socket)) this.#messagesOut++;
+        // Armed only for a connection watched by protocol or app-level pings.
+        if (attempt?.socket && probe(attempt.heartbeat, this.#config.heartbeat, this.#timers, attempt.socket)) {
+          this.#messagesOut++;
         }
         break;
       case Slot.Pong:
@@ -786,8 +778,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
         if (attempt) this.#markStable(attempt);
         break;
       case 'reconnecting':
-        if (this.#pausedOffline()) this.#nextRetryAt = undefined;
-        else this.#startAttempt('retry');
+        if (!this.#pausedOffline()) this.#startAttempt('retry');
         break;
       case 'closing':
         this.#finishClose(abnormal('close timeout'));
@@ -848,7 +839,7 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     attempt: Attempt,
     error: ResilientSocketError | undefined,
     close: CloseInfo | undefined,
-    rejection: { status: number; retryAfter: number | undefined } | undefined,
+    rejection: UpgradeRejection | undefined,
     abortSocket = false,
   ): void {
     let stop: ResilientSocketError | undefined;
@@ -914,7 +905,6 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
 
     if (this.#pausedOffline()) {
       // No network: draw no delay and burn no attempt; the `online` signal retries at once.
-      this.#nextRetryAt = undefined;
       this.#setState('reconnecting', 'offline: waiting for the network');
       return;
     }
@@ -961,9 +951,9 @@ export class ResilientSocket extends EventEmitter<ResilientSocketEvents> {
     if (!attempt) return;
     this.#attempt = undefined;
     if (attempt.opened) this.#since = this.#config.clock.now();
-    for (const slot of [Slot.Phase, Slot.Ping, Slot.Pong]) {
-      this.#timers.clear(slot);
-    }
+    this.#timers.clear(Slot.Phase);
+    this.#timers.clear(Slot.Ping);
+    this.#timers.clear(Slot.Pong);
     this.#endHandshake(attempt);
     if (!attempt.socket) return;
     if (abortSocket) attempt.abort(1000, close?.reason ?? '');

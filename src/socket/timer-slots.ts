@@ -6,8 +6,7 @@
  * handshake hook runs, the handshake timeout), `open` → the stable reset, `reconnecting` → the
  * retry, `closing` → the close timeout. States never share it: each one's deadline is cleared or
  * replaced when the state is left. `Ttl` is the outbound buffer's; `Pong` and `Ping` are the
- * heartbeat's. Among equal deadlines the lower slot fires first. An enum, so the bundler writes
- * the numbers in place.
+ * heartbeat's. An enum, so the bundler writes the numbers in place.
  */
 export enum Slot {
   Ttl = 0,

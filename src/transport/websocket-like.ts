@@ -39,19 +39,13 @@ export interface WebSocketLike {
   addEventListener(type: string, listener: AnyListener): void;
   /** Stops listening. */
   removeEventListener(type: string, listener: AnyListener): void;
-  // The ws-only members are declared as methods (not function-typed properties) with `any`
-  // listener arguments, so that ws's overloaded signatures, and classes extending ws, are
-  // assignable: TypeScript compares method parameters bivariantly.
+  // The ws-only members are declared as methods (not function-typed properties), so that ws's
+  // signatures, and classes extending ws, are assignable: TypeScript compares method parameters
+  // bivariantly. (ws's EventEmitter API is found at run time: src/socket/connection.ts.)
   /** `ws` only: a protocol-level ping. */
   ping?(data?: unknown, mask?: boolean, callback?: (error?: Error) => void): void;
   /** `ws` only: destroy the connection at once, without a closing handshake. */
   terminate?(): void;
-  /** `ws` only (Node EventEmitter): `open`, `message`, `close`, `error`, `pong`, `unexpected-response`. */
-  // biome-ignore lint/suspicious/noExplicitAny: ws's listeners take event-specific arguments.
-  on?(event: string, listener: (...args: any[]) => void): unknown;
-  /** `ws` only. */
-  // biome-ignore lint/suspicious/noExplicitAny: ws's listeners take event-specific arguments.
-  off?(event: string, listener: (...args: any[]) => void): unknown;
 }
 
 /**

@@ -89,10 +89,11 @@ describe('simulate', () => {
     }
   });
 
-  it('every client succeeds once: work >= N, and the sd is 0 only when nothing can collide', () => {
+  // (simulate() itself throws unless every client succeeded exactly once.)
+  it('30 clients starting together collide: work > N, and its sd is not 0', () => {
     for (const strategy of STRATEGIES) {
       const r = simulate({ strategy, clients: 30, trials: 5, seed: 2 });
-      expect(r.work).toBeGreaterThanOrEqual(30);
+      expect(r.work).toBeGreaterThan(30);
       expect(r.workSd).toBeGreaterThan(0);
     }
   });

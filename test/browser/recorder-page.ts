@@ -36,18 +36,8 @@ export interface Snapshot {
   readonly binaryType: string | undefined;
   readonly bufferedCount: number;
   readonly attempt: number;
-  readonly stats: {
-    readonly attempts: number;
-    readonly connects: number;
-    readonly reconnects: number;
-    readonly dropped: number;
-    readonly messagesIn: number;
-    readonly messagesOut: number;
-    readonly uptime: number;
-    readonly downtime: number;
-    readonly lastError: string | undefined;
-    readonly nextRetryAt: number | undefined;
-  };
+  /** `socket.stats`, with the error as its code (it crossed the page boundary as JSON). */
+  readonly stats: Omit<Lib.SocketStats, 'lastError'> & { readonly lastError: string | undefined };
   readonly now: number;
 }
 

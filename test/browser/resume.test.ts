@@ -169,7 +169,7 @@ describe('resume awareness in Chromium (the browser build, real ws servers)', ()
     await unchangedFor(probeTimeout + 300, 'the log of a', () => run(page, (t) => t.log('a').length));
     expect(await run(page, (t) => t.snapshot('a'))).toMatchObject({
       state: 'open',
-      stats: { connects: 1, lastError: undefined, messagesIn: 1 }, // the pong (pings are not counted out)
+      stats: { connects: 1, lastError: undefined, messagesIn: 1 }, // the pong (the probe's ping counts in messagesOut)
     });
     expect(await run(page, (t) => t.count('a', 'error'))).toBe(0);
     expect(server.upgrades).toHaveLength(1);

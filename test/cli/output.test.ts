@@ -1,32 +1,19 @@
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { Output } from '../../src/cli/output.js';
+import { fakeProcess } from '../helpers/cli-io.js';
 
 function output(options: { json?: boolean; quiet?: boolean } = {}) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    out += chunk;
-  });
-  stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    err += chunk;
-  });
-  const o = new Output({ stdout, stderr }, { json: false, quiet: false, ...options });
+  const proc = fakeProcess();
+  const o = new Output(proc.io, { json: false, quiet: false, ...options });
   return {
     o,
     get out() {
-      return out;
+      return proc.stdout;
     },
     get err() {
-      return err;
+      return proc.stderr;
     },
-    records: () =>
-      out
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as Record<string, unknown>),
+    records: () => proc.stdoutLines().map((line) => JSON.parse(line) as Record<string, unknown>),
   };
 }
 

@@ -1,7 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ECHO, TestWsServer } from '../faults/index.js';
-import { FaultProxy } from '../faults/tcp-proxy.js';
+import { startProxiedServer } from '../faults/index.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
 
 // Self-test of the fault proxy: each control does what the reliability suite relies on.
@@ -9,13 +8,7 @@ import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-async function setup() {
-  const server = cleanup.add(new TestWsServer(ECHO), (s) => s.stop());
-  await server.start();
-  const proxy = cleanup.add(new FaultProxy(() => server.port), (p) => p.stop());
-  await proxy.start();
-  return { server, proxy };
-}
+const setup = () => startProxiedServer(cleanup);
 
 function rawClient(port: number): Promise<Socket> {
   return new Promise((resolve, reject) => {

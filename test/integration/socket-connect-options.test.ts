@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ResilientSocket } from '../../src/node.js';
-import { ECHO, TestWsServer } from '../faults/index.js';
+import { startTestServer } from '../faults/index.js';
 import { closeAndExpectGone, SocketRecorder } from '../helpers/socket-recorder.js';
 import { Cleanup, waitFor } from '../helpers/wait.js';
 
@@ -10,11 +10,7 @@ import { Cleanup, waitFor } from '../helpers/wait.js';
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-async function startServer() {
-  const server = cleanup.add(new TestWsServer(ECHO), (s) => s.stop());
-  await server.start();
-  return server;
-}
+const startServer = () => startTestServer(cleanup);
 
 function track(socket: ResilientSocket): SocketRecorder {
   cleanup.add(socket, (s) => s.close());

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { constant } from '../../src/backoff/index.js';
 import { ResilientSocket } from '../../src/node.js';
-import { ACCEPT, type Behaviour, TestWsServer } from '../faults/index.js';
+import { ACCEPT, type Behaviour, type BehaviourSetting, startTestServer, type TestWsServer } from '../faults/index.js';
 import { closeAndExpectGone, SocketRecorder } from '../helpers/socket-recorder.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
 
@@ -11,11 +11,7 @@ import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-async function startServer(behaviour: Behaviour | ((u: { index: number }) => Behaviour)) {
-  const server = cleanup.add(new TestWsServer(behaviour), (s) => s.stop());
-  await server.start();
-  return server;
-}
+const startServer = (behaviour: BehaviourSetting) => startTestServer(cleanup, behaviour);
 
 /** A URL provider that counts its calls (each attempt calls it once). */
 function countingUrl(server: TestWsServer) {

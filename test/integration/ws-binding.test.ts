@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { ResilientSocket } from '../../src/node.js';
-import { ECHO, TestWsServer } from '../faults/index.js';
+import { startTestServer } from '../faults/index.js';
 import { closeAndExpectGone, SocketRecorder } from '../helpers/socket-recorder.js';
 import { Cleanup, waitFor } from '../helpers/wait.js';
 
@@ -11,11 +11,7 @@ import { Cleanup, waitFor } from '../helpers/wait.js';
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-async function startServer() {
-  const server = cleanup.add(new TestWsServer(ECHO), (s) => s.stop());
-  await server.start();
-  return server;
-}
+const startServer = () => startTestServer(cleanup);
 
 /** ws with listeners of its own, as an app's subclass (or the storm benchmark's) may have. */
 function recordingWebSocket() {

@@ -16,7 +16,7 @@ import { WebSocket as WsWebSocket } from 'ws';
 import { ResilientSocket } from '../../src/node.js';
 import type { ResilientSocketOptions, UrlProvider } from '../../src/socket/options.js';
 import type { WebSocketConstructorLike } from '../../src/transport/websocket-like.js';
-import { type BehaviourSetting, ECHO, TestWsServer } from '../faults/index.js';
+import { type BehaviourSetting, ECHO, startTestServer, type TestWsServer } from '../faults/index.js';
 import { SocketRecorder } from '../helpers/socket-recorder.js';
 import { type Cleanup, sleep, waitFor } from '../helpers/wait.js';
 
@@ -79,8 +79,7 @@ export interface Rig {
 
 /** Starts a server with `behaviour`, then takes the timer baseline (after the server, before any socket). */
 export async function createRig(cleanup: Cleanup, behaviour: BehaviourSetting = ECHO): Promise<Rig> {
-  const server = cleanup.add(new TestWsServer(behaviour), (s) => s.stop());
-  await server.start();
+  const server = await startTestServer(cleanup, behaviour);
   const { TrackingWs, instances } = trackingWs();
   const baseline = await timerBaseline();
   return {

@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { constant } from '../../src/backoff/index.js';
 import { ResilientSocket } from '../../src/node.js';
-import { ECHO, TestWsServer } from '../faults/index.js';
-import { FaultProxy } from '../faults/tcp-proxy.js';
+import { startProxiedServer } from '../faults/index.js';
 import { closeAndExpectGone, SocketRecorder } from '../helpers/socket-recorder.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
 
@@ -12,13 +11,7 @@ import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-async function setup() {
-  const server = cleanup.add(new TestWsServer(ECHO), (s) => s.stop());
-  await server.start();
-  const proxy = cleanup.add(new FaultProxy(() => server.port), (p) => p.stop());
-  await proxy.start();
-  return { server, proxy };
-}
+const setup = () => startProxiedServer(cleanup);
 
 function track(socket: ResilientSocket): SocketRecorder {
   cleanup.add(socket, (s) => s.close());

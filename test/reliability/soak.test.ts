@@ -4,8 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket as WsWebSocket } from 'ws';
 import { ResilientSocket } from '../../src/node.js';
 import type { WebSocketConstructorLike } from '../../src/transport/websocket-like.js';
-import { ECHO, TestWsServer } from '../faults/index.js';
-import { FaultProxy } from '../faults/tcp-proxy.js';
+import { startProxiedServer } from '../faults/index.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
 
 // Case 10: a flapping server for a bounded soak. N clients connect through a proxy that goes down
@@ -76,10 +75,7 @@ describe(`flapping server soak (${CLIENTS} clients, ${SECONDS} s)`, () => {
   it('no growth in timers, listeners or heap; everything released after close()', {
     timeout: (SECONDS + 30) * 1000,
   }, async () => {
-    const server = cleanup.add(new TestWsServer(ECHO), (s) => s.stop());
-    await server.start();
-    const proxy = cleanup.add(new FaultProxy(() => server.port), (p) => p.stop());
-    await proxy.start();
+    const { server, proxy } = await startProxiedServer(cleanup);
     await sleep(0);
     const baselineTimers = timers();
     const baselineHeap = heapMiB();
