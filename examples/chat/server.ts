@@ -144,9 +144,7 @@ export async function startChatServer(options: ChatServerOptions = {}): Promise<
     root: PAGE,
     port,
     config: () => ({ wsUrl: room.url }),
-    routes: {
-      ...controlRoutes({ status, crash, restart }),
-    },
+    routes: controlRoutes({ status, crash, restart }),
   });
 
   return {

@@ -45,6 +45,17 @@ export interface CliOptions {
   readonly clients: number;
 }
 
+/** What the flags default to (USAGE shows the same values). */
+const DEFAULTS = {
+  strategy: 'truncated' as StrategyName,
+  maxDelay: 10_000,
+  ceiling: 10,
+  baseDelay: 100,
+  connectTimeout: 10_000,
+  heartbeat: 30_000,
+  clients: 3,
+};
+
 export const USAGE = `Usage:
   resilient-socket <ws-url> [options]     an interactive, reconnecting WebSocket terminal
   resilient-socket --demo [--clients N]   a live demo against an embedded local server
@@ -56,17 +67,17 @@ Interactive commands: /quit, /reconnect, /stats, /help (start a line with // to 
 Connection:
   -H, --header "Name: value"  request header, repeatable (needs the ws package)
   -p, --protocol NAME         WebSocket subprotocol, repeatable
-      --connect-timeout MS    give up on an attempt after MS                     [10000]
-      --heartbeat MS          ping every MS to notice a dead link                 [30000]
+      --connect-timeout MS    give up on an attempt after MS                     [${DEFAULTS.connectTimeout}]
+      --heartbeat MS          ping every MS to notice a dead link                 [${DEFAULTS.heartbeat}]
       --no-heartbeat          no heartbeat
 Backoff:
       --strategy NAME         truncated | full | equal | decorrelated | exponential | constant
-                                                                                  [truncated]
+                                                                                  [${DEFAULTS.strategy}]
       --max-delay MS          largest wait: T of truncated, cap of full, equal,
-                              decorrelated and exponential (not constant)        [10000]
-      --ceiling N             truncated: failures until the window stops growing  [10]
+                              decorrelated and exponential (not constant)        [${DEFAULTS.maxDelay}]
+      --ceiling N             truncated: failures until the window stops growing  [${DEFAULTS.ceiling}]
       --base-delay MS         first window (full, equal, decorrelated,
-                              exponential); the fixed wait of constant            [100]
+                              exponential); the fixed wait of constant            [${DEFAULTS.baseDelay}]
       --max-retries N         give up after N failed attempts in a row            [unlimited]
 Input and output:
   -s, --send MESSAGE          send MESSAGE (repeatable) instead of reading stdin, then exit once
@@ -89,15 +100,6 @@ Exit codes:
   130  interrupted (Ctrl-C)
 `;
 
-const DEFAULTS = {
-  strategy: 'truncated' as StrategyName,
-  maxDelay: 10_000,
-  ceiling: 10,
-  baseDelay: 100,
-  connectTimeout: 10_000,
-  heartbeat: 30_000,
-  clients: 3,
-};
 
 /** Parses `argv` (without `node` and the script). @throws UsageError */
 export function parseCli(argv: readonly string[]): CliOptions {

@@ -22,30 +22,23 @@ export const processIO: CliIO = {
 
 /** Runs the CLI with `argv` (the arguments after the command name). */
 export async function main(argv: readonly string[], io: CliIO = processIO): Promise<number> {
-  let options: ReturnType<typeof parseCli>;
   try {
-    options = parseCli(argv);
+    const options = parseCli(argv);
+    switch (options.mode) {
+      case 'help':
+        io.stdout.write(USAGE);
+        return ExitCode.Ok;
+      case 'version':
+        io.stdout.write(`${typeof __VERSION__ === 'string' ? __VERSION__ : 'dev'}\n`);
+        return ExitCode.Ok;
+      case 'demo':
+        return (await runDemo({ clients: options.clients }, io)).code;
+      default:
+        return await runSession(options, io);
+    }
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     io.stderr.write(`resilient-socket: ${error.message}\nRun \`resilient-socket --help\` for usage.\n`);
     return ExitCode.Usage;
-  }
-  switch (options.mode) {
-    case 'help':
-      io.stdout.write(USAGE);
-      return ExitCode.Ok;
-    case 'version':
-      io.stdout.write(`${typeof __VERSION__ === 'string' ? __VERSION__ : 'dev'}\n`);
-      return ExitCode.Ok;
-    case 'demo':
-      return (await runDemo({ clients: options.clients }, io)).code;
-    default:
-      try {
-        return await runSession(options, io);
-      } catch (error) {
-        if (!(error instanceof UsageError)) throw error;
-        io.stderr.write(`resilient-socket: ${error.message}\nRun \`resilient-socket --help\` for usage.\n`);
-        return ExitCode.Usage;
-      }
   }
 }

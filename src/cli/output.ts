@@ -50,7 +50,7 @@ export class Output {
     }
   }
 
-  /** The result of sending one input line (only JSON mode reports it). */
+  /** The result of sending one input line: every one in JSON mode; a buffered one in human, non-interactive mode. */
   sent(message: string, result: string, buffered: number): void {
     if (this.#json) this.#record('send', { text: message, result, buffered });
     else if (this.#prompt === undefined && result === 'buffered' && !this.#quiet) {

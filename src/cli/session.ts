@@ -22,8 +22,6 @@ export interface CliIO {
   readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
   /** Registers a Ctrl-C handler; returns a function that removes it. */
   onInterrupt(handler: () => void): () => void;
-  /** The WebSocket class to use, or `undefined` to let the package choose (global, then `ws`). */
-  readonly WebSocket?: WebSocketConstructorLike | undefined;
   /** Loads `ws` (needed for headers); `undefined` when it is not installed. */
   loadWs(): WebSocketConstructorLike | undefined;
 }
@@ -83,14 +81,12 @@ class Session {
 
   #createSocket(): ResilientSocket | undefined {
     const o = this.#options;
-    let WebSocket = this.#io.WebSocket;
     const hasHeaders = Object.keys(o.headers).length > 0;
+    // Headers need ws; otherwise the package chooses (the global WebSocket, then ws).
+    const WebSocket = hasHeaders ? this.#io.loadWs() : undefined;
     if (hasHeaders && WebSocket === undefined) {
-      WebSocket = this.#io.loadWs();
-      if (WebSocket === undefined) {
-        this.#out.problem('`--header` needs the ws package: npm install ws (or npx -p resilient-socket -p ws …)');
-        return undefined;
-      }
+      this.#out.problem('`--header` needs the ws package: npm install ws (or npx -p resilient-socket -p ws …)');
+      return undefined;
     }
     const backoff: BackoffPolicyLike = createBackoff(o);
     const socketOptions: ResilientSocketOptions = {

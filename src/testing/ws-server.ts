@@ -1,6 +1,7 @@
 /**
  * A controllable, real `ws` WebSocket server on 127.0.0.1, for integration tests (ours and yours).
- * `ws` is loaded on the first `start()`, so the rest of the test kit works without it.
+ * `ws` is loaded on the first `start()`, so the rest of the test kit works without it (`mock-socket`
+ * is the kit's one required peer: see `index.ts`).
  *
  * - `start()` listens on an ephemeral port the first time and on the same port after `stop()`,
  *   so a client can be shown a server restart.
@@ -17,6 +18,8 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { WebSocket, WebSocketServer } from 'ws';
+import { loadWs } from '../transport/load-ws.js';
+import { realClearTimeout, realSetTimeout } from './timing.js';
 
 /** One accepted connection, server side: a `ws` WebSocket. */
 export interface ServerConnection {
@@ -178,7 +181,7 @@ export class TestWsServer {
       socket.once('close', () => this.#sockets.delete(socket));
     });
     http.on('upgrade', (request, socket, head) => this.#onUpgrade(request, socket as Socket, head));
-    const { WebSocketServer: Engine } = await loadWs();
+    const Engine = wsServerClass();
     this.#wss = new Engine({ noServer: true, clientTracking: false });
     this.#wssNoPong = new Engine({ noServer: true, clientTracking: false, autoPong: false });
     this.#http = http;
@@ -290,14 +293,14 @@ export class TestWsServer {
   }
 }
 
-/** Loads `ws` (an optional peer dependency of the package), with a clear error when it is missing. */
-async function loadWs(): Promise<typeof import('ws')> {
-  try {
-    const ws = (await import('ws')) as typeof import('ws') & { default?: typeof import('ws') };
-    return ws.WebSocketServer ? ws : (ws.default as typeof import('ws'));
-  } catch (cause) {
-    throw new Error('TestWsServer needs the `ws` package: npm install --save-dev ws', { cause });
-  }
+/**
+ * ws's server class, found where the package finds ws for its clients (`loadWs`: ws's WebSocket
+ * class carries `WebSocketServer`), with a clear error when ws is missing.
+ */
+function wsServerClass(): typeof WebSocketServer {
+  const Engine = (loadWs() as { WebSocketServer?: typeof WebSocketServer } | undefined)?.WebSocketServer;
+  if (!Engine) throw new Error('TestWsServer needs the `ws` package: npm install --save-dev ws');
+  return Engine;
 }
 
 /** Listens on 127.0.0.1:`port`, retrying briefly if the port is momentarily busy (restart). */
@@ -316,17 +319,18 @@ async function listen(http: Server, port: number): Promise<number> {
       return (http.address() as AddressInfo).port;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || performance.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => realSetTimeout(resolve, 20));
     }
   }
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  // Real timers, like the rest of the kit: fake timers in the test cannot hold start() or stop().
+  let timer: ReturnType<typeof realSetTimeout> | undefined;
   return Promise.race([
     promise,
     new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms);
+      timer = realSetTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms);
     }),
-  ]).finally(() => clearTimeout(timer));
+  ]).finally(() => realClearTimeout(timer));
 }

@@ -121,18 +121,3 @@ export function startCli(argv: readonly string[], options: FakeProcessOptions = 
     },
   };
 }
-
-/** Live (ref'd) timers of this worker (unref'd ones, e.g. http.Server's, are not listed). */
-export function activeTimeouts(): number {
-  return process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
-}
-
-/**
- * The timer count before a run. Vitest's runner keeps a 100 ms throttled `setTimeout` pending at
- * the start of a test; wait it out so it is not in the baseline (see test/reliability/leftovers.ts).
- */
-export async function timerBaseline(): Promise<number> {
-  await new Promise((resolve) => setTimeout(resolve, 110));
-  await new Promise((resolve) => setTimeout(resolve, 0));
-  return activeTimeouts();
-}

@@ -12,11 +12,11 @@ import type {
   ReconnectingInfo,
   StateChange,
 } from '../../src/socket/events.js';
+import { EVENT_NAMES as EVENTS, type ResilientSocketEvents } from '../../src/socket/events.js';
 import type { ResilientSocket } from '../../src/socket/resilient-socket.js';
-import { EVENT_NAMES as EVENTS, type EventName } from './events.js';
 import { waitFor } from './wait.js';
 
-export type { EventName };
+type EventName = keyof ResilientSocketEvents;
 
 /** One event as the user saw it. */
 export interface RecordedEvent {

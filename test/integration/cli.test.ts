@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { USAGE } from '../../src/cli/args.js';
 import { type DemoSchedule, runDemo } from '../../src/cli/demo.js';
 import { ACCEPT, type BehaviourSetting, ECHO, TestWsServer } from '../faults/index.js';
-import { activeTimeouts, type CliRun, fakeProcess, startCli, timerBaseline } from '../helpers/cli-io.js';
+import { type CliRun, fakeProcess, startCli } from '../helpers/cli-io.js';
+import { activeTimeouts, timerBaseline } from '../helpers/timers.js';
 import { Cleanup, waitFor } from '../helpers/wait.js';
 
 // The CLI in process: `main(argv, io)` with PassThrough stdio (stdin.isTTY false unless a test
@@ -184,7 +185,7 @@ describe('--send', () => {
     expect(run.proc.stdout).toBe('pong\n');
   });
 
-  // BUG: -n N stops *reading* after N messages but not *printing*: the session closes the socket,
+  // Regression (fixed in src), it was: -n N stops *reading* after N messages but not *printing*: the session closes the socket,
   // and everything that arrives during the closing handshake still goes to stdout (session.ts,
   // the 'message' listener does not check whether the run has ended). `-n 1 | jq` gets more than one.
   it('-n 2 prints exactly two messages even when the server sends more', async () => {
@@ -528,7 +529,7 @@ describe('runDemo with a fast schedule', () => {
     expect(await listening(portOf(proc.stdout))).toBe(false);
   });
 
-  // BUG: runDemo registers its Ctrl-C handler and removes it only when Ctrl-C comes; a demo that
+  // Regression (fixed in src), it was: runDemo registers its Ctrl-C handler and removes it only when Ctrl-C comes; a demo that
   // runs to its end leaves the handler registered (demo.ts: `removeInterrupt` is called inside the
   // handler only). With processIO that is a SIGINT listener left on `process` after main() returns.
   it('a demo that runs to its end removes its Ctrl-C handler', async () => {

@@ -18,26 +18,11 @@ import type { ResilientSocketOptions, UrlProvider } from '../../src/socket/optio
 import type { WebSocketConstructorLike } from '../../src/transport/websocket-like.js';
 import { type BehaviourSetting, ECHO, startTestServer, type TestWsServer } from '../faults/index.js';
 import { SocketRecorder } from '../helpers/socket-recorder.js';
+import { activeTimeouts, timerBaseline } from '../helpers/timers.js';
 import { type Cleanup, sleep, waitFor } from '../helpers/wait.js';
 
 /** The events the socket may listen to on an underlying ws socket; none may be left after close(). */
 export const WS_EVENTS = ['open', 'message', 'close', 'error', 'pong', 'unexpected-response'] as const;
-
-/** Live (ref'd) timers of this worker. Unref'd timers (e.g. http.Server's own interval) are not listed. */
-export function activeTimeouts(): number {
-  return process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
-}
-
-/**
- * The timer count before the socket exists. Vitest's runner sends task updates through a 100 ms
- * throttle whose pending `setTimeout` is live at the start of a test; wait it out so that it does
- * not count in the baseline (it would be gone at the end and make every comparison off by one).
- */
-export async function timerBaseline(): Promise<number> {
-  await sleep(110);
-  await sleep(0);
-  return activeTimeouts();
-}
 
 /** A subclass of ws's WebSocket that records every instance (one per connection attempt). */
 export function trackingWs(): { TrackingWs: WebSocketConstructorLike; instances: WsWebSocket[] } {

@@ -376,7 +376,7 @@ describe('close() from inside event listeners', () => {
     },
   );
 
-  // BUG: close() called from a `state` listener on the connecting → open change moves the socket
+  // Regression (fixed in src), it was: close() called from a `state` listener on the connecting → open change moves the socket
   // to `closing`, but #acceptOpen carries on: it arms the stable timer and the heartbeat after
   // close() cleared every timer, and emits `open` while the state is already `closing` (expected:
   // no `open` after close(); actual: [..., state open→closing, open, close, state closing→closed]).
@@ -399,7 +399,7 @@ describe('close() from inside event listeners', () => {
     expect(vi.getTimerCount()).toBe(timersAfterClose);
   });
 
-  // BUG: close() called from an `error` listener for ERR_RS_DEAD_LINK (the heartbeat found an
+  // Regression (fixed in src), it was: close() called from an `error` listener for ERR_RS_DEAD_LINK (the heartbeat found an
   // open connection dead) leaves the socket in `closing` for ever: close() starts the closing
   // handshake (state `closing`, CLOSE_TIMEOUT armed) because the dead connection still reads
   // OPEN, then #connectionLost resumes, its guard passes (close() kept #attempt), and #teardown

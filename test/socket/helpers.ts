@@ -9,7 +9,7 @@ import { type Client, WebSocket as MockWebSocket, type Server } from 'mock-socke
 import { expect, vi } from 'vitest';
 import type { Data } from '../../src/data.js';
 import { isResilientSocketError, type ResilientSocketError } from '../../src/errors.js';
-import type { ResilientSocketEvents } from '../../src/socket/events.js';
+import { EVENT_NAMES, type ResilientSocketEvents } from '../../src/socket/events.js';
 import type { ResilientSocketOptions, UrlProvider } from '../../src/socket/options.js';
 import { ResilientSocket } from '../../src/socket/resilient-socket.js';
 import { FlakyServer } from '../../src/testing/flaky-server.js';
@@ -21,9 +21,8 @@ export const MOCK_DELAY = 4;
 /** mock-socket's WebSocket, typed as what the `WebSocket` option takes. */
 export const WebSocketImpl = MockWebSocket as unknown as WebSocketConstructorLike;
 
-import { EVENT_NAMES, type EventName } from '../helpers/events.js';
-
-export { EVENT_NAMES, type EventName };
+export { EVENT_NAMES };
+export type EventName = keyof ResilientSocketEvents;
 
 let nextPort = 20_000;
 

@@ -178,7 +178,7 @@ describe('stats', () => {
     expect(socket.stats.lastError?.code).toBe(ErrorCodes.CONNECTION_FAILED);
   });
 
-  // BUG: reconnect() tears the connection down without updating the "down since" timestamp, so
+  // Regression (fixed in src), it was: reconnect() tears the connection down without updating the "down since" timestamp, so
   // `stats.downtime` right after reconnect() counts from the socket's creation (or the previous
   // loss) instead of from the reconnect() call. Expected 2, actual 10_006 here. Only
   // #connectionLost updates it (src/socket/resilient-socket.ts:774

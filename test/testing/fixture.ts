@@ -5,10 +5,10 @@
  */
 import { vi } from 'vitest';
 import type { ResilientSocketEvents } from '../../src/socket/events.js';
+import { EVENT_NAMES } from '../../src/socket/events.js';
 import type { ResilientSocketOptions } from '../../src/socket/options.js';
 import { ResilientSocket } from '../../src/socket/resilient-socket.js';
 import { FlakyServer, type FlakyServerOptions } from '../../src/testing/flaky-server.js';
-import { EVENT_NAMES } from '../helpers/events.js';
 
 /** mock-socket's delay before it dispatches open, close and client→server messages. */
 export const MOCK_DELAY = 4;
