@@ -257,12 +257,11 @@ function table(results: readonly SimulationResult[], value: (r: SimulationResult
     }),
   ]);
   const widths = header.map((_, i) => Math.max(...[header, ...rows].map((l) => (l[i] ?? '').length)));
-  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
-  return [
-    line(header.map((h, i) => (i === 0 ? h.padEnd(widths[i] ?? 0) : h.padStart(widths[i] ?? 0)))),
-    line(widths.map((width, i) => (i === 0 ? '-'.repeat(width) : `${'-'.repeat(width - 1)}:`))),
-    ...rows.map((l) => line(l.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))))),
-  ].join('\n');
+  // The first column is left-aligned, the numbers right-aligned.
+  const line = (cells: string[]) =>
+    `| ${cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join(' | ')} |`;
+  const rule = widths.map((width, i) => (i === 0 ? '-'.repeat(width) : `${'-'.repeat(width - 1)}:`));
+  return [line(header), line(rule), ...rows.map(line)].join('\n');
 }
 
 /** Two markdown tables (rows: clients N; one column per strategy): work, then completion time. */

@@ -100,7 +100,6 @@ Exit codes:
   130  interrupted (Ctrl-C)
 `;
 
-
 /** Parses `argv` (without `node` and the script). @throws UsageError */
 export function parseCli(argv: readonly string[]): CliOptions {
   // Asking for help wins over any mistake elsewhere on the line.
