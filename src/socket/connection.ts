@@ -67,6 +67,15 @@ const kConnection = Symbol('resilient-socket.connection');
 type TaggedSocket = NodeStyleSocket & { [kConnection]?: Connection<unknown> | undefined };
 
 /**
+ * Whether a ws socket still reports to a connection (bound and not detached). For tests that
+ * check what a closed socket leaves behind: a ws socket carries no listener of ours to count.
+ * @internal
+ */
+export function isBound(socket: object): boolean {
+  return (socket as TaggedSocket)[kConnection] !== undefined;
+}
+
+/**
  * The `emit` of a natively bound ws socket: ws announces everything through `this.emit(...)`, so
  * this one module-level function, set on the socket as its own `emit`, hears every event without
  * a listener. Listeners registered on ws's EventEmitter would cost a dictionary of event names

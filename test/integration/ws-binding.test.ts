@@ -57,6 +57,49 @@ describe('the ws binding', () => {
     await closeAndExpectGone(socket, server);
   });
 
+  it('delivers text as strings and binary as ws gives it: Buffer by default, ArrayBuffer with binaryType', async () => {
+    const server = await startServer();
+    const socket = new ResilientSocket(server.url(), { maxDelay: 100, ceiling: 2 });
+    cleanup.add(socket, (s) => s.close());
+    const received: unknown[] = [];
+    socket.on('message', (data) => received.push(data));
+    await waitFor(() => socket.state === 'open', 2_000, 'open');
+    socket.send('text');
+    socket.send(new Uint8Array([1, 2, 3]));
+    await waitFor(() => received.length === 2, 1_000, 'two echoes');
+    expect(received[0]).toBe('text');
+    expect(Buffer.isBuffer(received[1])).toBe(true);
+    expect([...(received[1] as Buffer)]).toEqual([1, 2, 3]);
+
+    socket.binaryType = 'arraybuffer'; // on the live connection too
+    socket.send(new Uint8Array([4, 5]));
+    await waitFor(() => received.length === 3, 1_000, 'the third echo');
+    expect(received[2]).toBeInstanceOf(ArrayBuffer);
+    expect([...new Uint8Array(received[2] as ArrayBuffer)]).toEqual([4, 5]);
+    expect(socket.stats.messagesIn).toBe(3);
+  });
+
+  it('late events of a replaced ws socket reach nobody', async () => {
+    const server = await startServer();
+    const { Recording, instances } = recordingWebSocket();
+    const socket = new ResilientSocket(server.url(), { WebSocket: Recording, maxDelay: 100, ceiling: 2 });
+    cleanup.add(socket, (s) => s.close());
+    const rec = new SocketRecorder(socket);
+    await waitFor(() => socket.state === 'open', 2_000, 'open');
+    socket.reconnect();
+    await waitFor(() => rec.count('open') === 2, 2_000, 'the second connection');
+    const before = { events: rec.summary(), stats: socket.stats };
+    const old = instances[0] as WebSocket;
+    old.emit('message', Buffer.from('late'), false);
+    old.emit('pong', Buffer.alloc(0));
+    old.emit('error', new Error('late'));
+    old.emit('close', 1006, Buffer.alloc(0));
+    expect(rec.summary()).toEqual(before.events);
+    expect(socket.state).toBe('open');
+    expect(socket.stats.messagesIn).toBe(before.stats.messagesIn);
+    await closeAndExpectGone(socket, server);
+  });
+
   it("absorbs a transport error nobody else listens for (ws's EventEmitter would throw it)", async () => {
     const server = await startServer();
     const url = server.url();

@@ -25,11 +25,27 @@ function pongServer(): FlakyServer {
 function stubBrowser() {
   const window = new EventTarget();
   const document = Object.assign(new EventTarget(), { visibilityState: 'visible' });
+  let listening = 0; // listeners on window and document, added minus removed
+  for (const target of [window, document]) {
+    const add = target.addEventListener.bind(target);
+    const remove = target.removeEventListener.bind(target);
+    target.addEventListener = (...args: Parameters<EventTarget['addEventListener']>) => {
+      listening++;
+      add(...args);
+    };
+    target.removeEventListener = (...args: Parameters<EventTarget['removeEventListener']>) => {
+      listening--;
+      remove(...args);
+    };
+  }
   vi.stubGlobal('addEventListener', window.addEventListener.bind(window));
   vi.stubGlobal('removeEventListener', window.removeEventListener.bind(window));
   vi.stubGlobal('document', document);
   vi.stubGlobal('navigator', { onLine: true });
   return {
+    get listening() {
+      return listening;
+    },
     visible() {
       document.visibilityState = 'visible';
       document.dispatchEvent(new Event('visibilitychange'));
@@ -281,8 +297,10 @@ describe('a socket waiting out a backoff delay', () => {
     const { flaky: server } = startServer();
     const socket = createSocket(server.url, { heartbeat: PING });
     await advance(MOCK_DELAY);
+    expect(browser.listening).toBeGreaterThan(0);
     socket.close();
     await advance(MOCK_DELAY * 3);
+    expect(browser.listening).toBe(0); // the shared listeners went with the last subscriber
     browser.visible();
     browser.online();
     expect(socket.state).toBe('closed');

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
 import { exponential } from '../../src/backoff/exponential.js';
 import { retry } from '../../src/retry/retry.js';
@@ -304,6 +304,11 @@ describe('driving the package', () => {
   });
 
   it('a ResilientSocket on a TestClock: backoff, stable reset and close, with no global timer', async () => {
+    // Fake global timers only to count them: every timer of the socket must be the TestClock's.
+    vi.useFakeTimers();
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const clock = new TestClock();
     const { WebSocket, created } = scriptedWebSocket(['refuse', 'refuse', 'accept']);
     const socket = new ResilientSocket('ws://clock.test/', {
@@ -322,6 +327,7 @@ describe('driving the package', () => {
     expect(created()).toBe(1);
     expect(socket.state).toBe('reconnecting');
     expect(socket.stats.nextRetryAt).toBe(100);
+    expect(vi.getTimerCount()).toBe(0);
     await clock.advance(99);
     expect(created()).toBe(1);
     await clock.advance(1);
@@ -338,11 +344,13 @@ describe('driving the package', () => {
     await clock.advance(1);
     expect(stable).toHaveLength(1);
     expect(socket.attempt).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
 
     socket.close();
     await clock.advance(0);
     expect(socket.state).toBe('closed');
     expect(clock.pending).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
   });
 });
 
