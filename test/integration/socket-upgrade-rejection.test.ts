@@ -65,6 +65,20 @@ describe('upgrade refused with 401', () => {
     await closeAndExpectGone(socket, server);
   });
 
+  it.each([
+    [403, 403],
+    [401, 403],
+  ])('%i then %i in a row also gives up with ERR_RS_UNAUTHORIZED', async (first, second) => {
+    const server = await startServer(({ index }) => ({ kind: 'refuse', status: index === 0 ? first : second }));
+    const socket = new ResilientSocket(server.url(), { backoff: constant({ delay: 5_000 }) });
+    const rec = track(socket);
+    await waitFor(() => rec.count('giveup') === 1, 2_000, 'giveup', { describe: () => rec.summary() });
+    expect(server.upgrades).toHaveLength(2);
+    expect(rec.errors.at(-1)).toMatchObject({ code: 'ERR_RS_UNAUTHORIZED', status: second });
+    expect(socket.state).toBe('closed');
+    await closeAndExpectGone(socket, server);
+  });
+
   it('opens when the immediate retry after a 401 is accepted', async () => {
     const server = await startServer(({ index }) => (index === 0 ? { kind: 'refuse', status: 401 } : ACCEPT));
     const url = countingUrl(server);
@@ -157,6 +171,16 @@ describe('upgrade refused with Retry-After', () => {
     expect(rec.opens).toEqual([{ attempt: 2, reconnected: false }]);
     expect(rec.giveups).toEqual([]);
 
+    await closeAndExpectGone(socket, server);
+  });
+
+  it('a backoff delay longer than Retry-After wins (Retry-After is a minimum)', async () => {
+    const server = await startServer({ kind: 'refuse', status: 503, retryAfter: 1 });
+    const socket = new ResilientSocket(server.url(), { backoff: constant({ delay: 3_000 }) });
+    const rec = track(socket);
+    await waitFor(() => rec.count('reconnecting') === 1, 2_000, 'the refusal');
+    expect(rec.errors[0]).toMatchObject({ status: 503, retryAfter: 1_000 });
+    expect(rec.reconnecting).toEqual([{ attempt: 2, delay: 3_000 }]);
     await closeAndExpectGone(socket, server);
   });
 

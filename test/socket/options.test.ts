@@ -124,6 +124,18 @@ describe('option validation', () => {
     expectOptionError(fn, Type, name);
   });
 
+  it.each<[Record<string, unknown>, string]>([
+    [{ maxDelay: '10' }, 'got string "10"'],
+    [{ maxDelay: 0 }, 'got 0'],
+    [{ ceiling: 1.5 }, 'got 1.5'],
+    [{ heartbeat: true }, 'got boolean true'],
+    [{ buffer: { overflow: 'x' } }, 'got "x"'],
+    [{ resume: 3 }, 'got number 3'],
+  ])('the message also names the value received: %o', (options, received) => {
+    const error = thrown(() => construct('ws://localhost:1', options)) as Error;
+    expect(error.message).toContain(received);
+  });
+
   it('says that maxDelay/ceiling cannot be combined with backoff', () => {
     const error = thrown(() => construct('ws://localhost:1', { backoff: constant(), maxDelay: 1000 })) as Error;
     expect(error.message).toMatch(/cannot be combined with `backoff`/);

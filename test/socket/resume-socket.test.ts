@@ -215,6 +215,22 @@ describe('a socket waiting out a backoff delay', () => {
     expect(backoff.drawn).toBe(1);
   });
 
+  it('a server still down when the page comes back: the early retry fails and the count goes on (no reset)', async () => {
+    const browser = stubBrowser();
+    const { flaky: server } = startServer();
+    server.down();
+    const socket = createSocket(server.url, { maxDelay: 60_000, ceiling: 10 });
+    const log = record(socket);
+    await advance(MOCK_DELAY);
+    expect(socket.attempt).toBe(1);
+    browser.visible(); // retry now, into a server that is still down
+    await advance(MOCK_DELAY);
+    expect(socket.state).toBe('reconnecting');
+    expect(socket.attempt).toBe(2);
+    expect(log.of('reconnecting').map((r) => r.attempt)).toEqual([2, 3]);
+    expect(server.attempts).toBe(2);
+  });
+
   it('while offline: no attempt and no delay drawn; online retries at once', async () => {
     const browser = stubBrowser();
     const { flaky: server } = startServer();
