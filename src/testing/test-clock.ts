@@ -4,6 +4,7 @@
  * `SimulatedClock` and ably's test `FakeClock`).
  */
 import type { Clock, TimerHandle } from '../clock.js';
+import { assertNumber } from '../validation.js';
 import { realSetImmediate } from './timing.js';
 
 interface Entry {
@@ -32,8 +33,7 @@ export class TestClock implements Clock {
 
   /** @param start - the initial `now()`, in ms. @default 0 */
   constructor(start = 0) {
-    if (typeof start !== 'number') throw new TypeError(`Expected \`start\` to be a number, got ${typeof start}`);
-    if (!Number.isFinite(start)) throw new RangeError(`Expected \`start\` to be a finite number, got ${start}`);
+    assertNumber('start', start);
     this.#now = start;
   }
 
@@ -73,10 +73,10 @@ export class TestClock implements Clock {
    * one after the other, so time never goes backwards.
    */
   advance(ms: number): Promise<void> {
-    if (typeof ms !== 'number')
-      return Promise.reject(new TypeError(`Expected \`ms\` to be a number, got ${typeof ms}`));
-    if (!(ms >= 0) || !Number.isFinite(ms)) {
-      return Promise.reject(new RangeError(`Expected \`ms\` to be a finite number >= 0, got ${ms}`));
+    try {
+      assertNumber('ms', ms, { min: 0 });
+    } catch (error) {
+      return Promise.reject(error);
     }
     return this.#enqueue(() => this.#advance(ms));
   }
@@ -88,9 +88,7 @@ export class TestClock implements Clock {
    * what a socket does after a laptop lid was closed (it probes the link: the `resume` option).
    */
   jump(ms: number): void {
-    if (typeof ms !== 'number') throw new TypeError(`Expected \`ms\` to be a number, got ${typeof ms}`);
-    if (!(ms >= 0) || !Number.isFinite(ms))
-      throw new RangeError(`Expected \`ms\` to be a finite number >= 0, got ${ms}`);
+    assertNumber('ms', ms, { min: 0 });
     this.#now += ms;
     this.#timers = this.#timers.map((entry) => ({ ...entry, at: entry.at + ms }));
   }

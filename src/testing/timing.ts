@@ -4,6 +4,7 @@
  * validation of the timing options.
  */
 import { clearTimeout, setImmediate, setTimeout } from 'node:timers';
+import { assertFunction, assertNumber, assertOptionsObject, withDefault } from '../validation.js';
 
 export { clearTimeout as realClearTimeout, setImmediate as realSetImmediate, setTimeout as realSetTimeout };
 
@@ -20,19 +21,13 @@ export function checkTiming(options: TimingOptions): {
   step: number;
   advance: ((ms: number) => unknown) | undefined;
 } {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError(`Expected \`options\` to be an object, got ${options === null ? 'null' : typeof options}`);
-  }
-  const within = options.within ?? 10_000;
-  const step = options.step ?? 1;
+  if (options === undefined) throw new TypeError('Expected `options` to be an object, got undefined');
+  assertOptionsObject('options', options);
+  const within = withDefault(options.within, 10_000);
+  const step = withDefault(options.step, 1);
   const { advance } = options;
-  if (typeof within !== 'number') throw new TypeError(`Expected \`within\` to be a number, got ${typeof within}`);
-  if (!(within >= 0)) throw new RangeError(`Expected \`within\` to be >= 0, got ${within}`);
-  if (typeof step !== 'number') throw new TypeError(`Expected \`step\` to be a number, got ${typeof step}`);
-  if (!(step > 0) || !Number.isFinite(step))
-    throw new RangeError(`Expected \`step\` to be a finite number > 0, got ${step}`);
-  if (advance !== undefined && typeof advance !== 'function') {
-    throw new TypeError(`Expected \`advance\` to be a function, got ${typeof advance}`);
-  }
+  assertNumber('within', within, { min: 0, allowInfinity: true });
+  assertNumber('step', step, { above: 0 });
+  if (advance !== undefined) assertFunction('advance', advance);
   return { within, step, advance };
 }
