@@ -4,6 +4,7 @@
  * {@link CliOptions}. Every mistake is a {@link UsageError} naming the flag and the value.
  */
 import { parseArgs } from 'node:util';
+import { redactUrl } from '../redact.js';
 
 /** The backoff strategies the CLI offers, by their short names. */
 export const STRATEGIES = ['truncated', 'full', 'equal', 'decorrelated', 'exponential', 'constant'] as const;
@@ -115,14 +116,16 @@ export function parseCli(argv: readonly string[]): CliOptions {
   const mode = v.help ? 'help' : v.version ? 'version' : v.demo ? 'demo' : 'connect';
 
   if (positionals.length > 1)
-    throw new UsageError(`Expected one URL, got ${positionals.length}: ${positionals.join(' ')}`);
+    throw new UsageError(`Expected one URL, got ${positionals.length}: ${positionals.map(redactUrl).join(' ')}`);
   const url = positionals[0] ?? '';
   if (mode === 'connect') {
     if (url === '') throw new UsageError('Expected a ws:// or wss:// URL to connect to (or --demo)');
     checkUrl(url);
   }
   if (mode === 'demo' && url !== '') {
-    throw new UsageError(`Expected no URL with \`--demo\` (it runs its own server), got ${JSON.stringify(url)}`);
+    throw new UsageError(
+      `Expected no URL with \`--demo\` (it runs its own server), got ${JSON.stringify(redactUrl(url))}`,
+    );
   }
   if (v.heartbeat !== undefined && v['no-heartbeat']) {
     throw new UsageError('Expected either `--heartbeat` or `--no-heartbeat`, not both');
@@ -186,15 +189,16 @@ function parse(argv: readonly string[]) {
   });
 }
 
+/** Throws unless `url` is a ws:// or wss:// URL; the message shows it redacted (it may carry a token). */
 function checkUrl(url: string): void {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new UsageError(`Expected a valid ws:// or wss:// URL, got ${JSON.stringify(url)}`);
+    throw new UsageError(`Expected a valid ws:// or wss:// URL, got ${JSON.stringify(redactUrl(url))}`);
   }
   if (parsed.protocol !== 'ws:' && parsed.protocol !== 'wss:') {
-    throw new UsageError(`Expected a ws:// or wss:// URL, got ${JSON.stringify(url)}`);
+    throw new UsageError(`Expected a ws:// or wss:// URL, got ${JSON.stringify(redactUrl(url))}`);
   }
 }
 

@@ -3,6 +3,7 @@ import { loadWs } from '../transport/load-ws.js';
 import { parseCli, USAGE, UsageError } from './args.js';
 import { runDemo } from './demo.js';
 import { ExitCode } from './exit-codes.js';
+import { forHumans } from './output.js';
 import { type CliIO, runSession } from './session.js';
 
 /** The package version, inlined at build time (see tsup.config.ts); `'dev'` when run from source. */
@@ -38,7 +39,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO): Prom
     }
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    io.stderr.write(`resilient-socket: ${error.message}\nRun \`resilient-socket --help\` for usage.\n`);
+    io.stderr.write(`resilient-socket: ${forHumans(error.message)}\nRun \`resilient-socket --help\` for usage.\n`);
     return ExitCode.Usage;
   }
 }

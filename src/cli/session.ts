@@ -256,8 +256,11 @@ class Session {
       finish();
       return;
     }
+    // The socket enters `closed` first and then reports what closing ended, in the same turn: the
+    // connection's `close`, the messages still queued (`drop`). Settle after those, so that the
+    // drops count towards the exit code and the exit line is the last one.
     socket.on('state', ({ current }) => {
-      if (current === 'closed') finish();
+      if (current === 'closed') queueMicrotask(finish);
     });
     socket.close();
   }

@@ -4,6 +4,11 @@ import type { ResilientSocket } from '../socket/resilient-socket.js';
 /** What the status line shows. */
 export interface StatusInput {
   readonly state: string;
+  /**
+   * `socket.attempt`: the attempt under way while `connecting`, the one that follows the wait
+   * while `reconnecting`; the number the `connecting` and `reconnecting` events carry, so the
+   * status line and the event lines agree.
+   */
   readonly attempt: number;
   readonly bufferedCount: number;
   /** Milliseconds until the next attempt, when one is scheduled. */
@@ -13,7 +18,7 @@ export interface StatusInput {
 /** `[reconnecting · attempt 3 in 1.2 s · 2 buffered] ` (the prompt the user types after). */
 export function formatStatus({ state, attempt, bufferedCount, retryIn }: StatusInput): string {
   const parts = [state];
-  if (retryIn !== undefined) parts.push(`attempt ${attempt + 1} in ${seconds(retryIn)}`);
+  if (retryIn !== undefined) parts.push(`attempt ${attempt} in ${seconds(retryIn)}`);
   else if (state === 'connecting') parts.push(`attempt ${attempt}`);
   if (bufferedCount > 0) parts.push(`${bufferedCount} buffered`);
   return `[${parts.join(' · ')}] `;

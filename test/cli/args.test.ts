@@ -255,6 +255,25 @@ describe('parseCli: mistakes are UsageErrors naming the flag and the value', () 
     expect(message).toMatch(/ws:\/\//);
   });
 
+  it.each([
+    [
+      'a URL that is not ws(s)://',
+      ['http://user:S3CR3T@127.0.0.1:9/x?token=T0K3N'],
+      '"http://***@127.0.0.1:9/x?token=***"',
+    ],
+    ['an unparsable URL', ['ws://user:S3CR3T@[::1/x?token=T0K3N'], '"ws://***@[::1/x?token=***"'],
+    ['two URLs', ['ws://user:S3CR3T@127.0.0.1:9/x?token=T0K3N', 'ws://127.0.0.1:9/?token=T0K3N'], 'ws://***@'],
+    [
+      'a URL with --demo',
+      ['--demo', 'ws://user:S3CR3T@127.0.0.1:9/x?token=T0K3N'],
+      '"ws://***@127.0.0.1:9/x?token=***"',
+    ],
+  ])('%s: the message shows the URL with its secrets redacted', (_name, argv, shown) => {
+    const { message } = usageError(argv);
+    expect(message).not.toMatch(/S3CR3T|T0K3N/);
+    expect(message).toContain(shown);
+  });
+
   it('no URL', () => {
     expect(usageError([]).message).toMatch(/ws:\/\/ or wss:\/\/ URL/);
     expect(usageError(['--send', 'x']).message).toMatch(/URL/);

@@ -21,9 +21,12 @@ describe('formatStatus', () => {
     expect(status({ state: 'connecting', attempt: 12 })).toBe('[connecting · attempt 12] ');
   });
 
-  it('reconnecting shows the next attempt (attempt + 1) and its countdown', () => {
-    expect(status({ state: 'reconnecting', attempt: 3, retryIn: 1234 })).toBe('[reconnecting · attempt 4 in 1.2 s] ');
-    expect(status({ state: 'reconnecting', attempt: 0, retryIn: 40 })).toBe('[reconnecting · attempt 1 in 40 ms] ');
+  // `socket.attempt` while reconnecting is already the attempt that follows the wait (the number
+  // the `reconnecting` event carries): shown as it is, never plus one.
+  it('reconnecting shows the attempt that follows the wait, as given, and its countdown', () => {
+    expect(status({ state: 'reconnecting', attempt: 3, retryIn: 1234 })).toBe('[reconnecting · attempt 3 in 1.2 s] ');
+    expect(status({ state: 'reconnecting', attempt: 1, retryIn: 40 })).toBe('[reconnecting · attempt 1 in 40 ms] ');
+    expect(status({ state: 'reconnecting', attempt: 2, retryIn: 12 })).toBe('[reconnecting · attempt 2 in 12 ms] ');
   });
 
   it('countdown: whole ms below 1 s, seconds with one decimal from 1 s', () => {
@@ -43,7 +46,7 @@ describe('formatStatus', () => {
   // BUG (cosmetic): 999.5 ms ≤ t < 1000 ms is "below 1 s", so it takes the ms branch and is
   // rounded up to "1000 ms", which is neither "ms below 1 s" nor the "1.0 s" shown a moment earlier.
   it('countdown: 999.6 ms shows as 1.0 s, not "1000 ms"', () => {
-    expect(status({ state: 'reconnecting', attempt: 1, retryIn: 999.6 })).toBe('[reconnecting · attempt 2 in 1.0 s] ');
+    expect(status({ state: 'reconnecting', attempt: 2, retryIn: 999.6 })).toBe('[reconnecting · attempt 2 in 1.0 s] ');
   });
 
   it('shows the buffered count when there is one', () => {
@@ -51,7 +54,7 @@ describe('formatStatus', () => {
     expect(status({ state: 'connecting', attempt: 1, bufferedCount: 1 })).toBe(
       '[connecting · attempt 1 · 1 buffered] ',
     );
-    expect(status({ state: 'reconnecting', attempt: 3, retryIn: 1300, bufferedCount: 2 })).toBe(
+    expect(status({ state: 'reconnecting', attempt: 4, retryIn: 1300, bufferedCount: 2 })).toBe(
       '[reconnecting · attempt 4 in 1.3 s · 2 buffered] ',
     );
     expect(status({ state: 'idle', bufferedCount: 10_000 })).toBe('[idle · 10000 buffered] ');
@@ -73,13 +76,13 @@ describe('statusLine', () => {
       stats: { nextRetryAt: s.nextRetryAt },
     }) as unknown as ResilientSocket;
 
-  it('counts down to stats.nextRetryAt from now', () => {
-    const line = statusLine(socket({ state: 'reconnecting', attempt: 2, bufferedCount: 1, nextRetryAt: 5000 }), 3500);
+  it('counts down to stats.nextRetryAt from now, showing socket.attempt as it is', () => {
+    const line = statusLine(socket({ state: 'reconnecting', attempt: 3, bufferedCount: 1, nextRetryAt: 5000 }), 3500);
     expect(line).toBe('[reconnecting · attempt 3 in 1.5 s · 1 buffered] ');
   });
 
   it('a retry already due shows 0 ms, never a negative countdown', () => {
-    expect(statusLine(socket({ state: 'reconnecting', attempt: 1, bufferedCount: 0, nextRetryAt: 100 }), 250)).toBe(
+    expect(statusLine(socket({ state: 'reconnecting', attempt: 2, bufferedCount: 0, nextRetryAt: 100 }), 250)).toBe(
       '[reconnecting · attempt 2 in 0 ms] ',
     );
   });

@@ -1,6 +1,7 @@
 /**
  * The process around the CLI, faked for in-process tests of `main(argv, io)`: PassThrough stdio
- * whose output is collected as text, an `isTTY` of your choice on stdin, and Ctrl-C as a method.
+ * whose output is collected as text, an `isTTY` of your choice on stdin and on stdout, and Ctrl-C
+ * as a method.
  */
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main.js';
@@ -29,6 +30,8 @@ export interface FakeProcess {
 export interface FakeProcessOptions {
   /** `stdin.isTTY`. @default false */
   readonly tty?: boolean;
+  /** `stdout.isTTY`: received messages are written for a terminal (controls made visible). @default false */
+  readonly stdoutTty?: boolean;
   /** Replaces `io.loadWs` (e.g. `() => undefined`: ws not installed). */
   readonly loadWs?: CliIO['loadWs'];
 }
@@ -38,7 +41,7 @@ export function fakeProcess(options: FakeProcessOptions = {}): FakeProcess {
   stdin.isTTY = options.tty ?? false;
   const stdout = new PassThrough() as PassThrough & { isTTY?: boolean };
   const stderr = new PassThrough() as PassThrough & { isTTY?: boolean };
-  stdout.isTTY = false;
+  stdout.isTTY = options.stdoutTty ?? false;
   stderr.isTTY = false;
   let out = '';
   let err = '';
@@ -120,4 +123,18 @@ export function startCli(argv: readonly string[], options: FakeProcessOptions = 
       return code as number;
     },
   };
+}
+
+/**
+ * The control characters in `text` (C0 U+0000–U+001F, DEL, C1 U+0080–U+009F) other than those in
+ * `allowed`, as `U+XXXX` so that a failure is readable: `expect(controlsIn(stderr, '\n')).toEqual([])`.
+ */
+export function controlsIn(text: string, allowed = ''): string[] {
+  const found: string[] = [];
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    const control = code <= 0x1f || (code >= 0x7f && code <= 0x9f);
+    if (control && !allowed.includes(char)) found.push(`U+${code.toString(16).toUpperCase().padStart(4, '0')}`);
+  }
+  return found;
 }

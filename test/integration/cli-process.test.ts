@@ -145,6 +145,18 @@ describe('the bin as a process', () => {
     expect(run.stderr).toContain('Expected a ws:// or wss:// URL');
   });
 
+  it.each([
+    ['a URL that is not ws(s)://', 'http', 2],
+    ['connection refused, --max-retries 0', 'ws', 1],
+  ] as const)('a URL with a password and a token (%s): neither reaches the terminal', async (_name, scheme, exit) => {
+    const port = await deadPort();
+    const run = bin([`${scheme}://user:S3CR3T@127.0.0.1:${port}/x?token=T0K3N`, '--max-retries', '0']);
+    const { code } = await run.exit(10_000);
+    expect(code).toBe(exit);
+    expect(run.stdout + run.stderr).not.toMatch(/S3CR3T|T0K3N/);
+    expect(run.stderr).toContain(`${scheme}://***@127.0.0.1:${port}/x?token=***`);
+  });
+
   it.each(['ignore', 'pipe'] as const)(
     'SIGINT while reconnecting to a dead port (stdin %s): exit 130 within 2 s',
     async (stdin) => {
