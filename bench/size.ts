@@ -5,17 +5,28 @@
  * Method: esbuild bundles `export * from '<entry>'` (everything the entry offers, so nothing is
  * tree-shaken away) for the browser, ESM, minified; gzip level 9. The budgets below are enforced:
  * `npm run size` exits 1 when an entry point of ours outgrows its budget (CI runs it).
+ *
+ * Run as a script, it builds `dist/` first when it is missing or older than `src/` (the check the
+ * browser tests use), so `npm run size` works as the first command after `npm ci`.
  */
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { ensureBuilt } from '../examples/lib/ensure-build.js';
 import { isMain } from './lib/load.js';
 
 /** Budgets in gzipped bytes, with a little headroom over today's size; raise them deliberately. */
 export const BUDGETS: Readonly<Record<string, number>> = {
   // Raised from 12.5 to 14 kB for resume awareness (page/network/suspend signals, the probe and
-  // the offline pause: about 1.1 kB gzipped).
-  'resilient-socket': 14_000,
-  'resilient-socket/backoff': 3_000,
+  // the offline pause: about 1.1 kB gzipped). Raised from 14 to 18.5 kB for the hardening of
+  // "every promise holds" (measured 13.6 → 18.0 kB): option validation that names unknown options
+  // with a did-you-mean and refuses subprotocols and ws options that would fail every attempt
+  // (about 2 kB), URL redaction in errors and events, async shouldReconnect, reconnect()'s polite
+  // close, binary copies and unsendable drops, non-fatal reporting of user-code failures. The
+  // core-and-features redesign (the next issue) is where the browser cost comes down: everything
+  // is still in `export *` here, the ws-only checks included.
+  'resilient-socket': 18_500,
+  // Raised from 3 to 3.4 kB: unknown options are refused with a did-you-mean (an edit distance).
+  'resilient-socket/backoff': 3_400,
 };
 
 const ENTRIES: readonly { name: string; path: string; ours: boolean }[] = [
@@ -70,6 +81,8 @@ export function sizeTable(rows: readonly SizeRow[]): string {
 }
 
 if (isMain(import.meta.url)) {
+  // On stderr: stdout is the table.
+  ensureBuilt((line) => console.error(line));
   const rows = await sizes();
   console.log(sizeTable(rows));
   const over = rows.filter((r) => r.budget !== undefined && r.gzipped > r.budget);

@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 // Checks the package as it will be published, from the tarball `npm pack` makes:
-//   1. the tarball holds both entry points in both formats, README.md and package.json, and no src/ or test/;
+//   1. the tarball holds both entry points in both formats, README.md and package.json, and no src/ or test/,
+//      and no declaration file (.d.ts, .d.cts) in it points readers at a src/ file (they are not shipped);
 //   2. publint (--strict) and attw (--profile node16, every problem fatal) are happy with it;
-//   3. a fresh consumer project can install it, `import` it (.mjs) and `require` it (.cjs);
+//   3. a fresh consumer project can install it, `import` it (.mjs) and `require` it (.cjs); ResilientSocket is
+//      called ResilientSocket (constructor.name, util.inspect) in every built entry; `resilient-socket/testing`
+//      works without mock-socket (but FlakyServer, which says how to install it), then with it;
 //   4. esbuild can bundle it: for the browser (reporting minified and gzipped sizes; the
 //      `resilient-socket/backoff` bundle must not pull in eventemitter3 or ws, and no browser bundle
 //      may contain ws's Node code) and as CommonJS for Node (through the `require` condition).
@@ -12,10 +15,10 @@
 // Usage: npm run build && node scripts/check-package.mjs
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 
@@ -153,6 +156,31 @@ function checkTarballContents(info) {
   for (const path of paths) console.log(`  ${path}`);
   if (problems.length > 0) fail(problems.join('; '));
   return `${paths.length} files, ${REQUIRED_FILES.length} required present`;
+}
+
+/**
+ * A `src/` path (`src/socket/states.ts`, `./src/x`, `../src/x`) in the text, but not the tail of a
+ * longer path or URL (`https://github.com/o/r/blob/main/src/x` may be linked: it exists).
+ */
+const SRC_PATH = /(?<![\w/.@-])(?:\.{1,2}\/)*src\/[\w.-]/;
+
+function checkDeclarations(info) {
+  const declarations = info.files.map((f) => toPosix(f.path)).filter((path) => /\.d\.c?ts$/.test(path));
+  if (declarations.length === 0) fail('the tarball has no .d.ts/.d.cts files');
+  const problems = [];
+  for (const path of declarations) {
+    // npm pack put these very files from the working tree into the tarball.
+    const lines = readFileSync(join(repoDir, path), 'utf8').split('\n');
+    lines.forEach((line, index) => {
+      if (SRC_PATH.test(line)) problems.push(`${path}:${index + 1}: ${line.trim()}`);
+    });
+  }
+  if (problems.length > 0) {
+    fail(
+      `shipped declarations point at src/ files, which are not in the package (say what the file holds, or name the export):\n  ${problems.join('\n  ')}`,
+    );
+  }
+  return `${declarations.length} declaration files, none mentions a src/ path`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -389,6 +417,98 @@ function runSocketChecks(consumerDir) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// ResilientSocket's name in every built entry: the bundler renames classes whose names collide
+// (the Node entry's subclass became `ResilientSocket2`), and users see `constructor.name` in
+// util.inspect, console.log and stack traces. The index entries are loaded by file path, as a
+// browser bundle or a `browser`-field resolver would pick them.
+
+const CLASS_NAME = (format, label, specifier) => `${
+  format === 'esm'
+    ? `import { ResilientSocket } from ${JSON.stringify(specifier)};\nimport { inspect } from 'node:util';`
+    : `const { ResilientSocket } = require(${JSON.stringify(specifier)});\nconst { inspect } = require('node:util');`
+}
+// No connection: a stand-in WebSocket class, and autoConnect off.
+const socket = new ResilientSocket('ws://127.0.0.1:9', { autoConnect: false, WebSocket: class {} });
+const seen = { class: ResilientSocket.name, constructor: socket.constructor.name, inspect: inspect(socket).slice(0, 20) };
+if (seen.class === 'ResilientSocket' && seen.constructor === 'ResilientSocket' && /^ResilientSocket {/.test(seen.inspect)) {
+  console.log('OK   [${format}] ${label}: ResilientSocket.name, constructor.name and util.inspect say ResilientSocket');
+} else {
+  console.error('FAIL [${format}] ${label}: ResilientSocket is named ' + JSON.stringify(seen));
+  process.exitCode = 1;
+}
+`;
+
+function runClassNameChecks(consumerDir) {
+  const dist = join(consumerDir, 'node_modules', 'resilient-socket', 'dist');
+  const cases = [
+    ['esm', 'node entry (resilient-socket)', 'resilient-socket'],
+    ['cjs', 'node entry (resilient-socket)', 'resilient-socket'],
+    ['esm', 'index entry (dist/index.js)', pathToFileURL(join(dist, 'index.js')).href],
+    ['cjs', 'index entry (dist/index.cjs)', join(dist, 'index.cjs')],
+  ];
+  const failed = [];
+  cases.forEach(([format, label, specifier], i) => {
+    try {
+      runConsumerTest(
+        consumerDir,
+        `class-name-${i}.${format === 'esm' ? 'mjs' : 'cjs'}`,
+        CLASS_NAME(format, label, specifier),
+      );
+    } catch {
+      failed.push(`${label} (${format})`);
+    }
+  });
+  if (failed.length > 0) fail(`ResilientSocket is not called ResilientSocket in: ${failed.join(', ')} (see above)`);
+  return 'node and index entries, ESM and CJS';
+}
+
+// ---------------------------------------------------------------------------------------------
+// The test kit without mock-socket (an optional peer): everything but FlakyServer works, and
+// `new FlakyServer()` says how to install it. Runs before runTestKitAndCli installs mock-socket.
+
+const TEST_KIT_NO_MOCK_SOCKET = (format) => `${
+  format === 'esm'
+    ? "import { createRequire } from 'node:module';\nimport { ResilientSocket } from 'resilient-socket';\nimport { FlakyServer, TestClock, until, waitFor } from 'resilient-socket/testing';\nconst require = createRequire(import.meta.url);"
+    : "const { ResilientSocket } = require('resilient-socket');\nconst { FlakyServer, TestClock, until, waitFor } = require('resilient-socket/testing');"
+}
+(async () => {
+  let installed = true;
+  try {
+    require.resolve('mock-socket');
+  } catch {
+    installed = false;
+  }
+  if (installed) throw new Error('mock-socket is installed in the consumer project; this check needs it absent');
+  const clock = new TestClock();
+  let fired = 0;
+  clock.setTimeout(() => fired++, 10);
+  await waitFor(() => fired === 1, { advance: (ms) => clock.advance(ms), within: 100 });
+  const socket = new ResilientSocket('ws://127.0.0.1:9', { autoConnect: false, clock, WebSocket: class {} });
+  const idle = await until(socket, 'idle', { within: 0 });
+  if (idle.state !== 'idle') throw new Error('until(socket, "idle") resolved ' + JSON.stringify(idle));
+  let error;
+  try {
+    new FlakyServer();
+  } catch (thrown) {
+    error = thrown;
+  }
+  if (!(error instanceof Error) || !error.message.includes('npm i -D mock-socket')) {
+    throw new Error('new FlakyServer() without mock-socket: expected an error saying \`npm i -D mock-socket\`, got ' + (error?.stack ?? error));
+  }
+  console.log('OK   [${format}] TestClock, waitFor and until work without mock-socket; new FlakyServer(): ' + error.message);
+})().catch((error) => {
+  console.error('FAIL [${format}]', error);
+  process.exitCode = 1;
+});
+`;
+
+function runTestKitWithoutMockSocket(consumerDir) {
+  runConsumerTest(consumerDir, 'test-kit-no-mock-socket.mjs', TEST_KIT_NO_MOCK_SOCKET('esm'));
+  runConsumerTest(consumerDir, 'test-kit-no-mock-socket.cjs', TEST_KIT_NO_MOCK_SOCKET('cjs'));
+  return 'import and require work; new FlakyServer() says `npm i -D mock-socket`';
+}
+
+// ---------------------------------------------------------------------------------------------
 // The test kit and the CLI from the tarball, as a user's project would run them (ws is installed
 // by runSocketChecks; mock-socket is added here).
 
@@ -571,6 +691,7 @@ async function main() {
   if (packed) {
     const { tarball, info } = packed;
     await check('tarball contents', () => checkTarballContents(info));
+    await check('declarations do not point at src/', () => checkDeclarations(info));
     await check('publint --strict', () => runPublint(tarball));
     await check('attw (strict profile, node10 included)', () => runAttw(tarball));
 
@@ -583,6 +704,8 @@ async function main() {
       await check('consumer: import (test.mjs)', () => runConsumerTest(consumerDir, 'test.mjs', CONSUMER_TEST_MJS));
       await check('consumer: require (test.cjs)', () => runConsumerTest(consumerDir, 'test.cjs', CONSUMER_TEST_CJS));
       await check('consumer: ResilientSocket in Node (no ws, then ws)', () => runSocketChecks(consumerDir));
+      await check('consumer: ResilientSocket.name in every entry (ESM and CJS)', () => runClassNameChecks(consumerDir));
+      await check('consumer: test kit without mock-socket', () => runTestKitWithoutMockSocket(consumerDir));
       await check('consumer: test kit and CLI (resilient-socket/testing, bin)', () => runTestKitAndCli(consumerDir));
       await check('esbuild: browser bundles', () => browserBundles(consumerDir));
       await check('esbuild: node CJS bundle', () => nodeCjsBundle(consumerDir));

@@ -12,6 +12,12 @@ export * from './index.js';
 
 /** {@inheritDoc CoreResilientSocket} */
 export class ResilientSocket extends CoreResilientSocket {
+  // The bundler renames this class in the build (`ResilientSocket2`: its name collides with the
+  // core class it extends). A static field, not a static block, so that bundlers can still drop
+  // the class when an app does not use it; scripts/check-package.mjs checks the name in every entry.
+  /** `'ResilientSocket'`, the name this class is imported by (what `util.inspect` and stack traces show). */
+  static override readonly name = 'ResilientSocket';
+
   protected static override fallbackWebSocket(): WebSocketConstructorLike | undefined {
     return loadWs();
   }

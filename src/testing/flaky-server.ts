@@ -1,10 +1,18 @@
 /**
  * A scripted flaky WebSocket server for deterministic reconnect tests, built on mock-socket: no
  * network, no ports, and every event on mock-socket's own 4 ms timers, so fake timers drive it.
+ *
+ * mock-socket is an optional peer dependency, loaded when the first FlakyServer is created (not
+ * when `resilient-socket/testing` is imported), so the rest of the kit works without it. Only its
+ * types are imported here (`server` and `clients` are mock-socket's own `Server` and `Client`).
  */
-import { type Client, WebSocket as MockWebSocket, Server } from 'mock-socket';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import type { Client, Server } from 'mock-socket';
 import type { Data } from '../data.js';
 import type { WebSocketConstructorLike } from '../transport/websocket-like.js';
+import { assertKnownKeys, assertOptionsObject } from '../validation.js';
+import { noteFlakySocket, registerFlakyServer, unregisterFlakyServer } from './flaky-registry.js';
 
 /**
  * What the server does with one connection attempt:
@@ -66,32 +74,79 @@ export interface FlakyServerOptions {
   script?: readonly AttemptOutcome[];
 }
 
+/** What the kit takes from mock-socket, built once by the first `new FlakyServer()`. */
+interface MockSocketKit {
+  readonly Server: typeof Server;
+  readonly WebSocket: WebSocketConstructorLike;
+}
+
+/** Every option of `FlakyServer`: any other key is refused (a misspelling would otherwise be ignored). */
+const FLAKY_SERVER_OPTIONS: readonly (keyof FlakyServerOptions)[] = ['url', 'echo', 'reply', 'script'];
+
+const INSTALL_HINT = 'FlakyServer needs the `mock-socket` package, which is not installed: run `npm i -D mock-socket`';
+
+let kit: MockSocketKit | undefined;
 let nextId = 0;
 
 /** Marks a mock socket that opened (a symbol, not a #field: mock-socket hands out Proxies of its sockets). */
 const OPENED = Symbol('opened');
 
 /**
- * mock-socket's WebSocket with real-world close events: a connection that never opened (refused,
- * or no server) closes with 1006 and `wasClean: false`, as a browser reports a failed TCP
- * connection (mock-socket says 1000, clean), and an opened one is clean exactly when its code is
- * not 1006 (mock-socket calls every server-chosen code unclean).
+ * Loads mock-socket: beside this file first (where a peer dependency is installed), then from the
+ * working directory (an app whose test files were bundled away from its node_modules), as for `ws`.
+ * @throws Error saying to install it when it is in neither place.
  */
-class FlakyWebSocket extends MockWebSocket {
-  override dispatchEvent(event: Event, ...rest: unknown[]): boolean {
-    const self = this as unknown as Record<symbol, boolean | undefined>;
-    if (event.type === 'open') self[OPENED] = true;
-    else if (event.type === 'close') {
-      const close = event as unknown as { code: number; wasClean: boolean };
-      if (self[OPENED] !== true) close.code = 1006;
-      close.wasClean = close.code !== 1006;
+function loadMockSocket(): typeof import('mock-socket') {
+  let missing: unknown;
+  for (const base of [import.meta.url, `${pathToFileURL(process.cwd()).href}/`]) {
+    try {
+      return createRequire(base)('mock-socket') as typeof import('mock-socket');
+    } catch (error) {
+      // Only "mock-socket itself is not there" falls through; a broken install is reported as it is.
+      if (!isMissing(error, 'mock-socket')) throw error;
+      missing = error;
     }
-    return (MockWebSocket.prototype.dispatchEvent as (this: unknown, ...args: unknown[]) => boolean).call(
-      this,
-      event,
-      ...rest,
-    );
   }
+  throw new Error(INSTALL_HINT, { cause: missing });
+}
+
+function isMissing(error: unknown, name: string): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return code === 'MODULE_NOT_FOUND' && typeof message === 'string' && message.includes(`'${name}'`);
+}
+
+/**
+ * mock-socket's classes, the WebSocket one with real-world close events: a connection that never
+ * opened (refused, or no server) closes with 1006 and `wasClean: false`, as a browser reports a
+ * failed TCP connection (mock-socket says 1000, clean), and an opened one is clean exactly when
+ * its code is not 1006 (mock-socket calls every server-chosen code unclean).
+ */
+function mockSocket(): MockSocketKit {
+  if (kit) return kit;
+  const { Server, WebSocket: MockWebSocket } = loadMockSocket();
+  class FlakyWebSocket extends MockWebSocket {
+    constructor(url: string | URL, protocols?: string | string[]) {
+      super(url, protocols);
+      noteFlakySocket(url);
+    }
+
+    override dispatchEvent(event: Event, ...rest: unknown[]): boolean {
+      const self = this as unknown as Record<symbol, boolean | undefined>;
+      if (event.type === 'open') self[OPENED] = true;
+      else if (event.type === 'close') {
+        const close = event as unknown as { code: number; wasClean: boolean };
+        if (self[OPENED] !== true) close.code = 1006;
+        close.wasClean = close.code !== 1006;
+      }
+      return (MockWebSocket.prototype.dispatchEvent as (this: unknown, ...args: unknown[]) => boolean).call(
+        this,
+        event,
+        ...rest,
+      );
+    }
+  }
+  kit = { Server, WebSocket: FlakyWebSocket as unknown as WebSocketConstructorLike };
+  return kit;
 }
 
 /**
@@ -113,7 +168,7 @@ export class FlakyServer {
   /** The URL to connect to. */
   readonly url: string;
   /** The mock-socket WebSocket class that talks to this server; pass it as the `WebSocket` option. */
-  readonly WebSocket: WebSocketConstructorLike = FlakyWebSocket as unknown as WebSocketConstructorLike;
+  readonly WebSocket: WebSocketConstructorLike;
   /** The underlying mock-socket server, for anything this class does not cover. */
   readonly server: Server;
   /**
@@ -136,8 +191,18 @@ export class FlakyServer {
   readonly #live = new Map<Client, { id: number; silent: boolean }>();
   #pending: AttemptOutcome = 'accept';
   #stopped = false;
+  /** This server's entry in the registry `until` and `waitFor` consult (see flaky-registry.ts). */
+  readonly #registration: object;
 
+  /**
+   * @throws TypeError when `options` is not an object or has an unknown key; Error when
+   *   mock-socket is not installed (the message says how to install it).
+   */
   constructor(options: FlakyServerOptions = {}) {
+    assertOptionsObject('options', options);
+    assertKnownKeys('', options, FLAKY_SERVER_OPTIONS, 'FlakyServer');
+    const { Server, WebSocket } = mockSocket();
+    this.WebSocket = WebSocket;
     nextId += 1;
     this.url = options.url ?? `ws://flaky-${nextId}.test/`;
     this.#echo = options.echo ?? false;
@@ -154,6 +219,7 @@ export class FlakyServer {
       },
     });
     this.server.on('connection', (client) => this.#onConnection(client));
+    this.#registration = registerFlakyServer(this.url, () => this.attempts);
   }
 
   /** Server-side ends of the open connections, oldest first. */
@@ -220,6 +286,7 @@ export class FlakyServer {
     this.mode = 'refuse';
     this.drop();
     this.server.stop();
+    unregisterFlakyServer(this.#registration);
   }
 
   #onConnection(client: Client): void {

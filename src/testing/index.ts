@@ -2,8 +2,8 @@
  * `resilient-socket/testing`: what an app needs to test its own reconnect logic deterministically.
  *
  * - {@link FlakyServer}: a scripted mock-socket server that drops, refuses, closes with codes, goes
- *   silent and comes back, with no network. This entry point imports `mock-socket` for it, so
- *   install `mock-socket` (a dev dependency of yours) to use any part of the kit.
+ *   silent and comes back, with no network. It needs `mock-socket` (a dev dependency of yours),
+ *   loaded by the first `new FlakyServer()`; the rest of the kit works without it.
  * - {@link until}: await a socket's next event or state, bounded, in real or fake time.
  * - {@link waitFor}: await any condition (what a server received, an app's state), the same way.
  * - {@link TestClock}: a manual clock to inject as the `clock` option.

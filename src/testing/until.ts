@@ -4,11 +4,23 @@
 import { EVENT_NAMES, type ResilientSocketEvents } from '../socket/events.js';
 import type { ResilientSocket } from '../socket/resilient-socket.js';
 import type { SocketState } from '../socket/states.js';
-import { checkTiming, realClearTimeout, realSetTimeout } from './timing.js';
+import { bypassHint, flakySocketsAt, isUntouched } from './flaky-registry.js';
+import { checkTiming, FAKE_TIMERS_HINT, fakeTimersInstalled, realClearTimeout, realSetTimeout } from './timing.js';
 
 const EVENT_TARGETS: readonly UntilEvent[] = EVENT_NAMES;
 const STATE_TARGETS: ReadonlySet<string> = new Set<UntilState>(['idle', 'closing', 'closed']);
 const TARGETS: ReadonlySet<string> = new Set([...EVENT_TARGETS, ...STATE_TARGETS]);
+/**
+ * Events named like a state, each emitted as the socket enters that state: called while the
+ * socket is already there, `until` waits for the next time it enters it.
+ */
+const STATE_EVENTS: ReadonlySet<string> = new Set<Extract<SocketState, UntilEvent>>([
+  'connecting',
+  'open',
+  'reconnecting',
+]);
+/** Every option of `until`: any other key is refused (a misspelling would otherwise be ignored). */
+const UNTIL_OPTIONS: readonly (keyof UntilOptions<UntilEvent>)[] = ['where', 'within', 'advance', 'step'];
 /** Events that may still be emitted in the turn the socket becomes closed. */
 const AFTER_CLOSED: ReadonlySet<string> = new Set(['close', 'giveup', 'drop', 'error', 'state']);
 
@@ -82,7 +94,11 @@ export interface UntilOptions<T extends UntilEvent | UntilState> {
  * advance in progress has returned, so time stands still when your test resumes.
  *
  * Start it before the action that causes the event: an event emitted before `until` is called
- * is not seen (`const opened = until(socket, 'open', time); server.up(); await opened;`).
+ * is not seen (`const opened = until(socket, 'open', time); server.up(); await opened;`). That
+ * holds for the events named like states too: `until(socket, 'open')` on an open socket waits for
+ * the next `open` (after a reconnect), and if it times out, the error says the socket was already
+ * open when `until` was called. When the socket connects to a `FlakyServer`'s URL without
+ * `{ WebSocket: server.WebSocket }`, the error says that instead of timing out silently.
  * Bad arguments throw at once (TypeError for a wrong type, RangeError for a bad value).
  *
  * ```ts
@@ -98,7 +114,7 @@ export function until<T extends UntilEvent | UntilState>(
   target: T,
   options: UntilOptions<T> = {},
 ): Promise<UntilResult<T>> {
-  const { within, step, advance } = checkTiming(options);
+  const { within, step, advance } = checkTiming(options, UNTIL_OPTIONS, 'until()');
   if (typeof target !== 'string')
     throw new TypeError(`Expected \`target\` to be an event or state name, got ${typeof target}`);
   if (!TARGETS.has(target)) {
@@ -109,10 +125,16 @@ export function until<T extends UntilEvent | UntilState>(
   }
   const where = options.where as ((result: unknown) => boolean) | undefined;
   const isState = STATE_TARGETS.has(target);
+  /** Called in the state its event announces: that occurrence is over, until waits for the next. */
+  const alreadyThere = STATE_EVENTS.has(target) && socket.state === target;
 
   return new Promise((resolve, reject) => {
     let done = false;
     let lastReason = '';
+    /** How many `target` events were emitted while waiting (matching `where` or not). */
+    let occurrences = 0;
+    /** The FlakyServer URL this socket tried to reach with some other WebSocket class, if any. */
+    let bypassed: string | undefined;
     let timer: ReturnType<typeof setTimeout> | undefined;
     /** The advance() call in progress: until settles only after it returned, so time stands still then. */
     let moving: Promise<unknown> | undefined;
@@ -141,8 +163,23 @@ export function until<T extends UntilEvent | UntilState>(
         return false;
       }
     };
+    /** What most likely went wrong, appended to a rejection: `; hint. hint.` or ''. */
+    const hints = (): string => {
+      const found: string[] = [];
+      if (alreadyThere && occurrences === 0) {
+        found.push(
+          `the socket was already '${target}' when until() was called, and until() waits for the next ` +
+            `'${target}' event, not for the state (the event that came with it had most likely been emitted ` +
+            `already). Start until() before the action that causes it (const next = until(socket, '${target}'); …; await next)`,
+        );
+      }
+      const url = bypassedUrl(socket, bypassed);
+      if (url !== undefined) found.push(bypassHint(url));
+      else if (advance === undefined && fakeTimersInstalled()) found.push(FAKE_TIMERS_HINT);
+      return found.length === 0 ? '' : `; ${found.join('. ')}`;
+    };
     const closedError = (reason: string) =>
-      new Error(`until(socket, '${target}'): the socket closed (${reason}) before it happened`);
+      new Error(`until(socket, '${target}'): the socket closed (${reason}) before it happened${hints()}`);
 
     if (isState) {
       const value = { state: target };
@@ -154,9 +191,20 @@ export function until<T extends UntilEvent | UntilState>(
       return;
     } else {
       on(target, (...args: unknown[]) => {
+        occurrences += 1;
         if (matches(args[0])) finish(undefined, args[0]);
       });
     }
+    // A socket creates its WebSocket right after `connecting`: if the URL is a FlakyServer's and
+    // no FlakyServer WebSocket was created by then, it uses another class and cannot reach it.
+    on('connecting', (...args: unknown[]) => {
+      const { url } = args[0] as ResilientSocketEvents['connecting'][0];
+      const before = flakySocketsAt(url);
+      if (before === undefined) return;
+      queueMicrotask(() => {
+        if (flakySocketsAt(url) === before) bypassed = url;
+      });
+    });
     on('state', (...args: unknown[]) => {
       const change = args[0] as ResilientSocketEvents['state'][0];
       lastReason = change.reason;
@@ -175,8 +223,7 @@ export function until<T extends UntilEvent | UntilState>(
       finish(
         new Error(
           `until(socket, '${target}'): did not happen within ${within} ms${advance ? ' of fake time' : ''}; ` +
-            `state is '${socket.state}'${lastReason ? ` (${lastReason})` : ''}` +
-            (advance ? '' : '. With fake timers, pass `advance` (e.g. vi.advanceTimersByTimeAsync)'),
+            `state is '${socket.state}'${lastReason ? ` (${lastReason})` : ''}${hints()}`,
         ),
       );
     if (advance === undefined) {
@@ -198,4 +245,17 @@ export function until<T extends UntilEvent | UntilState>(
       timeout();
     })();
   });
+}
+
+/**
+ * The FlakyServer URL the socket tried to reach with another WebSocket class, if it did:
+ * - `seen`: an attempt `until` watched created no FlakyServer WebSocket (it counts if the socket
+ *   never opened: mock-socket's plain WebSocket class does reach the server);
+ * - otherwise, from counters (attempts made before `until` was called): the socket has made
+ *   attempts at a FlakyServer's URL, and nothing has ever tried to connect to that server.
+ */
+function bypassedUrl(socket: ResilientSocket, seen: string | undefined): string | undefined {
+  const { attempts, connects } = socket.stats;
+  if (seen !== undefined) return connects === 0 ? seen : undefined;
+  return attempts > 0 && isUntouched(socket.url) ? socket.url : undefined;
 }

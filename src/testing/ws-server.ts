@@ -1,7 +1,7 @@
 /**
  * A controllable, real `ws` WebSocket server on 127.0.0.1, for integration tests (ours and yours).
- * `ws` is loaded on the first `start()`, so the rest of the test kit works without it (`mock-socket`
- * is the kit's one required peer: see `index.ts`).
+ * `ws` is loaded on the first `start()`, so the rest of the test kit works without it (as it works
+ * without `mock-socket`, which only `FlakyServer` loads).
  *
  * - `start()` listens on an ephemeral port the first time and on the same port after `stop()`,
  *   so a client can be shown a server restart.
@@ -19,6 +19,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo, Socket } from 'node:net';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { loadWs } from '../transport/load-ws.js';
+import { assertKnownKeys, describeReceived, describeValue } from '../validation.js';
 import { realClearTimeout, realSetTimeout } from './timing.js';
 
 /** One accepted connection, server side: a `ws` WebSocket. */
@@ -91,6 +92,40 @@ export interface DisconnectRecord {
 /** The server's behaviour: one for every upgrade, or a function deciding per upgrade. */
 export type BehaviourSetting = Behaviour | ((upgrade: Omit<UpgradeRecord, 'kind'>) => Behaviour);
 
+/** The keys each kind of {@link Behaviour} may have: any other key is refused (a misspelling would otherwise be ignored). */
+const BEHAVIOUR_KEYS: Readonly<Record<Behaviour['kind'], readonly string[]>> = {
+  accept: ['kind', 'echo', 'answerPings'],
+  'accept-then-close': ['kind', 'code', 'reason'],
+  stall: ['kind'],
+  refuse: ['kind', 'status', 'retryAfter'],
+};
+
+/**
+ * Checks a behaviour: an object with a known `kind` and only that kind's keys.
+ * @throws TypeError (not an object, `kind` not a string, an unknown key), RangeError (an unknown kind)
+ */
+function checkBehaviour(value: unknown, name: string): Behaviour {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new TypeError(`Expected \`${name}\` to be a behaviour object, got ${describeReceived(value)}`);
+  }
+  const { kind } = value as { kind?: unknown };
+  if (typeof kind !== 'string') {
+    throw new TypeError(`Expected \`${name}.kind\` to be a string, got ${describeReceived(kind)}`);
+  }
+  const known = Object.hasOwn(BEHAVIOUR_KEYS, kind) ? BEHAVIOUR_KEYS[kind as Behaviour['kind']] : undefined;
+  if (known === undefined) {
+    const kinds = Object.keys(BEHAVIOUR_KEYS).join(', ');
+    throw new RangeError(`Expected \`${name}.kind\` to be one of ${kinds}, got ${describeValue(kind)}`);
+  }
+  assertKnownKeys(name, value, known, `a '${kind}' behaviour`);
+  return value as Behaviour;
+}
+
+/** Checks a behaviour setting: a function (its results are checked per upgrade) or a behaviour. */
+function checkBehaviourSetting(value: unknown): BehaviourSetting {
+  return typeof value === 'function' ? (value as BehaviourSetting) : checkBehaviour(value, 'behaviour');
+}
+
 /** Accept every upgrade, answer pings, echo nothing. */
 export const ACCEPT: Behaviour = Object.freeze({ kind: 'accept' });
 /** Accept every upgrade and echo every message back. */
@@ -107,15 +142,13 @@ export const ECHO: Behaviour = Object.freeze({ kind: 'accept', echo: true });
  * ```
  */
 export class TestWsServer {
-  /** Creates a server with `behaviour` and starts it. */
+  /** Creates a server with `behaviour` and starts it (a bad behaviour rejects, see the constructor). */
   static async start(behaviour: BehaviourSetting = ACCEPT): Promise<TestWsServer> {
     const server = new TestWsServer(behaviour);
     await server.start();
     return server;
   }
 
-  /** Decides each upgrade; may be changed at any time (it applies to the next upgrade). */
-  behaviour: BehaviourSetting;
   /** Text of every message received, in arrival order, across restarts. */
   readonly received: string[] = [];
   /** Every upgrade request, across restarts. */
@@ -135,9 +168,27 @@ export class TestWsServer {
   readonly #clients = new Set<WebSocket>();
   readonly #sockets = new Set<Socket>();
   readonly #clientClosed = new Map<WebSocket, Promise<void>>();
+  #behaviour: BehaviourSetting;
 
+  /**
+   * @param behaviour what to do with each upgrade: a behaviour, or a function of the upgrade
+   *   returning one (checked on every upgrade; a bad result cuts that connection and throws from
+   *   the server's upgrade handler, an uncaught exception the test runner reports).
+   * @throws TypeError for a behaviour that is not an object, whose `kind` is not a string, or with
+   *   a key its kind does not have (``Unknown option `behaviour.answerPing`: did you mean
+   *   `behaviour.answerPings`?``); RangeError for an unknown `kind`.
+   */
   constructor(behaviour: BehaviourSetting = ACCEPT) {
-    this.behaviour = behaviour;
+    this.#behaviour = checkBehaviourSetting(behaviour);
+  }
+
+  /** Decides each upgrade; may be changed at any time (it applies to the next upgrade), and is checked as in the constructor. */
+  get behaviour(): BehaviourSetting {
+    return this.#behaviour;
+  }
+
+  set behaviour(value: BehaviourSetting) {
+    this.#behaviour = checkBehaviourSetting(value);
   }
 
   /** The port (known after the first `start()`). */
@@ -236,7 +287,16 @@ export class TestWsServer {
       headers: request.headers,
       at: performance.now(),
     };
-    const behaviour = typeof this.behaviour === 'function' ? this.behaviour(base) : this.behaviour;
+    const setting = this.#behaviour;
+    let behaviour: Behaviour;
+    try {
+      behaviour = typeof setting === 'function' ? checkBehaviour(setting(base), 'behaviour(upgrade)') : setting;
+    } catch (error) {
+      // A behaviour function that throws or returns a bad behaviour: the connection is cut, and the
+      // error surfaces from this upgrade handler (uncaught), as a test runner reports it.
+      socket.destroy();
+      throw error;
+    }
     this.upgrades.push({ ...base, kind: behaviour.kind });
 
     if (behaviour.kind === 'stall') {

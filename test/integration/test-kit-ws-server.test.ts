@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
 import { ErrorCodes, type ResilientSocketError } from '../../src/errors.js';
@@ -120,5 +122,67 @@ describe('TestWsServer', () => {
     expect(errors.map((e) => e.code)).toEqual([ErrorCodes.UPGRADE_REJECTED]);
     expect(errors[0]?.status).toBe(503);
     expect(server.connections).toBe(1);
+  });
+});
+
+describe('TestWsServer checks its behaviours (a misspelt key is refused, not ignored)', () => {
+  it('the constructor and start() refuse an unknown key, suggesting the one meant', async () => {
+    expect(() => new TestWsServer({ kind: 'accept', answerPing: false } as never)).toThrow(
+      new TypeError('Unknown option `behaviour.answerPing`: did you mean `behaviour.answerPings`?'),
+    );
+    await expect(TestWsServer.start({ kind: 'refuse', status: 503, retry_after: 5 } as never)).rejects.toThrow(
+      new TypeError('Unknown option `behaviour.retry_after`: did you mean `behaviour.retryAfter`?'),
+    );
+    expect(() => new TestWsServer({ kind: 'stall', echo: true } as never)).toThrow(
+      new TypeError("Unknown option `behaviour.echo`: the options of a 'stall' behaviour are `kind`"),
+    );
+  });
+
+  it('a kind that is not a string is a TypeError, an unknown kind a RangeError', () => {
+    expect(() => new TestWsServer({ echo: true } as never)).toThrow(
+      new TypeError('Expected `behaviour.kind` to be a string, got undefined'),
+    );
+    expect(() => new TestWsServer({ kind: 'acept' } as never)).toThrow(
+      new RangeError('Expected `behaviour.kind` to be one of accept, accept-then-close, stall, refuse, got "acept"'),
+    );
+    expect(() => new TestWsServer(null as never)).toThrow(
+      new TypeError('Expected `behaviour` to be a behaviour object, got null'),
+    );
+  });
+
+  it('setting behaviour checks it the same way and keeps the old one on error', async () => {
+    const server = await startServer(ECHO);
+    expect(() => {
+      server.behaviour = { kind: 'accept-then-close', code: 4000, reasn: 'x' } as never;
+    }).toThrow(new TypeError('Unknown option `behaviour.reasn`: did you mean `behaviour.reason`?'));
+    expect(server.behaviour).toBe(ECHO);
+    const closeAtOnce = { kind: 'accept-then-close', code: 4000, reason: 'x' } as const;
+    server.behaviour = closeAtOnce;
+    expect(server.behaviour).toBe(closeAtOnce);
+  });
+
+  it("a behaviour function's bad result cuts that connection and throws from the upgrade handler", async () => {
+    // In a child process: the throw is an uncaught exception, which ends it with the message.
+    const script = `
+      import { WebSocket } from 'ws';
+      import { TestWsServer } from './src/testing/ws-server.ts';
+      const server = await TestWsServer.start(() => ({ kind: 'accept', echoo: true }));
+      const client = new WebSocket(server.url());
+      client.on('error', () => undefined);
+      client.on('close', (code) => console.log('client closed ' + code));
+      setTimeout(() => process.exit(3), 5000).unref();
+    `;
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', '--input-type=module', '-e', script],
+        { cwd: fileURLToPath(new URL('../../', import.meta.url)), timeout: 15_000 },
+        (error, _stdout, stderr) => resolve({ code: error ? (error.code as number | null) : 0, stderr }),
+      );
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'TypeError: Unknown option `behaviour(upgrade).echoo`: did you mean `behaviour(upgrade).echo`?',
+    );
   });
 });
