@@ -1,4 +1,4 @@
-import { assertNumber, assertOptionsObject, withDefault } from '../validation.js';
+import { assertKnownKeys, assertNumber, assertOptionsObject, withDefault } from '../validation.js';
 import { resolveRandom } from './policy.js';
 import type { BackoffPolicy, BaseCapOptions, RandomSource } from './types.js';
 
@@ -21,13 +21,18 @@ export interface ResolvedBaseCap extends BaseCap {
   readonly random: RandomSource;
 }
 
+/** The options of the base/cap strategies, as a record so that the compiler reports one missing or extra. */
+const BASE_CAP_OPTION_NAMES: Readonly<Record<keyof BaseCapOptions, true>> = { base: true, cap: true, random: true };
+
 /**
  * Validates the options shared by full, equal, decorrelated jitter and plain exponential:
- * `base` finite and > 0, `cap` finite and >= `base`, `random` a function.
+ * `base` finite and > 0, `cap` finite and >= `base`, `random` a function, and no other option
+ * (``Unknown option `bse`: did you mean `base`?``).
  * @internal
  */
 export function resolveBaseCap(factory: string, options: BaseCapOptions | undefined): ResolvedBaseCap {
   assertOptionsObject(`${factory} options`, options);
+  assertKnownKeys('', options, Object.keys(BASE_CAP_OPTION_NAMES), `${factory}()`);
   const base = withDefault(options?.base, BASE_CAP_DEFAULTS.base);
   const cap = withDefault(options?.cap, BASE_CAP_DEFAULTS.cap);
   assertNumber('base', base, { above: 0 });

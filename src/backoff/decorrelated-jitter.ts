@@ -16,7 +16,8 @@ const step: DelayStep<BaseCap> = (p, _attempt, previous, u) => {
  * previous one rather than on the attempt count. (This is not cockatiel's/Polly's
  * "decorrelated jitter V2", which is a different formula.) `reset()` puts `prev` back to `base`.
  *
- * @throws TypeError / RangeError naming the option when `base`, `cap` or `random` is invalid.
+ * @throws TypeError / RangeError naming the option when `base`, `cap` or `random` is invalid;
+ *   TypeError naming an option it does not know.
  */
 export function decorrelatedJitter(options?: BaseCapOptions): BaseCapPolicy {
   const { base, cap, random } = resolveBaseCap('decorrelatedJitter', options);

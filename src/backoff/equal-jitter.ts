@@ -11,7 +11,8 @@ const step: DelayStep<BaseCap> = (p, attempt, _previous, u) => {
  * "Equal Jitter" (AWS Architecture Blog, 2015): with `t = min(cap, base·2^attempt)`, wait
  * `t/2 + U(0, t/2)`. Never shorter than half the window, at the cost of less spread.
  *
- * @throws TypeError / RangeError naming the option when `base`, `cap` or `random` is invalid.
+ * @throws TypeError / RangeError naming the option when `base`, `cap` or `random` is invalid;
+ *   TypeError naming an option it does not know.
  */
 export function equalJitter(options?: BaseCapOptions): BaseCapPolicy {
   const { base, cap, random } = resolveBaseCap('equalJitter', options);

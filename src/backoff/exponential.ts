@@ -12,7 +12,8 @@ const step: DelayStep<BaseCap> = (p, attempt) => exponentialWindow(p.base, p.cap
  * Every client that failed at the same moment retries at the same moment; it is here to
  * show, in the simulator and benchmarks, why jitter matters. Prefer a jittered strategy.
  *
- * @throws TypeError / RangeError naming the option when `base` or `cap` is invalid.
+ * @throws TypeError / RangeError naming the option when `base` or `cap` is invalid;
+ *   TypeError naming an option it does not know.
  */
 export function exponential(options?: ExponentialOptions): BaseCapPolicy {
   // `random` is validated by resolveBaseCap but never called: no jitter.

@@ -8,7 +8,8 @@ const step: DelayStep<BaseCap> = (p, attempt, _previous, u) => u * exponentialWi
  * "Full Jitter" from Marc Brooker's AWS Architecture Blog post *Exponential Backoff And Jitter*
  * (2015): `U(0, min(cap, base·2^attempt))`, `attempt` counting from 0.
  *
- * @throws TypeError / RangeError naming the option when `base`, `cap` or `random` is invalid.
+ * @throws TypeError / RangeError naming the option when `base`, `cap` or `random` is invalid;
+ *   TypeError naming an option it does not know.
  */
 export function fullJitter(options?: BaseCapOptions): BaseCapPolicy {
   const { base, cap, random } = resolveBaseCap('fullJitter', options);

@@ -1,4 +1,4 @@
-import { assertNumber, assertOptionsObject, withDefault } from '../validation.js';
+import { assertKnownKeys, assertNumber, assertOptionsObject, withDefault } from '../validation.js';
 import { createPolicy, resolveRandom } from './policy.js';
 import type { BackoffPolicy, DelayStep, RandomOption } from './types.js';
 
@@ -53,6 +53,13 @@ export function truncatedWindow(maxDelay: number, ceiling: number, n: number): n
   return maxDelay * 2 ** (Math.min(n, ceiling) - ceiling);
 }
 
+/** The options of {@link truncatedBinaryExponential}, as a record so that the compiler reports one missing or extra. */
+const TBE_OPTION_NAMES: Readonly<Record<keyof TruncatedBinaryExponentialOptions, true>> = {
+  maxDelay: true,
+  ceiling: true,
+  random: true,
+};
+
 const step: DelayStep<{ readonly maxDelay: number; readonly ceiling: number }> = (p, attempt, _previous, u) =>
   u * truncatedWindow(p.maxDelay, p.ceiling, attempt + 1);
 
@@ -68,12 +75,14 @@ const step: DelayStep<{ readonly maxDelay: number; readonly ceiling: number }> =
  * policy.baseDelay; // 19.53125
  * policy.next();    // somewhere in [0, 19.5) ms, then [0, 39), [0, 78) … [0, 10_000)
  * ```
- * @throws TypeError / RangeError naming the option when `maxDelay`, `ceiling` or `random` is invalid.
+ * @throws TypeError / RangeError naming the option when `maxDelay`, `ceiling` or `random` is invalid;
+ *   TypeError naming an option it does not know (``Unknown option `maxDelays`: did you mean `maxDelay`?``).
  */
 export function truncatedBinaryExponential(
   options?: TruncatedBinaryExponentialOptions,
 ): TruncatedBinaryExponentialPolicy {
   assertOptionsObject('truncatedBinaryExponential options', options);
+  assertKnownKeys('', options, Object.keys(TBE_OPTION_NAMES), 'truncatedBinaryExponential()');
   const maxDelay = withDefault(options?.maxDelay, TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.maxDelay);
   const ceiling = withDefault(options?.ceiling, TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.ceiling);
   assertNumber('maxDelay', maxDelay, { above: 0 });

@@ -9,7 +9,14 @@
 
 import { byteLengthOf, type Data } from '../data.js';
 import { ErrorCodes, ResilientSocketError } from '../errors.js';
-import { assertNumber, assertOptionsObject, describeReceived, describeValue, withDefault } from '../validation.js';
+import {
+  assertKnownKeys,
+  assertNumber,
+  assertOptionsObject,
+  describeReceived,
+  describeValue,
+  withDefault,
+} from '../validation.js';
 
 /**
  * What `send()` does when a message does not fit in the outbound buffer:
@@ -86,6 +93,14 @@ export const BUFFER_DEFAULTS: ResolvedBufferOptions = Object.freeze({
   ttl: Number.POSITIVE_INFINITY,
 });
 
+/** The options of the buffer, as a record so that the compiler reports one missing or extra. */
+const BUFFER_OPTION_NAMES: Readonly<Record<keyof BufferOptions, true>> = {
+  maxMessages: true,
+  maxBytes: true,
+  overflow: true,
+  ttl: true,
+};
+
 function describePolicies(): string {
   const quoted = OVERFLOW_POLICIES.map((policy) => JSON.stringify(policy));
   return `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}`;
@@ -96,11 +111,13 @@ function describePolicies(): string {
  * `buffer.` prefix, e.g. ``Expected `buffer.maxMessages` to be an integer >= 0, got -1``.
  *
  * @param options `undefined` for all defaults, or a {@link BufferOptions} object.
- * @throws TypeError when `options` is not an object (`null` included) or an option has the wrong
- *   type; RangeError when an option has the right type but a value outside its range.
+ * @throws TypeError when `options` is not an object (`null` included), has an option this does not
+ *   know (``Unknown option `buffer.maxMessage`: did you mean `buffer.maxMessages`?``) or an option
+ *   has the wrong type; RangeError when an option has the right type but a value outside its range.
  */
 export function resolveBufferOptions(options: unknown): ResolvedBufferOptions {
   assertOptionsObject('buffer', options);
+  assertKnownKeys('buffer', options, Object.keys(BUFFER_OPTION_NAMES));
   const given = (options ?? {}) as { readonly [K in keyof BufferOptions]?: unknown };
   const maxMessages = withDefault(given.maxMessages, BUFFER_DEFAULTS.maxMessages);
   const maxBytes = withDefault(given.maxBytes, BUFFER_DEFAULTS.maxBytes);

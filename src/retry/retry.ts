@@ -5,6 +5,7 @@ import { assertClock, type Clock, systemClock, type TimerHandle, unrefTimer } fr
 import {
   assertBoolean,
   assertFunction,
+  assertKnownKeys,
   assertNumber,
   assertOptionsObject,
   describeReceived,
@@ -116,8 +117,20 @@ interface ResolvedRetryOptions {
   readonly clock: Clock;
 }
 
+/** The options of {@link retry}, as a record so that the compiler reports one missing or extra. */
+const RETRY_OPTION_NAMES: Readonly<Record<keyof RetryOptions, true>> = {
+  backoff: true,
+  maxAttempts: true,
+  retryIf: true,
+  onRetry: true,
+  signal: true,
+  unref: true,
+  clock: true,
+};
+
 function resolveRetryOptions(options: RetryOptions | undefined): ResolvedRetryOptions {
   assertOptionsObject('retry options', options);
+  assertKnownKeys('', options, Object.keys(RETRY_OPTION_NAMES), 'retry()');
   const maxAttempts = withDefault(options?.maxAttempts, 10);
   assertNumber('maxAttempts', maxAttempts, { integer: true, min: 1, allowInfinity: true });
   const { retryIf, onRetry, signal } = options ?? {};
@@ -153,8 +166,9 @@ function abortReason(signal: AbortSignal): unknown {
  * Calls `fn` until it succeeds, waiting between attempts as the backoff policy says.
  *
  * Resolves with the first success. Rejects with the last error when `maxAttempts` run out or
- * `retryIf` says no, and with `signal.reason` as soon as the signal aborts. Bad options reject
- * with a TypeError or RangeError naming the option, before `fn` is first called.
+ * `retryIf` says no, and with `signal.reason` as soon as the signal aborts. Bad options (an
+ * unknown one included) reject with a TypeError or RangeError naming the option, before `fn` is
+ * first called.
  *
  * **Only retry what is safe to repeat.** An attempt that "failed" may have reached the server
  * (the reply was lost, or the timeout fired late): retrying a non-idempotent operation such as a

@@ -8,17 +8,22 @@ import type { BackoffPolicyLike } from '../backoff/types.js';
 import { type BufferOptions, type ResolvedBufferOptions, resolveBufferOptions } from '../buffer/outbound-buffer.js';
 import { assertClock, type Clock, systemClock } from '../clock.js';
 import { type Data, isData } from '../data.js';
+import { redactUrl } from '../redact.js';
 import { resolveWebSocket } from '../transport/resolve-websocket.js';
 import type { WebSocketConstructorLike } from '../transport/websocket-like.js';
 import {
   assertBoolean,
   assertFunction,
+  assertKnownKeys,
   assertNumber,
   assertObjectOrFalse,
   assertOptionsObject,
+  describeChar,
   describeReceived,
   describeValue,
+  firstNonTokenChar,
   isAbortSignal,
+  quoteKey,
   withDefault,
 } from '../validation.js';
 import { type CloseInfo, defaultShouldReconnect } from './close-codes.js';
@@ -31,7 +36,18 @@ export type ProtocolsProvider =
   | readonly string[]
   | (() => string | readonly string[] | undefined | PromiseLike<string | readonly string[] | undefined>);
 
-/** Dead-link detection. */
+/**
+ * Dead-link detection. It runs in one of three modes, and only an answer to its own kind of probe
+ * proves the link alive:
+ *
+ * - **protocol ping** (ws, no `message`): a ping frame every `interval`, answered only by a pong
+ *   frame. Messages do not count: a server that streams data but no longer answers pings is dead.
+ * - **app-level ping** (`message` with `isPong`): `message` is sent every `interval` and answered
+ *   only by an incoming message that `isPong` accepts; such answers are consumed (never emitted as
+ *   `message`). Other messages do not count.
+ * - **silence detection** (no `message`, no protocol ping: a browser WebSocket): nothing is sent,
+ *   and any incoming message counts as a sign of life. This is the only mode in which it does.
+ */
 export interface HeartbeatOptions {
   /**
    * How often to probe the link, in ms (> 0).
@@ -43,9 +59,10 @@ export interface HeartbeatOptions {
    */
   interval?: number;
   /**
-   * How long to wait for an answer to a probe before declaring the link dead, in ms (> 0).
-   * A dead link is closed (`close` with code 1006, reason `'heartbeat timeout'`) and reconnected,
-   * within `interval + timeout` of going silent.
+   * How long to wait for the answer to a probe before declaring the link dead, in ms (> 0): a pong
+   * frame for a protocol ping, a message `isPong` accepts for an app-level ping, any message in
+   * silence detection. A dead link is closed (`close` with code 1006, reason `'heartbeat timeout'`)
+   * and reconnected, within `interval + timeout` of its last answer.
    * @default 10_000
    * @example
    * ```ts
@@ -55,8 +72,10 @@ export interface HeartbeatOptions {
   timeout?: number;
   /**
    * An application-level ping to send every `interval` when the transport has no protocol ping
-   * (browsers). Without it, and without protocol ping, the heartbeat watches for silence: no
-   * message for `interval + timeout` means dead. Any incoming message counts as a sign of life.
+   * (browsers), or a function returning a fresh one each time. Requires `isPong`: a heartbeat that
+   * sends pings must recognise their answers (a TypeError at construction otherwise). Without it,
+   * and without protocol ping, the heartbeat watches for silence: no message for
+   * `interval + timeout` means dead, and any incoming message counts as a sign of life.
    * @default undefined (protocol ping with ws; silence detection otherwise)
    * @example
    * ```ts
@@ -65,9 +84,11 @@ export interface HeartbeatOptions {
    */
   message?: Data | (() => Data);
   /**
-   * Recognises the server's answer to `message`. Messages it accepts are consumed (not emitted
-   * as `message`).
-   * @default undefined (any message counts as the answer and is emitted)
+   * Recognises the server's answer to `message`; required when `message` is set. Only messages it
+   * accepts answer a ping, and they are consumed (not emitted as `message`); every other message is
+   * emitted and proves nothing. It is not consulted for protocol pings (only a pong frame answers
+   * those) nor in silence detection (where any message is a sign of life).
+   * @default undefined (required with `message`; unused without it)
    * @example
    * ```ts
    * new ResilientSocket(url, { heartbeat: { message: 'ping', isPong: (data) => data === 'pong' } })
@@ -117,7 +138,7 @@ export interface ResumeOptions {
 
 /** What the `handshake` hook receives: the fresh connection, before anyone else sees it. */
 export interface HandshakeConnection {
-  /** The URL of this attempt. */
+  /** The URL of this attempt, whole (your own code: unlike events and errors, it is not redacted). */
   readonly url: string;
   /** The negotiated subprotocol ('' if none). */
   readonly protocol: string;
@@ -159,7 +180,13 @@ export interface ResilientSocketOptions {
   protocols?: ProtocolsProvider;
   /**
    * Passed as the third constructor argument (Node `ws` client options: `headers`, TLS `ca`/`cert`,
-   * `agent`, …). Ignored by browser WebSockets.
+   * `agent`, …). Ignored by browser WebSockets. What ws (or Node's `http.request`) would refuse on
+   * every attempt is refused here, at construction: header names that are not HTTP tokens, header
+   * values (and `origin`) with CR, LF or other control characters, header values that are not
+   * strings or numbers, a `protocolVersion` other than 8 or 13, a `handshakeTimeout` that is not a
+   * finite number from 0 to 2^31 − 1, a `maxPayload` that ws would misread, and `auth`, `agent`,
+   * `signal`, `finishRequest`, `maxHeaderSize`, `insecureHTTPParser` and `joinDuplicateHeaders` of
+   * the wrong type. Error messages never show a header value.
    * @default undefined (nothing passed)
    * @example
    * ```ts
@@ -240,18 +267,39 @@ export interface ResilientSocketOptions {
    */
   maxRetries?: number;
   /**
-   * Decides whether to reconnect after the server or network closed a connection.
+   * The longest wait a server's `Retry-After` can impose, in ms (>= 0, or `Infinity` for no cap).
+   * `Retry-After` is honoured only when an upgrade is refused with 429 or 503 and that header: the
+   * next attempt then waits at least that long, but never more than `maxRetryAfter`, so that a 503
+   * with `Retry-After: 2147483` cannot park a client for 24.9 days. The idea is ky's
+   * `retry.maxRetryAfter`. `0` ignores `Retry-After` (the backoff alone decides).
+   * @default 300_000 (5 minutes)
+   * @example
+   * ```ts
+   * new ResilientSocket(url, { maxRetryAfter: 60_000 }) // wait at most a minute, whatever the server says
+   * ```
+   */
+  maxRetryAfter?: number;
+  /**
+   * Decides whether to reconnect after the server or network closed a connection (never after a
+   * close you caused: `close()`, `reconnect()`, a timeout). It may return a promise: the socket
+   * waits for it in `reconnecting` (at most `SHOULD_RECONNECT_TIMEOUT`, 10 s), and the `close` of
+   * that connection is emitted once it has decided. If it throws, rejects or does not settle in
+   * time, that is reported (`ERR_RS_CALLBACK_FAILED`) and counts as `true`. `close()` or
+   * `reconnect()` during the wait ends it (its late answer is ignored).
    * @default stop on 1002, 1003, 1007, 1008, 1009, 1010; reconnect on everything else
    * @example
    * ```ts
    * new ResilientSocket(url, { shouldReconnect: ({ code }) => code !== 4001 }) // 4001: our server's "kicked"
    * ```
    */
-  shouldReconnect?: (close: CloseInfo) => boolean;
+  shouldReconnect?: (close: CloseInfo) => boolean | PromiseLike<boolean>;
   /**
    * Dead-link detection, or `false` to turn it off. With `ws`, protocol ping/pong is used by
-   * default. With a browser WebSocket it runs only when configured: with `message` it sends an
-   * app-level ping, otherwise it detects silence.
+   * default, and only a pong answers a ping. With a browser WebSocket it runs only when configured:
+   * with `message` it sends an app-level ping, answered only by messages `isPong` accepts (which
+   * is then required; those answers are consumed, not emitted); without `message` it detects
+   * silence, the only mode in which any incoming message counts as a sign of life. See
+   * {@link HeartbeatOptions}.
    * @default { interval: 30_000, timeout: 10_000 } (protocol ping where available)
    * @example
    * ```ts
@@ -382,7 +430,9 @@ export interface SocketConfig {
   readonly stableAfter: number;
   readonly connectTimeout: number;
   readonly maxRetries: number;
-  readonly shouldReconnect: (close: CloseInfo) => boolean;
+  /** The cap on a `Retry-After` wait, in ms (`Infinity`: none). */
+  readonly maxRetryAfter: number;
+  readonly shouldReconnect: (close: CloseInfo) => boolean | PromiseLike<boolean>;
   readonly heartbeat: ResolvedHeartbeat | false;
   readonly buffer: ResolvedBufferOptions;
   readonly handshake: ((connection: HandshakeConnection) => void | PromiseLike<void>) | undefined;
@@ -409,51 +459,345 @@ export const SOCKET_DEFAULTS = Object.freeze({
   stableAfter: 5_000,
   connectTimeout: 10_000,
   maxRetries: Number.POSITIVE_INFINITY,
+  maxRetryAfter: 300_000,
   handshakeTimeout: 10_000,
   heartbeat: Object.freeze({ interval: 30_000, timeout: 10_000 }),
   resume: Object.freeze({ probeTimeout: 3_000, pauseWhileOffline: true, detectSuspend: true }),
 });
 
+/**
+ * The options of `new ResilientSocket()`, as a record so that the compiler reports one missing
+ * from it or one that no longer exists; an option not in it is refused (assertKnownKeys).
+ */
+const SOCKET_OPTION_NAMES: Readonly<Record<keyof ResilientSocketOptions, true>> = {
+  WebSocket: true,
+  protocols: true,
+  wsOptions: true,
+  autoConnect: true,
+  maxDelay: true,
+  ceiling: true,
+  backoff: true,
+  stableAfter: true,
+  connectTimeout: true,
+  maxRetries: true,
+  maxRetryAfter: true,
+  shouldReconnect: true,
+  heartbeat: true,
+  buffer: true,
+  handshake: true,
+  handshakeTimeout: true,
+  binaryType: true,
+  signal: true,
+  unref: true,
+  resume: true,
+  clock: true,
+};
+const HEARTBEAT_OPTION_NAMES: Readonly<Record<keyof HeartbeatOptions, true>> = {
+  interval: true,
+  timeout: true,
+  message: true,
+  isPong: true,
+};
+const RESUME_OPTION_NAMES: Readonly<Record<keyof ResumeOptions, true>> = {
+  probeTimeout: true,
+  pauseWhileOffline: true,
+  detectSuspend: true,
+};
+
 const URL_SCHEMES = new Set(['ws:', 'wss:', 'http:', 'https:']);
+
+/** A `scheme://` prefix: where {@link redactUrl} finds the authority, and with it the userinfo. */
+/** A URL as an error message shows it: redacted (userinfo, query values and fragment become `***`). */
+function showUrl(text: string): string {
+  return describeValue(redactUrl(text));
+}
 
 /**
  * Checks a concrete URL (given directly or returned by a provider) and returns it as a string.
+ * Error messages show it redacted: a URL's userinfo and query often carry credentials.
  * @throws TypeError for a non-string/URL, RangeError for an unparsable URL or a scheme other than ws(s)/http(s).
  */
 export function checkUrl(name: string, value: unknown): string {
   if (typeof value !== 'string' && !(value instanceof URL)) {
     throw new TypeError(`Expected \`${name}\` to be a string, a URL or a function, got ${describeReceived(value)}`);
   }
+  const text = String(value);
   let parsed: URL;
   try {
-    parsed = new URL(String(value));
+    parsed = new URL(text);
   } catch {
-    throw new RangeError(
-      `Expected \`${name}\` to be an absolute ws:, wss:, http: or https: URL, got ${describeValue(String(value))}`,
-    );
+    throw new RangeError(`Expected \`${name}\` to be an absolute ws:, wss:, http: or https: URL, got ${showUrl(text)}`);
   }
   if (!URL_SCHEMES.has(parsed.protocol)) {
-    throw new RangeError(`Expected \`${name}\` to use ws:, wss:, http: or https:, got ${describeValue(String(value))}`);
+    throw new RangeError(`Expected \`${name}\` to use ws:, wss:, http: or https:, got ${showUrl(text)}`);
   }
   if (parsed.hash) {
-    throw new RangeError(`Expected \`${name}\` to have no #fragment, got ${describeValue(String(value))}`);
+    // "#hash" (the URL API's name for it) rather than "fragment", so that no word of the message
+    // can be mistaken for a leaked part of the URL, whose fragment is shown as `#***`.
+    throw new RangeError(
+      `Expected \`${name}\` to have no #hash (a WebSocket URL cannot carry one), got ${showUrl(text)}`,
+    );
   }
-  return String(value);
+  return text;
+}
+
+/** Subprotocol names up to this length are shown whole in messages; a longer one may be a token. */
+const MAX_PROTOCOL_SHOWN = 32;
+
+/**
+ * A subprotocol for an error message. Names are short (`graphql-ws`, `v2.json`); where browsers
+ * cannot send headers, credentials travel as subprotocols (`base64url.bearer.authorization.k8s.io.…`),
+ * so a long one is shown only by its first 8 characters and its length.
+ */
+function showProtocol(protocol: string, note?: string): string {
+  const notes = note === undefined ? [] : [note];
+  let shown = protocol;
+  if (protocol.length > MAX_PROTOCOL_SHOWN) {
+    shown = `${protocol.slice(0, 8)}…`;
+    notes.unshift(characters(protocol.length));
+  }
+  return notes.length === 0 ? describeValue(shown) : `${describeValue(shown)} (${notes.join(', ')})`;
+}
+
+/** `1 character`, `12 characters`. */
+function characters(count: number): string {
+  return count === 1 ? '1 character' : `${count} characters`;
+}
+
+/** Why `protocol` is not a subprotocol name, or undefined when it is one. */
+function protocolProblem(protocol: string): string | undefined {
+  if (protocol === '') return 'an empty string';
+  const bad = firstNonTokenChar(protocol);
+  return bad === -1 ? undefined : showProtocol(protocol, `${describeChar(protocol, bad)} is not allowed`);
+}
+
+const PROTOCOL_RULE = "an HTTP token (RFC 6455 §4.1: letters, digits and !#$%&'*+-.^_|~ or the backquote)";
+
+/**
+ * Checks concrete protocols and returns them in the form the WebSocket constructor takes. Each
+ * must be a non-empty RFC 7230 token, and a list must not name one twice (RFC 6455 §4.1; the rule
+ * of ws's `subprotocolRegex` and of browsers, which throw a SyntaxError otherwise). `undefined` and
+ * `[]` mean no subprotocol.
+ * @throws TypeError unless a string or an array of strings; RangeError for a name that is not a
+ *   token, or a name listed twice.
+ */
+export function checkProtocols(name: string, value: unknown): string | string[] | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string') {
+    const problem = protocolProblem(value);
+    if (problem !== undefined) {
+      let hint = '';
+      if (value === '') {
+        hint = name.endsWith('()')
+          ? ' (for no subprotocol, return [] or undefined)'
+          : ` (for no subprotocol, leave \`${name}\` out or pass [])`;
+      }
+      throw new RangeError(`Expected \`${name}\` to be ${PROTOCOL_RULE}, got ${problem}${hint}`);
+    }
+    return value;
+  }
+  if (!Array.isArray(value)) {
+    throw new TypeError(`Expected \`${name}\` to be a string or an array of strings, got ${describeReceived(value)}`);
+  }
+  // Types first, then values: a wrong type anywhere is a TypeError, whatever comes before it.
+  value.forEach((protocol: unknown, index) => {
+    if (typeof protocol !== 'string') {
+      throw new TypeError(
+        `Expected \`${name}\` to be a string or an array of strings, got ${describeReceived(protocol)} at index ${index}`,
+      );
+    }
+  });
+  const seen = new Map<string, number>();
+  (value as string[]).forEach((protocol, index) => {
+    const problem = protocolProblem(protocol);
+    if (problem !== undefined) {
+      throw new RangeError(
+        `Expected every entry of \`${name}\` to be ${PROTOCOL_RULE}, got ${problem} at index ${index}`,
+      );
+    }
+    const first = seen.get(protocol);
+    if (first !== undefined) {
+      throw new RangeError(
+        `Expected \`${name}\` to name each subprotocol once, got ${showProtocol(protocol)} at index ${first} and ${index}`,
+      );
+    }
+    seen.set(protocol, index);
+  });
+  return [...value];
+}
+
+// ─── wsOptions: what ws (or Node's http.request, which it calls at once) refuses ───────────────
+
+/** The most a Node timer waits (2^31 − 1 ms); a longer `timeout` makes Node warn and change it. */
+const MAX_NODE_TIMER = 2 ** 31 - 1;
+
+/** ws reads `maxPayload` with `| 0`: beyond 2^31 − 1 it wraps (to no limit, or to a tiny one). */
+const MAX_WS_PAYLOAD = 2 ** 31 - 1;
+
+/** A header value may hold tab, visible ASCII and Latin-1, nothing else (Node's `checkInvalidHeaderChar`). */
+const NOT_HEADER_TEXT = /[^\t\x20-\x7e\x80-\xff]/;
+
+/** A header name as a message shows it: never more than the part before the first bad character. */
+function showHeaderName(headerName: string, bad: number): string {
+  if (headerName === '') return 'an empty string';
+  const shown = headerName.slice(0, Math.min(bad, MAX_PROTOCOL_SHOWN));
+  return `${describeValue(`${shown}…`)} (${characters(headerName.length)}, ${describeChar(headerName, bad)} at index ${bad} is not allowed)`;
 }
 
 /**
- * Checks concrete protocols and returns them in the form the WebSocket constructor takes.
- * @throws TypeError unless a string or an array of strings.
+ * A wrongly typed value that may hold a credential (a header value, `auth`): its type only
+ * (`a number`, `a boolean`, `an object`, `null`), never its content.
  */
-export function checkProtocols(name: string, value: unknown): string | string[] | undefined {
-  if (value === undefined || typeof value === 'string') return value;
-  if (Array.isArray(value) && value.every((p) => typeof p === 'string')) return [...value];
-  throw new TypeError(`Expected \`${name}\` to be a string or an array of strings, got ${describeReceived(value)}`);
+function describeKind(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return 'an array';
+  const type = typeof value;
+  return type === 'object' ? 'an object' : `a ${type}`;
+}
+
+/**
+ * Refuses header text Node would refuse (CR, LF, NUL and other control characters, anything
+ * beyond Latin-1), without showing it: header values carry tokens. Shows its length and the
+ * first offending character instead.
+ */
+function checkHeaderText(name: string, text: string): void {
+  const bad = text.search(NOT_HEADER_TEXT);
+  if (bad === -1) return;
+  throw new RangeError(
+    `Expected \`${name}\` to contain no CR, LF or other control characters (only tab, visible ASCII and Latin-1), ` +
+      `got a string of ${characters(text.length)} with ${describeChar(text, bad)} at index ${bad}`,
+  );
+}
+
+function checkHeaderValue(name: string, value: unknown): void {
+  if (typeof value === 'number') return;
+  if (typeof value === 'string') {
+    checkHeaderText(name, value);
+    return;
+  }
+  if (Array.isArray(value)) {
+    value.forEach((item: unknown, index) => {
+      if (typeof item !== 'string' && typeof item !== 'number') {
+        throw new TypeError(`Expected \`${name}[${index}]\` to be a string or a number, got ${describeKind(item)}`);
+      }
+      if (typeof item === 'string') checkHeaderText(`${name}[${index}]`, item);
+    });
+    return;
+  }
+  throw new TypeError(`Expected \`${name}\` to be a string, a number or an array of them, got ${describeKind(value)}`);
+}
+
+/** `wsOptions.headers`: an object of HTTP-token names to header values (see checkHeaderValue). */
+function checkHeaders(headers: unknown): void {
+  if (headers === undefined) return;
+  if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) {
+    throw new TypeError(`Expected \`wsOptions.headers\` to be an object, got ${describeReceived(headers)}`);
+  }
+  for (const [headerName, value] of Object.entries(headers)) {
+    const bad = headerName === '' ? 0 : firstNonTokenChar(headerName);
+    if (bad !== -1) {
+      throw new RangeError(
+        `Expected the header names in \`wsOptions.headers\` to be HTTP tokens (RFC 7230), got ${showHeaderName(headerName, bad)}`,
+      );
+    }
+    checkHeaderValue(`wsOptions.headers[${quoteKey(headerName)}]`, value);
+  }
+}
+
+/** The client options of ws this package checks, as ws and Node's http.request read them. */
+interface CheckedWsOptions {
+  readonly headers?: unknown;
+  readonly origin?: unknown;
+  readonly protocolVersion?: unknown;
+  readonly handshakeTimeout?: unknown;
+  readonly maxPayload?: unknown;
+  readonly auth?: unknown;
+  readonly agent?: unknown;
+  readonly signal?: unknown;
+  readonly finishRequest?: unknown;
+  readonly maxHeaderSize?: unknown;
+  readonly insecureHTTPParser?: unknown;
+  readonly joinDuplicateHeaders?: unknown;
+}
+
+/**
+ * Refuses, at construction, `wsOptions` that would make every attempt fail: what ws's
+ * `initAsClient` (ws 8) and the `http.request` it calls synchronously throw for, checked without
+ * I/O and without `node:` modules (this file is in the browser build). Options this does not
+ * name are passed through unchecked (TLS options, `lookup`, `family`, …).
+ * @throws TypeError for a wrong type, RangeError for a bad value.
+ */
+function checkWsOptions(value: unknown): Record<string, unknown> | undefined {
+  if (value === undefined) return undefined;
+  assertOptionsObject('wsOptions', value);
+  const o = value as CheckedWsOptions;
+  checkHeaders(o.headers);
+  if (o.origin !== undefined) {
+    // ws sends it as the Origin (or Sec-WebSocket-Origin) header.
+    if (typeof o.origin !== 'string') {
+      throw new TypeError(`Expected \`wsOptions.origin\` to be a string, got ${describeReceived(o.origin)}`);
+    }
+    checkHeaderText('wsOptions.origin', o.origin);
+  }
+  if (o.protocolVersion !== undefined) {
+    if (typeof o.protocolVersion !== 'number') {
+      throw new TypeError(
+        `Expected \`wsOptions.protocolVersion\` to be a number (8 or 13), got ${describeReceived(o.protocolVersion)}`,
+      );
+    }
+    if (o.protocolVersion !== 8 && o.protocolVersion !== 13) {
+      throw new RangeError(
+        `Expected \`wsOptions.protocolVersion\` to be 8 or 13, got ${describeValue(o.protocolVersion)}`,
+      );
+    }
+  }
+  // http.request's `timeout`: a finite number >= 0, else it throws.
+  if (o.handshakeTimeout !== undefined) {
+    assertNumber('wsOptions.handshakeTimeout', o.handshakeTimeout, { min: 0, max: MAX_NODE_TIMER });
+  }
+  if (o.maxPayload !== undefined) {
+    assertNumber('wsOptions.maxPayload', o.maxPayload, {
+      integer: true,
+      min: 0,
+      max: MAX_WS_PAYLOAD,
+      allowInfinity: true,
+    });
+  }
+  // http.request turns a truthy `auth` into a Basic Authorization header with Buffer.from(auth).
+  if (o.auth !== undefined && typeof o.auth !== 'string') {
+    throw new TypeError(`Expected \`wsOptions.auth\` to be a string ("user:password"), got ${describeKind(o.auth)}`);
+  }
+  // http.request: an Agent-like object, or false (no agent), null or undefined (the default one).
+  const { agent } = o;
+  if (
+    agent !== undefined &&
+    agent !== null &&
+    agent !== false &&
+    !(typeof agent === 'object' && typeof (agent as { addRequest?: unknown }).addRequest === 'function')
+  ) {
+    throw new TypeError(
+      `Expected \`wsOptions.agent\` to be an http.Agent (an object with addRequest()), false or undefined, got ${describeReceived(agent)}`,
+    );
+  }
+  if (o.signal !== undefined && !isAbortSignal(o.signal)) {
+    throw new TypeError(`Expected \`wsOptions.signal\` to be an AbortSignal, got ${describeReceived(o.signal)}`);
+  }
+  // ws calls a truthy finishRequest in place of req.end().
+  if (o.finishRequest !== undefined && o.finishRequest !== null) {
+    assertFunction('wsOptions.finishRequest', o.finishRequest);
+  }
+  if (o.maxHeaderSize !== undefined) {
+    assertNumber('wsOptions.maxHeaderSize', o.maxHeaderSize, { integer: true, min: 0, max: Number.MAX_SAFE_INTEGER });
+  }
+  if (o.insecureHTTPParser !== undefined) assertBoolean('wsOptions.insecureHTTPParser', o.insecureHTTPParser);
+  if (o.joinDuplicateHeaders !== undefined) assertBoolean('wsOptions.joinDuplicateHeaders', o.joinDuplicateHeaders);
+  return value as Record<string, unknown>;
 }
 
 function resolveHeartbeat(value: unknown): ResolvedHeartbeat | false {
   assertObjectOrFalse('heartbeat', value);
   if (value === false) return false;
+  assertKnownKeys('heartbeat', value, Object.keys(HEARTBEAT_OPTION_NAMES));
   const options = (value ?? {}) as HeartbeatOptions;
   const interval = withDefault(options.interval, SOCKET_DEFAULTS.heartbeat.interval);
   const timeout = withDefault(options.timeout, SOCKET_DEFAULTS.heartbeat.timeout);
@@ -464,6 +808,15 @@ function resolveHeartbeat(value: unknown): ResolvedHeartbeat | false {
       `Expected \`heartbeat.message\` to be a string, binary data or a function, got ${describeReceived(options.message)}`,
     );
   }
+  if (options.message !== undefined && typeof options.isPong !== 'function') {
+    // Otherwise any message would count as the answer: a server that streams data but no longer
+    // handles pings would never be found dead, and its pongs would be emitted as messages.
+    throw new TypeError(
+      'Expected `heartbeat.isPong` to be a function when `heartbeat.message` is set (a heartbeat that ' +
+        'sends pings must recognise their answers; leave out `message` for silence detection), ' +
+        `got ${describeReceived(options.isPong)}`,
+    );
+  }
   if (options.isPong !== undefined) assertFunction('heartbeat.isPong', options.isPong);
   return { interval, timeout, message: options.message, isPong: options.isPong, explicit: value !== undefined };
 }
@@ -472,6 +825,7 @@ function resolveResume(value: unknown): ResolvedResume | false {
   assertObjectOrFalse('resume', value);
   if (value === false) return false;
   if (value === undefined) return SOCKET_DEFAULTS.resume;
+  assertKnownKeys('resume', value, Object.keys(RESUME_OPTION_NAMES));
   const options = value as ResumeOptions;
   const probeTimeout = withDefault(options.probeTimeout, SOCKET_DEFAULTS.resume.probeTimeout);
   assertNumber('resume.probeTimeout', probeTimeout, { above: 0 });
@@ -527,8 +881,10 @@ export function internConfig(config: SocketConfig): SocketConfig {
  * @internal
  */
 export function defaultBackoff(config: SocketConfig): BackoffPolicyLike {
-  // The config has them under the option names: `maxDelay` and `ceiling` (and no `random`).
-  return truncatedBinaryExponential(config as { maxDelay: number; ceiling: number });
+  // Both are set when there is no `backoff` option, the only case this is called in. Only these
+  // two are passed: the factory refuses options it does not know, and the config has many.
+  const { maxDelay, ceiling } = config as { readonly maxDelay: number; readonly ceiling: number };
+  return truncatedBinaryExponential({ maxDelay, ceiling });
 }
 
 function resolveBackoff(options: ResilientSocketOptions): BackoffPolicyLike {
@@ -561,10 +917,11 @@ export function resolveSocketOptions(
     checkUrl('url', url);
   }
   assertOptionsObject('options', options);
+  assertKnownKeys('', options, Object.keys(SOCKET_OPTION_NAMES));
   const o = (options ?? {}) as ResilientSocketOptions;
 
   const protocols = typeof o.protocols === 'function' ? o.protocols : checkProtocols('protocols', o.protocols);
-  if (o.wsOptions !== undefined) assertOptionsObject('wsOptions', o.wsOptions);
+  const wsOptions = checkWsOptions(o.wsOptions);
   const autoConnect = withDefault(o.autoConnect, SOCKET_DEFAULTS.autoConnect);
   assertBoolean('autoConnect', autoConnect);
   const stableAfter = withDefault(o.stableAfter, SOCKET_DEFAULTS.stableAfter);
@@ -573,6 +930,8 @@ export function resolveSocketOptions(
   assertNumber('connectTimeout', connectTimeout, { above: 0, allowInfinity: true });
   const maxRetries = withDefault(o.maxRetries, SOCKET_DEFAULTS.maxRetries);
   assertNumber('maxRetries', maxRetries, { integer: true, min: 0, allowInfinity: true });
+  const maxRetryAfter = withDefault(o.maxRetryAfter, SOCKET_DEFAULTS.maxRetryAfter);
+  assertNumber('maxRetryAfter', maxRetryAfter, { min: 0, allowInfinity: true });
   const shouldReconnect = withDefault(o.shouldReconnect, defaultShouldReconnect);
   assertFunction('shouldReconnect', shouldReconnect);
   const handshakeTimeout = withDefault(o.handshakeTimeout, SOCKET_DEFAULTS.handshakeTimeout);
@@ -594,7 +953,7 @@ export function resolveSocketOptions(
   const byDefault = o.backoff === undefined ? (backoff as TruncatedBinaryExponentialPolicy) : undefined;
   return {
     url: url as UrlProvider,
-    wsOptions: o.wsOptions,
+    wsOptions,
     autoConnect,
     backoff: byDefault ? undefined : backoff,
     binaryType: o.binaryType,
@@ -606,6 +965,7 @@ export function resolveSocketOptions(
       stableAfter,
       connectTimeout,
       maxRetries,
+      maxRetryAfter,
       shouldReconnect,
       heartbeat: resolveHeartbeat(o.heartbeat),
       buffer: resolveBufferOptions(o.buffer),

@@ -75,3 +75,28 @@ describe('constant', () => {
     });
   });
 });
+
+describe('constant: unknown options', () => {
+  it('a misspelt option is a TypeError that suggests the right one', () => {
+    expect(() => constant({ dealy: 1 } as never)).toThrow(TypeError);
+    expect(() => constant({ dealy: 1 } as never)).toThrow(
+      new TypeError('Unknown option `dealy`: did you mean `delay`?'),
+    );
+  });
+
+  it('an option of another strategy is a TypeError that lists its options', () => {
+    const other = 'base';
+    expect(() => constant({ [other]: 1 } as never)).toThrow(
+      new TypeError(`Unknown option \`${other}\`: the options of constant() are \`delay\`, \`random\``),
+    );
+  });
+
+  it('is checked before the values, and an unknown key with an undefined value counts', () => {
+    expect(() => constant({ delay: 'not a number', zzzz: undefined } as never)).toThrow(/^Unknown option `zzzz`/);
+  });
+
+  it('ignores symbol keys and inherited properties', () => {
+    expect(() => constant({ [Symbol('x')]: 1 } as never)).not.toThrow();
+    expect(() => constant(Object.create({ zzzz: 1 }) as never)).not.toThrow();
+  });
+});

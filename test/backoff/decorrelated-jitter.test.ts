@@ -124,3 +124,32 @@ describe('decorrelatedJitter', () => {
 
   baseCapValidationSuite('decorrelatedJitter', decorrelatedJitter as (options?: never) => unknown);
 });
+
+describe('decorrelatedJitter: unknown options', () => {
+  it('a misspelt option is a TypeError that suggests the right one', () => {
+    expect(() => decorrelatedJitter({ randon: 1 } as never)).toThrow(TypeError);
+    expect(() => decorrelatedJitter({ randon: 1 } as never)).toThrow(
+      new TypeError('Unknown option `randon`: did you mean `random`?'),
+    );
+  });
+
+  it('an option of another strategy is a TypeError that lists its options', () => {
+    const other = 'ceiling';
+    expect(() => decorrelatedJitter({ [other]: 1 } as never)).toThrow(
+      new TypeError(
+        `Unknown option \`${other}\`: the options of decorrelatedJitter() are \`base\`, \`cap\`, \`random\``,
+      ),
+    );
+  });
+
+  it('is checked before the values, and an unknown key with an undefined value counts', () => {
+    expect(() => decorrelatedJitter({ random: 'not a number', zzzz: undefined } as never)).toThrow(
+      /^Unknown option `zzzz`/,
+    );
+  });
+
+  it('ignores symbol keys and inherited properties', () => {
+    expect(() => decorrelatedJitter({ [Symbol('x')]: 1 } as never)).not.toThrow();
+    expect(() => decorrelatedJitter(Object.create({ zzzz: 1 }) as never)).not.toThrow();
+  });
+});

@@ -101,3 +101,26 @@ describe('equalJitter', () => {
 
   baseCapValidationSuite('equalJitter', equalJitter as (options?: never) => unknown);
 });
+
+describe('equalJitter: unknown options', () => {
+  it('a misspelt option is a TypeError that suggests the right one', () => {
+    expect(() => equalJitter({ Cap: 1 } as never)).toThrow(TypeError);
+    expect(() => equalJitter({ Cap: 1 } as never)).toThrow(new TypeError('Unknown option `Cap`: did you mean `cap`?'));
+  });
+
+  it('an option of another strategy is a TypeError that lists its options', () => {
+    const other = 'ceiling';
+    expect(() => equalJitter({ [other]: 1 } as never)).toThrow(
+      new TypeError(`Unknown option \`${other}\`: the options of equalJitter() are \`base\`, \`cap\`, \`random\``),
+    );
+  });
+
+  it('is checked before the values, and an unknown key with an undefined value counts', () => {
+    expect(() => equalJitter({ cap: 'not a number', zzzz: undefined } as never)).toThrow(/^Unknown option `zzzz`/);
+  });
+
+  it('ignores symbol keys and inherited properties', () => {
+    expect(() => equalJitter({ [Symbol('x')]: 1 } as never)).not.toThrow();
+    expect(() => equalJitter(Object.create({ zzzz: 1 }) as never)).not.toThrow();
+  });
+});

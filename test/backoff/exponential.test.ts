@@ -52,3 +52,28 @@ describe('exponential', () => {
 
   baseCapValidationSuite('exponential', exponential as (options?: never) => unknown);
 });
+
+describe('exponential: unknown options', () => {
+  it('a misspelt option is a TypeError that suggests the right one', () => {
+    expect(() => exponential({ bases: 1 } as never)).toThrow(TypeError);
+    expect(() => exponential({ bases: 1 } as never)).toThrow(
+      new TypeError('Unknown option `bases`: did you mean `base`?'),
+    );
+  });
+
+  it('an option of another strategy is a TypeError that lists its options', () => {
+    const other = 'ceiling';
+    expect(() => exponential({ [other]: 1 } as never)).toThrow(
+      new TypeError(`Unknown option \`${other}\`: the options of exponential() are \`base\`, \`cap\`, \`random\``),
+    );
+  });
+
+  it('is checked before the values, and an unknown key with an undefined value counts', () => {
+    expect(() => exponential({ base: 'not a number', zzzz: undefined } as never)).toThrow(/^Unknown option `zzzz`/);
+  });
+
+  it('ignores symbol keys and inherited properties', () => {
+    expect(() => exponential({ [Symbol('x')]: 1 } as never)).not.toThrow();
+    expect(() => exponential(Object.create({ zzzz: 1 }) as never)).not.toThrow();
+  });
+});

@@ -104,3 +104,28 @@ describe('fullJitter', () => {
 
   baseCapValidationSuite('fullJitter', fullJitter as (options?: never) => unknown);
 });
+
+describe('fullJitter: unknown options', () => {
+  it('a misspelt option is a TypeError that suggests the right one', () => {
+    expect(() => fullJitter({ bsae: 1 } as never)).toThrow(TypeError);
+    expect(() => fullJitter({ bsae: 1 } as never)).toThrow(
+      new TypeError('Unknown option `bsae`: did you mean `base`?'),
+    );
+  });
+
+  it('an option of another strategy is a TypeError that lists its options', () => {
+    const other = 'ceiling';
+    expect(() => fullJitter({ [other]: 1 } as never)).toThrow(
+      new TypeError(`Unknown option \`${other}\`: the options of fullJitter() are \`base\`, \`cap\`, \`random\``),
+    );
+  });
+
+  it('is checked before the values, and an unknown key with an undefined value counts', () => {
+    expect(() => fullJitter({ base: 'not a number', zzzz: undefined } as never)).toThrow(/^Unknown option `zzzz`/);
+  });
+
+  it('ignores symbol keys and inherited properties', () => {
+    expect(() => fullJitter({ [Symbol('x')]: 1 } as never)).not.toThrow();
+    expect(() => fullJitter(Object.create({ zzzz: 1 }) as never)).not.toThrow();
+  });
+});

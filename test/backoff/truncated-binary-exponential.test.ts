@@ -324,3 +324,32 @@ describe('truncatedBinaryExponential', () => {
     });
   });
 });
+
+describe('truncatedBinaryExponential: unknown options', () => {
+  it('a misspelt option is a TypeError that suggests the right one', () => {
+    expect(() => truncatedBinaryExponential({ maxDelays: 1 } as never)).toThrow(TypeError);
+    expect(() => truncatedBinaryExponential({ maxDelays: 1 } as never)).toThrow(
+      new TypeError('Unknown option `maxDelays`: did you mean `maxDelay`?'),
+    );
+  });
+
+  it('an option of another strategy is a TypeError that lists its options', () => {
+    const other = 'base';
+    expect(() => truncatedBinaryExponential({ [other]: 1 } as never)).toThrow(
+      new TypeError(
+        `Unknown option \`${other}\`: the options of truncatedBinaryExponential() are \`maxDelay\`, \`ceiling\`, \`random\``,
+      ),
+    );
+  });
+
+  it('is checked before the values, and an unknown key with an undefined value counts', () => {
+    expect(() => truncatedBinaryExponential({ maxDelay: 'not a number', zzzz: undefined } as never)).toThrow(
+      /^Unknown option `zzzz`/,
+    );
+  });
+
+  it('ignores symbol keys and inherited properties', () => {
+    expect(() => truncatedBinaryExponential({ [Symbol('x')]: 1 } as never)).not.toThrow();
+    expect(() => truncatedBinaryExponential(Object.create({ zzzz: 1 }) as never)).not.toThrow();
+  });
+});

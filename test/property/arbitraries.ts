@@ -41,6 +41,44 @@ export const globalClock = (): Clock => ({ ...systemClock });
 /** The real setImmediate, captured at import time, before any test installs fake timers. */
 const realSetImmediate = globalThis.setImmediate;
 
+/** The options of `new ResilientSocket()` and of its nested option objects, as the README lists them. */
+export const SOCKET_OPTIONS: readonly string[] = [
+  'WebSocket',
+  'protocols',
+  'wsOptions',
+  'autoConnect',
+  'maxDelay',
+  'ceiling',
+  'backoff',
+  'stableAfter',
+  'connectTimeout',
+  'maxRetries',
+  'maxRetryAfter',
+  'shouldReconnect',
+  'heartbeat',
+  'buffer',
+  'handshake',
+  'handshakeTimeout',
+  'binaryType',
+  'signal',
+  'unref',
+  'resume',
+  'clock',
+];
+export const HEARTBEAT_OPTIONS: readonly string[] = ['interval', 'timeout', 'message', 'isPong'];
+export const BUFFER_OPTIONS: readonly string[] = ['maxMessages', 'maxBytes', 'overflow', 'ttl'];
+export const RESUME_OPTIONS: readonly string[] = ['probeTimeout', 'pauseWhileOffline', 'detectSuspend'];
+
+/** Valid subprotocol names: RFC 7230 tokens. */
+export const tokenArb: fc.Arbitrary<string> = fc.stringMatching(/^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,12}$/);
+
+/** Valid `protocols`: a token, or an array of distinct tokens (possibly empty). */
+export const validProtocols: fc.Arbitrary<unknown> = fc.oneof(
+  fc.constantFrom<unknown>('chat', ['a', 'b'], []),
+  tokenArb,
+  fc.uniqueArray(tokenArb, { maxLength: 3 }),
+);
+
 /** Numbers chosen to break naive validation: NaN, infinities, -0, the extremes and the timer limit. */
 export const EDGE_NUMBERS: readonly number[] = [
   Number.NaN,
@@ -170,6 +208,144 @@ export function checkFunction(problems: Problems, name: string, value: unknown):
 
 export function checkBoolean(problems: Problems, name: string, value: unknown): void {
   if (value !== undefined && typeof value !== 'boolean') problems.add(name, 'type');
+}
+
+/**
+ * How an error message names key `key` of the options object at `parent` ('' for an options
+ * argument of its own), as the README's "Options" section states it: `heartbeat.interval`; a key
+ * that is not a plain identifier quoted as JSON (backticks escaped, cut after 64 characters):
+ * `heartbeat["x y"]`, `["0"]`.
+ */
+export function optionName(parent: string, key: string): string {
+  if (/^[A-Za-z_$][\w$]*$/.test(key) && key.length <= 64) return parent === '' ? key : `${parent}.${key}`;
+  const cut = key.length > 64 ? `${key.slice(0, 64)}…` : key;
+  return `${parent}[${JSON.stringify(cut).replace(/`/g, '\\u0060')}]`;
+}
+
+/**
+ * Unknown options are refused: every own enumerable string key of `options` not in `known` is a
+ * problem of type (a TypeError naming it). Symbol keys and inherited properties are not options.
+ */
+export function checkKnownKeys(problems: Problems, parent: string, options: object, known: readonly string[]): void {
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) problems.add(optionName(parent, key), 'type');
+  }
+}
+
+/** RFC 7230 tchar: what a subprotocol name (and a header name) is made of. */
+const TCHARS = new Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ");
+
+/** A non-empty RFC 7230 token. */
+export function isToken(value: string): boolean {
+  return value.length > 0 && [...value].every((char) => TCHARS.has(char));
+}
+
+/**
+ * `protocols` (or a provider's result, named `protocols()`): `undefined`, a token, or an array of
+ * distinct tokens (RFC 6455 §4.1). A wrong type is a TypeError, an empty, non-token or repeated
+ * name a RangeError.
+ */
+export function checkProtocols(problems: Problems, name: string, value: unknown): void {
+  if (value === undefined) return;
+  if (typeof value === 'string') {
+    if (!isToken(value)) problems.add(name, 'range');
+    return;
+  }
+  if (!Array.isArray(value) || !value.every((p) => typeof p === 'string')) {
+    problems.add(name, 'type');
+    return;
+  }
+  if (!value.every(isToken) || new Set(value).size !== value.length) problems.add(name, 'range');
+}
+
+/**
+ * The heartbeat rule: `message` needs `isPong` (a heartbeat that sends pings must recognise their
+ * answers). Flags `heartbeat.isPong` as a wrong type when `message` is set and `isPong` is not a
+ * function.
+ */
+export function checkPingNeedsPong(problems: Problems, heartbeat: Record<string, unknown>): void {
+  if (heartbeat.message !== undefined && typeof heartbeat.isPong !== 'function') {
+    problems.add('heartbeat.isPong', 'type');
+  }
+}
+
+/** Header text as Node's http.request accepts it: tab, 0x20–0x7E and 0x80–0xFF only. */
+function isHeaderText(text: string): boolean {
+  return [...text].every((char) => {
+    const code = char.codePointAt(0) as number;
+    return code === 0x09 || (code >= 0x20 && code <= 0x7e) || (code >= 0x80 && code <= 0xff);
+  });
+}
+
+/**
+ * What `wsOptions` may hold, restated from the TSDoc of the option (itself what ws 8's
+ * initAsClient and Node's http.request throw for): names each bad entry as `wsOptions.<name>`
+ * (header values as `wsOptions.headers[…]`, any header name problem as `wsOptions.headers`).
+ */
+export function checkWsOptions(problems: Problems, value: unknown): void {
+  if (value === undefined) return;
+  if (!isOptionsObject(value)) {
+    problems.add('wsOptions', 'type');
+    return;
+  }
+  const { headers } = value;
+  if (headers !== undefined) {
+    if (!isOptionsObject(headers)) {
+      problems.add('wsOptions.headers', 'type');
+    } else {
+      for (const [headerName, headerValue] of Object.entries(headers)) {
+        if (!isToken(headerName)) problems.add('wsOptions.headers', 'range');
+        const path = `wsOptions.headers[${JSON.stringify(headerName.length > 64 ? `${headerName.slice(0, 64)}…` : headerName).replace(/`/g, '\\u0060')}]`;
+        const items = Array.isArray(headerValue) ? headerValue : [headerValue];
+        items.forEach((item, i) => {
+          const where = Array.isArray(headerValue) ? `${path}[${i}]` : path;
+          if (typeof item === 'string') {
+            if (!isHeaderText(item)) problems.add(where, 'range');
+          } else if (typeof item !== 'number') {
+            problems.add(where, 'type');
+            problems.add(path, 'type');
+          }
+        });
+      }
+    }
+  }
+  const { origin } = value;
+  if (origin !== undefined) {
+    if (typeof origin !== 'string') problems.add('wsOptions.origin', 'type');
+    else if (!isHeaderText(origin)) problems.add('wsOptions.origin', 'range');
+  }
+  const version = value.protocolVersion;
+  if (version !== undefined) {
+    if (typeof version !== 'number') problems.add('wsOptions.protocolVersion', 'type');
+    else if (version !== 8 && version !== 13) problems.add('wsOptions.protocolVersion', 'range');
+  }
+  const timeout = value.handshakeTimeout;
+  checkNumber(problems, 'wsOptions.handshakeTimeout', timeout, { min: 0 });
+  if (typeof timeout === 'number' && timeout > 2 ** 31 - 1) problems.add('wsOptions.handshakeTimeout', 'range');
+  const payload = value.maxPayload;
+  checkNumber(problems, 'wsOptions.maxPayload', payload, { integer: true, min: 0, infinity: true });
+  if (typeof payload === 'number' && payload > 2 ** 31 - 1 && payload !== Number.POSITIVE_INFINITY) {
+    problems.add('wsOptions.maxPayload', 'range');
+  }
+  if (value.auth !== undefined && typeof value.auth !== 'string') problems.add('wsOptions.auth', 'type');
+  const { agent } = value;
+  if (
+    agent !== undefined &&
+    agent !== null &&
+    agent !== false &&
+    !(typeof agent === 'object' && typeof (agent as { addRequest?: unknown }).addRequest === 'function')
+  ) {
+    problems.add('wsOptions.agent', 'type');
+  }
+  checkShape(problems, 'wsOptions.signal', value.signal, ...SIGNAL_SHAPE);
+  if (value.finishRequest !== null) checkFunction(problems, 'wsOptions.finishRequest', value.finishRequest);
+  const headerSize = value.maxHeaderSize;
+  checkNumber(problems, 'wsOptions.maxHeaderSize', headerSize, { integer: true, min: 0 });
+  if (typeof headerSize === 'number' && headerSize > Number.MAX_SAFE_INTEGER) {
+    problems.add('wsOptions.maxHeaderSize', 'range');
+  }
+  checkBoolean(problems, 'wsOptions.insecureHTTPParser', value.insecureHTTPParser);
+  checkBoolean(problems, 'wsOptions.joinDuplicateHeaders', value.joinDuplicateHeaders);
 }
 
 /** The names an error message quotes in backticks, with a trailing `()` removed (`backoff()` → `backoff`). */

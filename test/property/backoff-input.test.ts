@@ -26,6 +26,7 @@ import {
   CLOCK_SHAPE,
   checkBoolean,
   checkFunction,
+  checkKnownKeys,
   checkNumber,
   checkShape,
   expectNamed,
@@ -196,14 +197,50 @@ const FACTORIES: readonly FactorySpec[] = [
   },
 ];
 
-/** Options for one factory: usually a record of its keys (each mostly valid), sometimes anything. */
-function optionsArb(spec: FactorySpec): fc.Arbitrary<unknown> {
+/**
+ * Keys an options object must not have: a known key misspelt (another case, a letter dropped,
+ * doubled or swapped with the next, as typos go), or any string at all.
+ */
+function unknownKeyArb(known: readonly string[]): fc.Arbitrary<string> {
+  const misspelt = fc
+    .tuple(fc.constantFrom(...known), fc.nat(), fc.constantFrom('case', 'drop', 'double', 'swap'))
+    .map(([key, at, typo]) => {
+      const i = at % key.length;
+      switch (typo) {
+        case 'case':
+          return key.toUpperCase();
+        case 'drop':
+          return key.slice(0, i) + key.slice(i + 1);
+        case 'double':
+          return key.slice(0, i) + key[i] + key.slice(i);
+        default:
+          return key.slice(0, i) + key.slice(i + 1, i + 2) + key.slice(i, i + 1) + key.slice(i + 2);
+      }
+    });
+  return fc.oneof(misspelt, fc.string({ maxLength: 12 })).filter((key) => !known.includes(key));
+}
+
+/**
+ * An options record: each known key absent or mostly valid; with `extra`, one or two keys that are
+ * not options on top (so the unknown-option check meets the value checks).
+ */
+function recordArb(fields: Record<string, fc.Arbitrary<unknown>>, validWeight: number, extra: boolean) {
   const record = fc.record(
-    Object.fromEntries(Object.entries(spec.fields).map(([key, valid]) => [key, mostlyValid(valid, 4)])),
+    mapValues(fields, (valid) => mostlyValid(valid, validWeight)),
     { requiredKeys: [] },
   );
+  if (!extra) return record;
+  const known = Object.keys(fields);
+  return fc
+    .tuple(record, fc.dictionary(unknownKeyArb(known), anyValue, { minKeys: 1, maxKeys: 2 }))
+    .map(([options, unknown]) => ({ ...unknown, ...options }));
+}
+
+/** Options for one factory: usually a record of its keys (each mostly valid), sometimes anything. */
+function optionsArb(spec: FactorySpec): fc.Arbitrary<unknown> {
   return fc.oneof(
-    { weight: 12, arbitrary: record },
+    { weight: 12, arbitrary: recordArb(spec.fields, 4, false) },
+    { weight: 2, arbitrary: recordArb(spec.fields, 4, true) },
     { weight: 1, arbitrary: fc.constant(undefined) },
     { weight: 2, arbitrary: anyValue },
   );
@@ -220,6 +257,7 @@ describe('backoff factories under arbitrary options', () => {
           let problems: Problems;
           if (options === undefined || isOptionsObject(options)) {
             problems = spec.problems(options ?? {});
+            checkKnownKeys(problems, '', options ?? {}, Object.keys(spec.fields));
           } else {
             problems = new Problems();
             problems.add(`${spec.name} options`, 'type');
@@ -362,6 +400,7 @@ function retryProblems(options: unknown): Problems {
     return p;
   }
   const o = options ?? {};
+  checkKnownKeys(p, '', o, Object.keys(retryFields));
   checkNumber(p, 'maxAttempts', o.maxAttempts, { integer: true, min: 1, infinity: true });
   checkFunction(p, 'retryIf', o.retryIf);
   checkFunction(p, 'onRetry', o.onRetry);
@@ -410,13 +449,8 @@ describe('retry() under arbitrary input', () => {
 
   it('with a succeeding fn: resolves, rejects with the abort reason, or rejects naming a bad option', async () => {
     const optionsArb = fc.oneof(
-      {
-        weight: 12,
-        arbitrary: fc.record(
-          mapValues(retryFields, (valid) => mostlyValid(valid, 6)),
-          { requiredKeys: [] },
-        ),
-      },
+      { weight: 12, arbitrary: recordArb(retryFields, 6, false) },
+      { weight: 2, arbitrary: recordArb(retryFields, 6, true) },
       { weight: 1, arbitrary: fc.constant(undefined) },
       { weight: 2, arbitrary: anyValue },
     );

@@ -30,20 +30,30 @@ import {
   anything,
   anyValue,
   attempt,
+  BUFFER_OPTIONS,
   CLOCK_SHAPE,
   checkBoolean,
   checkFunction,
+  checkKnownKeys,
   checkNumber,
+  checkPingNeedsPong,
+  checkProtocols,
   checkShape,
+  checkWsOptions,
   expectNamed,
   expectOptionError,
   globalClock,
+  HEARTBEAT_OPTIONS,
   isOptionsObject,
   Problems,
+  RESUME_OPTIONS,
   SIGNAL_SHAPE,
+  SOCKET_OPTIONS,
   show,
+  tokenArb,
   unhandledTracker,
   validBackoff,
+  validProtocols,
 } from './arbitraries.js';
 
 const NUM_RUNS = 150;
@@ -178,12 +188,14 @@ const dataArb: fc.Arbitrary<unknown> = fc.oneof(
 /** Valid values for every option (the mix with invalid ones is made by `field`). */
 const validOptions: Record<string, fc.Arbitrary<unknown>> = {
   protocols: fc.oneof(
-    fc.constantFrom<unknown>('chat', ['a', 'b'], []),
-    fc.string(),
-    fc.array(fc.string(), { maxLength: 3 }),
-    fc.func(fc.oneof(fc.string(), fc.array(fc.string(), { maxLength: 3 }), anyValue)),
+    validProtocols,
+    fc.func(fc.oneof(validProtocols, fc.string(), fc.array(fc.string(), { maxLength: 3 }), anyValue)),
   ),
-  wsOptions: fc.oneof(fc.object(), fc.constant({ headers: { a: 'b' } })),
+  wsOptions: fc.oneof(
+    fc.object(),
+    fc.constant({ headers: { a: 'b' } }),
+    fc.record({ headers: fc.dictionary(tokenArb, fc.oneof(fc.string(), fc.integer(), fc.array(fc.string()))) }),
+  ),
   autoConnect: fc.boolean(),
   maxDelay: fc.oneof(fc.double({ min: 1e-3, max: 1e6, noNaN: true }), fc.constantFrom(Number.MIN_VALUE, 1e300)),
   ceiling: fc.integer({ min: 1, max: 64 }),
@@ -191,9 +203,19 @@ const validOptions: Record<string, fc.Arbitrary<unknown>> = {
   stableAfter: fc.oneof(fc.double({ min: 0, max: 1e6, noNaN: true }), fc.constantFrom(0, -0)),
   connectTimeout: timeoutArb,
   maxRetries: fc.oneof(fc.nat(10), fc.constant(Number.POSITIVE_INFINITY)),
+  maxRetryAfter: fc.oneof(fc.nat(), fc.constantFrom(0, -0, Number.POSITIVE_INFINITY)),
   shouldReconnect: fc.func(anything),
   heartbeat: fc.oneof(
     fc.constant(false),
+    // `message` needs `isPong` (an app-level ping must recognise its answers); `isPong` alone is allowed.
+    fc.record(
+      {
+        interval: fc.double({ min: 1e-3, max: 1e6, noNaN: true }),
+        timeout: fc.double({ min: 1e-3, max: 1e6, noNaN: true }),
+        isPong: fc.func(anything),
+      },
+      { requiredKeys: [] },
+    ),
     fc.record(
       {
         interval: fc.double({ min: 1e-3, max: 1e6, noNaN: true }),
@@ -201,7 +223,7 @@ const validOptions: Record<string, fc.Arbitrary<unknown>> = {
         message: fc.oneof(dataArb, fc.func(anyValue)),
         isPong: fc.func(anything),
       },
-      { requiredKeys: [] },
+      { requiredKeys: ['message', 'isPong'] },
     ),
   ),
   buffer: fc.record(
@@ -350,20 +372,14 @@ function socketProblems(url: unknown, options: unknown): Problems {
     return p;
   }
   const o = options ?? {};
-  const { protocols } = o;
-  if (
-    protocols !== undefined &&
-    typeof protocols !== 'function' &&
-    typeof protocols !== 'string' &&
-    !(Array.isArray(protocols) && protocols.every((x) => typeof x === 'string'))
-  ) {
-    p.add('protocols', 'type');
-  }
-  if (o.wsOptions !== undefined && !isOptionsObject(o.wsOptions)) p.add('wsOptions', 'type');
+  checkKnownKeys(p, '', o, SOCKET_OPTIONS);
+  if (typeof o.protocols !== 'function') checkProtocols(p, 'protocols', o.protocols);
+  checkWsOptions(p, o.wsOptions);
   checkBoolean(p, 'autoConnect', o.autoConnect);
   checkNumber(p, 'stableAfter', o.stableAfter, { min: 0 });
   checkNumber(p, 'connectTimeout', o.connectTimeout, { above: 0, infinity: true });
   checkNumber(p, 'maxRetries', o.maxRetries, { integer: true, min: 0, infinity: true });
+  checkNumber(p, 'maxRetryAfter', o.maxRetryAfter, { min: 0, infinity: true });
   checkFunction(p, 'shouldReconnect', o.shouldReconnect);
   checkNumber(p, 'handshakeTimeout', o.handshakeTimeout, { above: 0, infinity: true });
   checkFunction(p, 'handshake', o.handshake);
@@ -392,6 +408,8 @@ function socketProblems(url: unknown, options: unknown): Problems {
     if (!isOptionsObject(heartbeat)) {
       p.add('heartbeat', 'type');
     } else {
+      checkKnownKeys(p, 'heartbeat', heartbeat, HEARTBEAT_OPTIONS);
+      checkPingNeedsPong(p, heartbeat);
       checkNumber(p, 'heartbeat.interval', heartbeat.interval, { above: 0 });
       checkNumber(p, 'heartbeat.timeout', heartbeat.timeout, { above: 0 });
       const { message } = heartbeat;
@@ -407,6 +425,7 @@ function socketProblems(url: unknown, options: unknown): Problems {
     if (!isOptionsObject(buffer)) {
       p.add('buffer', 'type');
     } else {
+      checkKnownKeys(p, 'buffer', buffer, BUFFER_OPTIONS);
       checkNumber(p, 'buffer.maxMessages', buffer.maxMessages, { integer: true, min: 0 });
       checkNumber(p, 'buffer.maxBytes', buffer.maxBytes, { integer: true, min: 0, infinity: true });
       const { overflow } = buffer;
@@ -415,6 +434,18 @@ function socketProblems(url: unknown, options: unknown): Problems {
         else if (!['drop-oldest', 'drop-newest', 'error'].includes(overflow)) p.add('buffer.overflow', 'range');
       }
       checkNumber(p, 'buffer.ttl', buffer.ttl, { above: 0, infinity: true });
+    }
+  }
+
+  const resume = o.resume;
+  if (resume !== undefined && resume !== false) {
+    if (!isOptionsObject(resume)) {
+      p.add('resume', 'type');
+    } else {
+      checkKnownKeys(p, 'resume', resume, RESUME_OPTIONS);
+      checkNumber(p, 'resume.probeTimeout', resume.probeTimeout, { above: 0 });
+      checkBoolean(p, 'resume.pauseWhileOffline', resume.pauseWhileOffline);
+      checkBoolean(p, 'resume.detectSuspend', resume.detectSuspend);
     }
   }
 
@@ -498,6 +529,12 @@ describe('new ResilientSocket(url, options) under arbitrary input', () => {
       'buffer.maxBytes',
       'buffer.overflow',
       'buffer.ttl',
+      'wsOptions.headers',
+      'wsOptions.origin',
+      'wsOptions.protocolVersion',
+      'wsOptions.handshakeTimeout',
+      'wsOptions.maxPayload',
+      'wsOptions.agent',
     ];
     const badValue = fc.oneof(
       { weight: 3, arbitrary: anyValue.filter((value) => !isConstructorOtherThanMock(value)) },
@@ -788,6 +825,7 @@ describe('send(data, options) under arbitrary input, in every state', () => {
               if (isOptionsObject(op.options) && wantsBuffer !== undefined && typeof wantsBuffer !== 'boolean') {
                 problems.add('buffer', 'type');
               }
+              if (isOptionsObject(op.options)) checkKnownKeys(problems, '', op.options, ['buffer']);
               const sent = attempt(() => socket.send(op.data as never, op.options as never));
               if (!sent.ok) {
                 if (problems.size === 0 && isResilientSocketError(sent.error)) {
@@ -942,11 +980,11 @@ describe('close(code, reason) under arbitrary input, in every state', () => {
 
 // ─── throwing listeners ────────────────────────────────────────────────────────────────────
 
-/** Every event but `error` (a throwing `error` listener is rethrown asynchronously instead). */
+/** Every event but `error` (what a throwing `error` listener throws becomes a process warning instead). */
 const THROWABLE_EVENTS = EVENT_NAMES.filter((name) => name !== 'error');
 
 describe('listeners that throw', () => {
-  it('never disturb the machine; every exception surfaces as ERR_RS_LISTENER_THREW', async () => {
+  it('never disturb the machine; every exception surfaces as ERR_RS_LISTENER_THREW or ERR_RS_CALLBACK_FAILED', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.subarray([...THROWABLE_EVENTS]),
@@ -1036,14 +1074,28 @@ describe('listeners that throw', () => {
             expect(socket.stats.messagesOut).toBe(2);
             expect(server.received).toEqual(['now', 'queued']);
 
-            // Every exception, and nothing else, surfaced as ERR_RS_LISTENER_THREW, in order.
+            // Every exception, and nothing else, surfaced once: a listener's as ERR_RS_LISTENER_THREW,
+            // in the order they threw; shouldReconnect's as ERR_RS_CALLBACK_FAILED (reported with the
+            // loss it decided about, after the state change it led to).
             expectAllRsErrors(errors);
+            const USER = new Set<string>([ErrorCodes.LISTENER_THREW, ErrorCodes.CALLBACK_FAILED]);
             const threw = errors.filter((e) => e.code === ErrorCodes.LISTENER_THREW);
-            expect(threw.length, `exceptions from ${throwing.join(', ') || 'nothing'}`).toBe(exceptions.length);
+            const fromListeners = exceptions.filter(
+              (e) => (e as { thrownBy?: unknown } | null)?.thrownBy !== 'shouldReconnect' || !throwingShouldReconnect,
+            );
+            const fromCallback = errors.filter((e) => e.code === ErrorCodes.CALLBACK_FAILED);
+            expect(threw.length + fromCallback.length, `exceptions from ${throwing.join(', ') || 'nothing'}`).toBe(
+              exceptions.length,
+            );
+            expect(fromCallback.length).toBe(exceptions.length - fromListeners.length);
+            for (const error of fromCallback) {
+              expect((error.cause as { thrownBy?: unknown }).thrownBy).toBe('shouldReconnect');
+              expect(exceptions).toContain(error.cause);
+            }
             threw.forEach((error, i) => {
-              expect(Object.is(error.cause, exceptions[i]), `cause ${i}`).toBe(true);
+              expect(Object.is(error.cause, fromListeners[i]), `cause ${i}`).toBe(true);
             });
-            const others = errors.filter((e) => e.code !== ErrorCodes.LISTENER_THREW).map((e) => e.code);
+            const others = errors.filter((e) => !USER.has(e.code)).map((e) => e.code);
             expect(others).toEqual(giveUp ? [ErrorCodes.FATAL_CLOSE] : []);
             // Each throwing listener was reached (every event happens in this script, but these two).
             for (const event of throwing) {

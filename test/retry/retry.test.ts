@@ -350,6 +350,16 @@ describe('retry: bad input', () => {
     [{ backoff: { next() {} } }, TypeError, /`backoff`/],
     [{ backoff: () => null }, TypeError, /`backoff\(\)`/],
     [{ clock: {} }, TypeError, /`clock`/],
+    [{ maxAttempt: 3 }, TypeError, /^TypeError: Unknown option `maxAttempt`: did you mean `maxAttempts`\?$/],
+    [{ retryif: () => true }, TypeError, /^TypeError: Unknown option `retryif`: did you mean `retryIf`\?$/],
+    [{ onretry: undefined }, TypeError, /Unknown option `onretry`: did you mean `onRetry`\?/],
+    [
+      { retries: 3 },
+      TypeError,
+      /^TypeError: Unknown option `retries`: the options of retry\(\) are `backoff`, `maxAttempts`, `retryIf`, `onRetry`, `signal`, `unref`, `clock`$/,
+    ],
+    // p-retry's name for it: refused rather than ignored (it would have meant "retry 5 times")
+    [{ retries: 5, maxAttempts: 2 }, TypeError, /Unknown option `retries`/],
   ])('rejects options %o with a typed error naming the option', async (options, type, message) => {
     const spy = vi.fn(fn);
     const error = await retry(spy, options as never).catch((e: unknown) => e);

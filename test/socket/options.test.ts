@@ -2,7 +2,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
 import { truncatedBinaryExponential } from '../../src/backoff/truncated-binary-exponential.js';
 import { ErrorCodes } from '../../src/errors.js';
-import { type ResilientSocketOptions, resolveSocketOptions } from '../../src/socket/options.js';
+import {
+  checkProtocols,
+  checkUrl,
+  type ResilientSocketOptions,
+  resolveSocketOptions,
+  SOCKET_DEFAULTS,
+} from '../../src/socket/options.js';
 import { ResilientSocket } from '../../src/socket/resilient-socket.js';
 import {
   advance,
@@ -359,16 +365,20 @@ describe('the resolved configuration', () => {
     expect(resolve(url, { protocols: ['v2', 'chat'] }).config).not.toBe(first);
   });
 
+  const isPongOfPing = (data: unknown) => data === 'pong';
+
   it('is not shared when any value differs', () => {
     const base = resolve(url, { heartbeat: { interval: 5_000 } }).config;
     for (const options of [
       { heartbeat: { interval: 5_001 } },
-      { heartbeat: { interval: 5_000, message: 'ping' } },
+      // `message` needs `isPong` (one function, so that equal options share again)
+      { heartbeat: { interval: 5_000, message: 'ping', isPong: isPongOfPing } },
       { heartbeat: false },
       { stableAfter: 1 },
       { shouldReconnect: () => true },
       { buffer: { maxMessages: 1 } },
       { unref: true },
+      { maxRetryAfter: 1_000 },
       { protocols: ['a'] },
       { protocols: () => 'a' },
       { WebSocket: class Other {} },
@@ -390,5 +400,418 @@ describe('the resolved configuration', () => {
       isPong: undefined,
       explicit: false,
     });
+  });
+});
+
+describe('unknown options', () => {
+  it.each<[string, Record<string, unknown>, string]>([
+    ['a misspelt option', { maxDelays: 5_000 }, 'Unknown option `maxDelays`: did you mean `maxDelay`?'],
+    ['another case', { autoconnect: false }, 'Unknown option `autoconnect`: did you mean `autoConnect`?'],
+    ['two letters swapped', { stalbeAfter: 1 }, 'Unknown option `stalbeAfter`: did you mean `stableAfter`?'],
+    ['the new option misspelt', { maxRetryAftr: 1 }, 'Unknown option `maxRetryAftr`: did you mean `maxRetryAfter`?'],
+    [
+      'a heartbeat option',
+      { heartbeat: { intervall: 5_000 } },
+      'Unknown option `heartbeat.intervall`: did you mean `heartbeat.interval`?',
+    ],
+    [
+      'a buffer option',
+      { buffer: { maxMessage: 5 } },
+      'Unknown option `buffer.maxMessage`: did you mean `buffer.maxMessages`?',
+    ],
+    [
+      'a resume option',
+      { resume: { probeTimout: 1_000 } },
+      'Unknown option `resume.probeTimout`: did you mean `resume.probeTimeout`?',
+    ],
+  ])('%s is a TypeError that suggests the closest one', (_label, options, message) => {
+    const error = expectOptionError(
+      () => construct('ws://localhost:1', options),
+      TypeError,
+      message.split('`')[1] as string,
+    );
+    expect(error.message).toBe(message);
+  });
+
+  it('without a close match, lists every option (the new maxRetryAfter included)', () => {
+    const error = expectOptionError(() => construct('ws://localhost:1', { retries: 3 }), TypeError, 'retries');
+    expect(error.message).toMatch(/^Unknown option `retries`: the options are `WebSocket`, `protocols`, /);
+    for (const name of ['maxRetries', 'maxRetryAfter', 'heartbeat', 'resume', 'clock']) {
+      expect(error.message).toContain(`\`${name}\``);
+    }
+    const nested = expectOptionError(
+      () => construct('ws://localhost:1', { heartbeat: { every: 1 } }),
+      TypeError,
+      'heartbeat.every',
+    );
+    expect(nested.message).toBe(
+      'Unknown option `heartbeat.every`: the options of `heartbeat` are `interval`, `timeout`, `message`, `isPong`',
+    );
+  });
+
+  it('quotes a key that is not an identifier, and never shows the value', () => {
+    const error = thrown(() => construct('ws://localhost:1', { 'max delay': 'S3CR3T' })) as Error;
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.message).toBe('Unknown option `["max delay"]`: did you mean `maxDelay`?');
+    const other = thrown(() => construct('ws://localhost:1', { Authorization: 'Bearer S3CR3T' })) as Error;
+    expect(other.message).toMatch(/^Unknown option `Authorization`: the options are /);
+    expect(other.message).not.toContain('S3CR3T');
+  });
+
+  it('refuses an unknown key even when its value is undefined, before any other check', () => {
+    expectOptionError(() => construct('ws://localhost:1', { maxDelays: undefined }), TypeError, 'maxDelays');
+    // both wrong: the unknown key is the likelier cause, and is reported
+    expectOptionError(() => construct('ws://localhost:1', { ceiling: 'x', maxDelays: 1 }), TypeError, 'maxDelays');
+  });
+
+  it('has no side effect: no timer, no socket', () => {
+    const tracking = trackingWebSocket();
+    expect(
+      () => new ResilientSocket('ws://localhost:1', { WebSocket: tracking.WebSocket, maxDelays: 1 } as never),
+    ).toThrow(TypeError);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(tracking.calls).toEqual([]);
+  });
+
+  it('looks only at own enumerable string keys', () => {
+    const inherited = Object.create({ maxDelays: 1 }) as Record<string, unknown>;
+    expect(() => construct('ws://localhost:1', inherited)).not.toThrow();
+    expect(() => construct('ws://localhost:1', { [Symbol('maxDelays')]: 1 })).not.toThrow();
+    const hidden = {};
+    Object.defineProperty(hidden, 'maxDelays', { value: 1, enumerable: false });
+    expect(() => construct('ws://localhost:1', hidden)).not.toThrow();
+  });
+
+  it('leaves wsOptions alone: it is ws’s own options object', () => {
+    const wsOptions = { perMessageDeflate: false, followRedirects: true, aFutureWsOption: 1 };
+    expect(() => construct('ws://localhost:1', { wsOptions })).not.toThrow();
+  });
+
+  it('accepts every documented option at once (the compiler checks that none is missing here)', () => {
+    const controller = new AbortController();
+    const everything: Required<Omit<ResilientSocketOptions, 'backoff'>> = {
+      WebSocket: WebSocketImpl,
+      protocols: ['v1'],
+      wsOptions: { headers: { 'X-Client': 'test' } },
+      autoConnect: false,
+      maxDelay: 1_000,
+      ceiling: 3,
+      stableAfter: 0,
+      connectTimeout: 1_000,
+      maxRetries: 1,
+      maxRetryAfter: 1_000,
+      shouldReconnect: () => true,
+      heartbeat: { interval: 1_000, timeout: 1_000, message: 'ping', isPong: (data) => data === 'pong' },
+      buffer: { maxMessages: 1, maxBytes: 10, overflow: 'error', ttl: 1 },
+      handshake: () => undefined,
+      handshakeTimeout: 1_000,
+      binaryType: 'arraybuffer',
+      signal: controller.signal,
+      unref: true,
+      resume: { probeTimeout: 1, pauseWhileOffline: false, detectSuspend: false },
+      clock: { setTimeout, clearTimeout, now: Date.now },
+    };
+    expect(() => new ResilientSocket('ws://localhost:1', everything)).not.toThrow();
+    const { maxDelay: _maxDelay, ceiling: _ceiling, ...rest } = everything;
+    expect(() => new ResilientSocket('ws://localhost:1', { ...rest, backoff: constant() })).not.toThrow();
+  });
+});
+
+describe('protocols (RFC 6455 §4.1: distinct RFC 7230 tokens)', () => {
+  it.each<[unknown, string]>([
+    ['a b', '"a b" (a space is not allowed)'],
+    ['', 'an empty string'],
+    [[''], 'an empty string at index 0'],
+    [['x', 'x'], '"x" at index 0 and 1'],
+    [['v1', 'v1, v2'], '"v1, v2" ("," is not allowed) at index 1'],
+    [['a/b'], '"a/b" ("/" is not allowed)'],
+    [['a\nb'], '"a\\nb" (LF is not allowed)'],
+    [['caf\u00e9'], 'U+00E9 is not allowed'],
+    [['chat', 'chat'], 'each subprotocol once'],
+  ])('%j is a RangeError naming `protocols` and the offending value', (protocols, shown) => {
+    const error = expectOptionError(() => construct('ws://localhost:1', { protocols }), RangeError, 'protocols');
+    expect(error.message).toContain(shown);
+  });
+
+  it('a non-string entry is a TypeError naming its index', () => {
+    const error = expectOptionError(
+      () => construct('ws://localhost:1', { protocols: ['v1', null] }),
+      TypeError,
+      'protocols',
+    );
+    expect(error.message).toContain('got null at index 1');
+    // A wrong type anywhere is the TypeError, even after an entry with a bad value.
+    expect(() => construct('ws://localhost:1', { protocols: ['', 5] })).toThrow(TypeError);
+  });
+
+  it('a long invalid name (maybe a credential sent as a subprotocol) is shown by its start and length only', () => {
+    const token = `base64url.bearer.authorization.k8s.io.${'S3CR3T/'.repeat(6)}`;
+    const error = expectOptionError(
+      () => construct('ws://localhost:1', { protocols: [token] }),
+      RangeError,
+      'protocols',
+    );
+    expect(error.message).toContain(`"base64ur…" (${token.length} characters, "/" is not allowed)`);
+    expect(error.message).not.toContain('S3CR3T');
+  });
+
+  it('accepts every tchar, [] and undefined (no subprotocol), and passes them on', async () => {
+    const url = uniqueUrl();
+    startServer(url);
+    const all = "!#$%&'*+-.^_`|~0123456789azAZ";
+    for (const protocols of [all, [all, 'v2.json'], [], undefined]) {
+      const tracking = trackingWebSocket();
+      createSocket(url, { WebSocket: tracking.WebSocket, ...(protocols === undefined ? {} : { protocols }) });
+      await advance(MOCK_DELAY);
+      expect(tracking.calls[0]?.[1]).toEqual(protocols);
+    }
+  });
+
+  it('checks a provider’s result by the same rules, naming `protocols()`', () => {
+    expect(() => checkProtocols('protocols()', ['x', 'x'])).toThrow(
+      new RangeError('Expected `protocols()` to name each subprotocol once, got "x" at index 0 and 1'),
+    );
+    expect(() => checkProtocols('protocols()', '')).toThrow(/`protocols\(\)`.*return \[\] or undefined/);
+    expect(() => checkProtocols('protocols()', 5)).toThrow(TypeError);
+    expect(checkProtocols('protocols()', ['a', 'b'])).toEqual(['a', 'b']);
+    expect(checkProtocols('protocols()', undefined)).toBeUndefined();
+  });
+
+  it('a provider returning a duplicate fails the attempt with ERR_RS_PROVIDER_FAILED naming `protocols()`', async () => {
+    const url = uniqueUrl();
+    const server = startServer(url);
+    const socket = createSocket(url, { protocols: () => ['x', 'x'], backoff: constant({ delay: 1000 }) });
+    const log = record(socket);
+    await advance(MOCK_DELAY);
+    const error = expectRsError(log.of('error')[0], ErrorCodes.PROVIDER_FAILED);
+    expect(error.message).toContain('`protocols()`');
+    expect(error.cause).toBeInstanceOf(RangeError);
+    expect(server.clients).toEqual([]);
+  });
+});
+
+describe('wsOptions that ws would refuse on every attempt', () => {
+  it.each<[string, Record<string, unknown>, ErrorConstructor, string]>([
+    ['headers null', { headers: null }, TypeError, 'wsOptions.headers'],
+    ['headers a string', { headers: 'Authorization: x' }, TypeError, 'wsOptions.headers'],
+    ['headers an array', { headers: [['a', 'b']] }, TypeError, 'wsOptions.headers'],
+    ['a header name with a space', { headers: { 'X Token': 'a' } }, RangeError, 'wsOptions.headers'],
+    ['an empty header name', { headers: { '': 'a' } }, RangeError, 'wsOptions.headers'],
+    ['a header value with LF', { headers: { 'X-Token': 'a\nb' } }, RangeError, 'wsOptions.headers["X-Token"]'],
+    ['a header value with CR', { headers: { 'X-Token': 'a\rb' } }, RangeError, 'wsOptions.headers["X-Token"]'],
+    ['a header value with NUL', { headers: { 'X-Token': 'a\0b' } }, RangeError, 'wsOptions.headers["X-Token"]'],
+    ['a header value with DEL', { headers: { 'X-Token': 'a\x7fb' } }, RangeError, 'wsOptions.headers["X-Token"]'],
+    ['a header value beyond Latin-1', { headers: { 'X-Token': '\u2603' } }, RangeError, 'wsOptions.headers["X-Token"]'],
+    [
+      'a bad item in a header array',
+      { headers: { 'X-A': ['ok', 'b\r\n'] } },
+      RangeError,
+      'wsOptions.headers["X-A"][1]',
+    ],
+    ['an undefined header value', { headers: { 'X-Token': undefined } }, TypeError, 'wsOptions.headers["X-Token"]'],
+    ['a boolean header value', { headers: { 'X-Token': true } }, TypeError, 'wsOptions.headers["X-Token"]'],
+    ['an object header value', { headers: { 'X-Token': {} } }, TypeError, 'wsOptions.headers["X-Token"]'],
+    ['an object in a header array', { headers: { 'X-A': [{}] } }, TypeError, 'wsOptions.headers["X-A"][0]'],
+    ['origin with CRLF', { origin: 'https://a.test\r\nX: y' }, RangeError, 'wsOptions.origin'],
+    ['origin a number', { origin: 5 }, TypeError, 'wsOptions.origin'],
+    ['protocolVersion "13"', { protocolVersion: '13' }, TypeError, 'wsOptions.protocolVersion'],
+    ['protocolVersion 12', { protocolVersion: 12 }, RangeError, 'wsOptions.protocolVersion'],
+    ['handshakeTimeout "5"', { handshakeTimeout: '5' }, TypeError, 'wsOptions.handshakeTimeout'],
+    ['handshakeTimeout -1', { handshakeTimeout: -1 }, RangeError, 'wsOptions.handshakeTimeout'],
+    ['handshakeTimeout NaN', { handshakeTimeout: Number.NaN }, RangeError, 'wsOptions.handshakeTimeout'],
+    [
+      'handshakeTimeout Infinity',
+      { handshakeTimeout: Number.POSITIVE_INFINITY },
+      RangeError,
+      'wsOptions.handshakeTimeout',
+    ],
+    ['handshakeTimeout 2^31', { handshakeTimeout: 2 ** 31 }, RangeError, 'wsOptions.handshakeTimeout'],
+    ['maxPayload "1e6"', { maxPayload: '1e6' }, TypeError, 'wsOptions.maxPayload'],
+    ['maxPayload 2^32 (read as 0 by ws)', { maxPayload: 2 ** 32 }, RangeError, 'wsOptions.maxPayload'],
+    ['maxPayload 1.5', { maxPayload: 1.5 }, RangeError, 'wsOptions.maxPayload'],
+    ['auth a number', { auth: 1234 }, TypeError, 'wsOptions.auth'],
+    ['agent {}', { agent: {} }, TypeError, 'wsOptions.agent'],
+    ['agent true', { agent: true }, TypeError, 'wsOptions.agent'],
+    ['signal {}', { signal: {} }, TypeError, 'wsOptions.signal'],
+    ['finishRequest "x"', { finishRequest: 'x' }, TypeError, 'wsOptions.finishRequest'],
+    ['maxHeaderSize -1', { maxHeaderSize: -1 }, RangeError, 'wsOptions.maxHeaderSize'],
+    ['maxHeaderSize "8k"', { maxHeaderSize: '8k' }, TypeError, 'wsOptions.maxHeaderSize'],
+    ['insecureHTTPParser "yes"', { insecureHTTPParser: 'yes' }, TypeError, 'wsOptions.insecureHTTPParser'],
+    ['joinDuplicateHeaders 1', { joinDuplicateHeaders: 1 }, TypeError, 'wsOptions.joinDuplicateHeaders'],
+  ])('%s → %o naming the option, at construction', (_label, wsOptions, Type, name) => {
+    const tracking = trackingWebSocket();
+    expectOptionError(() => construct('ws://localhost:1', { wsOptions, WebSocket: tracking.WebSocket }), Type, name);
+    expect(tracking.calls).toEqual([]);
+  });
+
+  it('never shows a header value, only its length and the offending character', () => {
+    const error = expectOptionError(
+      () => construct('ws://localhost:1', { wsOptions: { headers: { Authorization: 'Bearer S3CR3T\r\nX-Evil: 1' } } }),
+      RangeError,
+      'wsOptions.headers["Authorization"]',
+    );
+    expect(error.message).toBe(
+      'Expected `wsOptions.headers["Authorization"]` to contain no CR, LF or other control characters ' +
+        '(only tab, visible ASCII and Latin-1), got a string of 24 characters with CR at index 13',
+    );
+    const typed = thrown(() => construct('ws://localhost:1', { wsOptions: { auth: 12345678 } })) as Error;
+    expect(typed.message).toBe('Expected `wsOptions.auth` to be a string ("user:password"), got a number');
+    const bigint = thrown(() =>
+      construct('ws://localhost:1', { wsOptions: { headers: { 'X-Pin': 12345678n } } }),
+    ) as Error;
+    expect(bigint.message).not.toContain('12345678');
+  });
+
+  it('shows a bad header name only up to its first bad character (a whole header line pasted as a name)', () => {
+    const error = expectOptionError(
+      () => construct('ws://localhost:1', { wsOptions: { headers: { 'Authorization: Bearer S3CR3T': '' } } }),
+      RangeError,
+      'wsOptions.headers',
+    );
+    expect(error.message).toContain('got "Authorization…" (28 characters, ":" at index 13 is not allowed)');
+    expect(error.message).not.toContain('S3CR3T');
+  });
+
+  it('accepts what ws accepts, and passes the object on untouched', async () => {
+    const url = uniqueUrl();
+    startServer(url);
+    const wsOptions = {
+      headers: {
+        'X-Number': 5,
+        'X-List': ['a', 'b'],
+        'X-Latin1': 'caf\u00e9',
+        'X-Tab': 'a\tb',
+        'X-Empty': [],
+        "!#$%&'*+-.^_`|~": '',
+      },
+      origin: 'https://app.example',
+      protocolVersion: 8,
+      handshakeTimeout: 0,
+      maxPayload: Number.POSITIVE_INFINITY,
+      agent: false,
+      finishRequest: null,
+      auth: 'user:pass',
+      signal: new AbortController().signal,
+      maxHeaderSize: 16_384,
+      insecureHTTPParser: false,
+      joinDuplicateHeaders: true,
+      perMessageDeflate: false,
+    };
+    const tracking = trackingWebSocket();
+    createSocket(url, { WebSocket: tracking.WebSocket, wsOptions });
+    await advance(MOCK_DELAY);
+    expect(tracking.calls[0]?.[2]).toBe(wsOptions);
+    for (const ok of [{ protocolVersion: 13 }, { handshakeTimeout: 2 ** 31 - 1 }, { maxPayload: 0 }, { agent: null }]) {
+      expect(() => construct('ws://localhost:1', { wsOptions: ok })).not.toThrow();
+    }
+  });
+});
+
+describe('maxRetryAfter', () => {
+  const resolve = (options: Record<string, unknown>) =>
+    resolveSocketOptions('ws://localhost:1', { WebSocket: WebSocketImpl, ...options }, () => undefined).config;
+
+  it('defaults to 5 minutes', () => {
+    expect(SOCKET_DEFAULTS.maxRetryAfter).toBe(300_000);
+    expect(resolve({}).maxRetryAfter).toBe(300_000);
+  });
+
+  it.each([0, 1, 60_000, 2 ** 31, Number.POSITIVE_INFINITY])('accepts %d', (value) => {
+    expect(resolve({ maxRetryAfter: value }).maxRetryAfter).toBe(value);
+  });
+
+  it.each<[unknown, ErrorConstructor, string]>([
+    [-1, RangeError, 'got -1'],
+    [Number.NaN, RangeError, 'got NaN'],
+    [Number.NEGATIVE_INFINITY, RangeError, 'got -Infinity'],
+    ['300000', TypeError, 'got string "300000"'],
+    [null, TypeError, 'got null'],
+  ])('refuses %o with a %o naming `maxRetryAfter`', (value, Type, received) => {
+    const error = expectOptionError(
+      () => construct('ws://localhost:1', { maxRetryAfter: value }),
+      Type,
+      'maxRetryAfter',
+    );
+    expect(error.message).toContain(received);
+  });
+});
+
+describe('heartbeat: a heartbeat that sends pings must recognise their answers', () => {
+  const RULE =
+    'Expected `heartbeat.isPong` to be a function when `heartbeat.message` is set (a heartbeat that sends pings ' +
+    'must recognise their answers; leave out `message` for silence detection), got ';
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['message without isPong', { message: 'ping' }, 'undefined'],
+    ['a message function without isPong', { message: () => 'ping' }, 'undefined'],
+    ['binary message without isPong', { message: new Uint8Array([1]) }, 'undefined'],
+    ['isPong null', { message: 'ping', isPong: null }, 'null'],
+    ['isPong a string', { message: 'ping', isPong: 'pong' }, 'string "pong"'],
+  ])('%s is a TypeError at construction', (_label, heartbeat, received) => {
+    const error = expectOptionError(() => construct('ws://localhost:1', { heartbeat }), TypeError, 'heartbeat.isPong');
+    expect(error.message).toBe(RULE + received);
+  });
+
+  it('accepts message with isPong, isPong alone, and silence detection (neither)', () => {
+    const isPong = (data: unknown) => data === 'pong';
+    const resolve = (heartbeat: unknown) =>
+      resolveSocketOptions('ws://localhost:1', { WebSocket: WebSocketImpl, heartbeat }, () => undefined).config
+        .heartbeat;
+    expect(resolve({ message: 'ping', isPong })).toMatchObject({ message: 'ping', isPong, explicit: true });
+    expect(resolve({ isPong })).toMatchObject({ message: undefined, isPong });
+    expect(resolve({ interval: 1_000 })).toMatchObject({ message: undefined, isPong: undefined, explicit: true });
+  });
+});
+
+describe('no secret from a URL in an error', () => {
+  const SECRETS = ['S3CR3T', 'T0K3N', 'frag'];
+  const expectRedacted = (url: unknown, Type: ErrorConstructor) => {
+    const error = expectOptionError(() => construct(url), Type, 'url');
+    for (const secret of SECRETS) expect(error.message).not.toContain(secret);
+    return error;
+  };
+
+  it('a URL with a fragment', () => {
+    const error = expectRedacted('ws://user:S3CR3T@127.0.0.1:1/x?token=T0K3N#frag', RangeError);
+    expect(error.message).toBe(
+      'Expected `url` to have no #hash (a WebSocket URL cannot carry one), got "ws://***@127.0.0.1:1/x?token=***#***"',
+    );
+  });
+
+  it('an unparsable URL', () => {
+    const error = expectRedacted('wss://u:S3CR3T@/?token=T0K3N bad', RangeError);
+    expect(error.message).toContain('got "wss://***@/?token=***"');
+  });
+
+  it('a bad scheme', () => {
+    const error = expectRedacted('ftp://u:S3CR3T@files.example/?token=T0K3N&x=1', RangeError);
+    expect(error.message).toBe(
+      'Expected `url` to use ws:, wss:, http: or https:, got "ftp://***@files.example/?token=***&x=***"',
+    );
+  });
+
+  it('a URL object', () => {
+    expectRedacted(new URL('wss://user:S3CR3T@example.test/feed?token=T0K3N#frag'), RangeError);
+  });
+
+  it.each([
+    'user:S3CR3T@example.test/feed?token=T0K3N',
+    '//user:S3CR3T@example.test/?token=T0K3N',
+    'ftp:/u:S3CR3T@h?T0K3N',
+  ])('userinfo without `scheme://` (%s)', (url) => {
+    const error = expectRedacted(url, RangeError);
+    expect(error.message).toContain('***@');
+  });
+
+  it('a URL provider’s result (checkUrl with `url()`)', () => {
+    const error = thrown(() => checkUrl('url()', 'ws://u:S3CR3T@h/?token=T0K3N#frag')) as Error;
+    expect(error).toBeInstanceOf(RangeError);
+    expect(error.message).toContain('`url()`');
+    for (const secret of SECRETS) expect(error.message).not.toContain(secret);
+  });
+
+  it('keeps host and path, which say where and not who', () => {
+    const error = thrown(() => construct('ftp://files.example:21/pub/feed?x=1')) as Error;
+    expect(error.message).toContain('"ftp://files.example:21/pub/feed?x=***"');
   });
 });

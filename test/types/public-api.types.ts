@@ -65,7 +65,7 @@ socket.on('state', ({ previous, current }) => {
 socket.on('reconnecting', ({ delay }) => expectTypeOf(delay).toEqualTypeOf<number>());
 socket.on('error', (error) => expectTypeOf(error.code).toEqualTypeOf<ErrorCode>());
 socket.on('drop', ({ reason, messages }) => {
-  expectTypeOf(reason).toEqualTypeOf<'overflow' | 'expired' | 'closed' | 'not-connected'>();
+  expectTypeOf(reason).toEqualTypeOf<'overflow' | 'expired' | 'closed' | 'not-connected' | 'unsendable'>();
   expectTypeOf(messages).toEqualTypeOf<readonly Data[]>();
 });
 socket.on('stable', (...args) => expectTypeOf(args).toEqualTypeOf<[]>());
@@ -84,6 +84,7 @@ expectTypeOf(socket[Symbol.asyncIterator]()).toEqualTypeOf<AsyncIterableIterator
 
 // --- options: what is accepted, and what is not.
 expectTypeOf<ResilientSocketOptions['maxDelay']>().toEqualTypeOf<number | undefined>();
+expectTypeOf<ResilientSocketOptions['maxRetryAfter']>().toEqualTypeOf<number | undefined>();
 expectTypeOf<ResilientSocketOptions['heartbeat']>().extract<false>().toEqualTypeOf<false>();
 expectTypeOf<ResilientSocketOptions['backoff']>().toEqualTypeOf<
   BackoffPolicyLike | (() => BackoffPolicyLike) | undefined
@@ -98,6 +99,19 @@ new ResilientSocket('wss://example.test', {
   heartbeat: { interval: 5_000, message: 'ping', isPong: (d) => d === 'pong' },
 });
 new ResilientSocket('wss://example.test', { buffer: { maxMessages: 10, overflow: 'drop-newest', ttl: 60_000 } });
+new ResilientSocket('wss://example.test', { maxRetryAfter: 60_000 });
+new ResilientSocket('wss://example.test', { shouldReconnect: async ({ code }) => code !== 4001 });
+// @ts-expect-error -- shouldReconnect decides with a boolean (or a promise of one)
+new ResilientSocket('wss://example.test', { shouldReconnect: () => 'yes' });
+new ResilientSocket('wss://example.test', { maxRetryAfter: Number.POSITIVE_INFINITY });
+// @ts-expect-error -- maxRetryAfter is a number of milliseconds
+new ResilientSocket('wss://example.test', { maxRetryAfter: '5m' });
+// @ts-expect-error -- unknown heartbeat option (a typo of interval); refused at run time too
+new ResilientSocket('wss://example.test', { heartbeat: { intervall: 5_000 } });
+// @ts-expect-error -- retry() has no `retries` (p-retry's name): refused at run time too
+retry(async () => 1, { retries: 3 });
+// @ts-expect-error -- truncatedBinaryExponential() takes no `base`
+truncatedBinaryExponential({ base: 100 });
 // @ts-expect-error -- maxDelay is a number of milliseconds
 new ResilientSocket('wss://example.test', { maxDelay: '10s' });
 // @ts-expect-error -- unknown overflow policy
