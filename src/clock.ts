@@ -17,13 +17,31 @@ export interface Clock {
   now(): number;
 }
 
+/** Where a Node timer handle keeps the `clearTimeout` that goes with the `setTimeout` that made it. */
+const CLEAR: unique symbol = Symbol('resilient-socket.clearTimeout');
+
 /**
  * The default clock: the runtime's global timers and `Date.now()`, looked up at call time so
  * that fake-timer libraries installed after import (vitest, sinon) still take effect.
+ *
+ * A timer is cleared with the `clearTimeout` of the implementation that armed it: a test runner
+ * that installs fake timers between arming and clearing would otherwise hand a real Node timer
+ * to the fake `clearTimeout`, which ignores it, and the real timer would keep the process alive
+ * after `close()`. Node timer handles are objects and carry their own; browser handles are
+ * numbers, and a real browser timer left over does no harm (its callback finds its slot cleared).
  */
 export const systemClock: Clock = Object.freeze({
-  setTimeout: (callback: () => void, ms: number): TimerHandle => globalThis.setTimeout(callback, ms),
-  clearTimeout: (handle: TimerHandle): void => globalThis.clearTimeout(handle as ReturnType<typeof setTimeout>),
+  setTimeout: (callback: () => void, ms: number): TimerHandle => {
+    const clear = globalThis.clearTimeout;
+    const handle: unknown = globalThis.setTimeout(callback, ms);
+    if (typeof handle === 'object' && handle !== null) (handle as { [CLEAR]?: unknown })[CLEAR] = clear;
+    return handle;
+  },
+  clearTimeout: (handle: TimerHandle): void => {
+    const own = typeof handle === 'object' && handle !== null ? (handle as { [CLEAR]?: unknown })[CLEAR] : undefined;
+    const clear = typeof own === 'function' ? (own as typeof globalThis.clearTimeout) : globalThis.clearTimeout;
+    clear(handle as ReturnType<typeof setTimeout>);
+  },
   now: (): number => Date.now(),
 });
 

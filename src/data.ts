@@ -40,3 +40,33 @@ export function isData(value: unknown): value is Data {
   if (typeof SharedArrayBuffer !== 'undefined' && value instanceof SharedArrayBuffer) return true;
   return typeof Blob !== 'undefined' && value instanceof Blob;
 }
+
+/**
+ * A copy of `data` that nobody else can change or detach, for the outbound buffer. Queued binary
+ * data is copied when it is queued, as a browser's `WebSocket.send()` takes a snapshot of the bytes:
+ * the caller may reuse, change or transfer (to a worker) its buffer the moment `send()` returns,
+ * and the message that goes out later is still the one it sent. Strings and Blobs are immutable and
+ * kept as they are; typed arrays stay of their type (a Node `Buffer` stays a `Buffer`).
+ *
+ * @throws TypeError for binary data that is already detached (transferred): it can never be sent.
+ */
+export function ownCopy(data: Data): Data {
+  if (typeof data === 'string' || !(typeof data === 'object')) return data;
+  if (ArrayBuffer.isView(data)) {
+    if (data instanceof DataView) {
+      const start = data.byteOffset; // throws for a detached buffer
+      return new DataView(data.buffer.slice(start, start + data.byteLength));
+    }
+    return (TYPED_ARRAY_SLICE as (this: ArrayBufferView) => ArrayBufferView).call(data);
+  }
+  if (
+    typeof (data as ArrayBufferLike).slice === 'function' &&
+    typeof (data as ArrayBufferLike).byteLength === 'number'
+  ) {
+    return (data as ArrayBufferLike).slice(0);
+  }
+  return data; // a Blob
+}
+
+/** `%TypedArray%.prototype.slice`: copies into a new array of the same type (it throws when detached). */
+const TYPED_ARRAY_SLICE = Object.getPrototypeOf(Uint8Array.prototype).slice as unknown;

@@ -3,6 +3,7 @@
  * on message text. A brand property makes {@link isResilientSocketError} work even when two copies
  * of the package are installed (where `instanceof` would fail).
  */
+import { redactUrls } from './redact.js';
 
 /** Every code a {@link ResilientSocketError} can carry. Stable across minor versions. */
 export const ErrorCodes = Object.freeze({
@@ -34,6 +35,19 @@ export const ErrorCodes = Object.freeze({
   CLOSED: 'ERR_RS_CLOSED',
   /** An event listener threw; the error is the `cause`. */
   LISTENER_THREW: 'ERR_RS_LISTENER_THREW',
+  /**
+   * A callback given in the options (`shouldReconnect`, the backoff policy, `heartbeat.isPong`,
+   * `heartbeat.message`) threw, rejected, timed out or returned something unusable; the message
+   * names it and `cause` holds what it threw. The socket carries on as each option documents.
+   */
+  CALLBACK_FAILED: 'ERR_RS_CALLBACK_FAILED',
+  /**
+   * The WebSocket refused a message while its connection stayed open (binary data that was
+   * detached, a type it cannot send): the message can never be written, so it was dropped (a
+   * `drop` with reason `'unsendable'` follows) and the messages after it go on. `cause` holds the
+   * WebSocket's error.
+   */
+  UNSENDABLE: 'ERR_RS_UNSENDABLE',
 });
 
 /** The union of the values of {@link ErrorCodes}. */
@@ -53,7 +67,29 @@ export interface ErrorDetails {
 
 const BRAND = Symbol.for('resilient-socket.error');
 
-/** An error raised or reported by resilient-socket, with a stable machine-readable `code`. */
+/**
+ * `cause` without secrets from URLs: an error whose message or stack shows a URL with userinfo or
+ * query values is replaced by a plain `Error` with the same name, code and redacted text (the
+ * original cannot be changed: it belongs to whoever threw it).
+ */
+function redactCause(cause: unknown): unknown {
+  if (!(cause instanceof Error)) return cause;
+  const message = redactUrls(cause.message);
+  const stack = cause.stack === undefined ? undefined : redactUrls(cause.stack);
+  if (message === cause.message && stack === cause.stack) return cause;
+  const copy = new Error(message);
+  copy.name = cause.name;
+  if (stack !== undefined) copy.stack = stack;
+  const code = (cause as { code?: unknown }).code;
+  if (code !== undefined) (copy as { code?: unknown }).code = code;
+  return copy;
+}
+
+/**
+ * An error raised or reported by resilient-socket, with a stable machine-readable `code`. Its
+ * message and `cause` never show a URL's userinfo or query values (they often carry tokens): every
+ * URL in them is redacted to `wss://***@host/path?token=***`.
+ */
 export class ResilientSocketError extends Error {
   /** Stable code, one of {@link ErrorCodes}. */
   readonly code: ErrorCode;
@@ -67,7 +103,7 @@ export class ResilientSocketError extends Error {
   readonly [BRAND] = true;
 
   constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    super(redactUrls(message), details.cause === undefined ? undefined : { cause: redactCause(details.cause) });
     this.name = 'ResilientSocketError';
     this.code = code;
     this.status = details.status;

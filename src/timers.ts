@@ -1,5 +1,5 @@
 import { clampDelay } from './backoff/policy.js';
-import { type Clock, type TimerHandle, unrefTimer } from './clock.js';
+import { type Clock, unrefTimer } from './clock.js';
 
 /** Where the clock timers come from, and whether they may hold a Node process open. */
 export interface TimerSettings {
@@ -25,8 +25,10 @@ export interface TimerSpec<Owner> {
  *
  * Each pending slot is a clock timer of its own, so timing is exactly the clock's (equal delays
  * fire in the order they were set; a clock whose `now()` stands still or jumps changes nothing).
- * What a timer calls is the spec's one function, bound to the slot: one small bound function per
- * armed timer (no closure over the owner), nothing kept once it fired.
+ * What a timer calls is the spec's one function, bound to the slot and the arming: one small bound
+ * function per armed timer (no closure over the owner), nothing kept once it fired. Any clock works,
+ * also one whose `setTimeout` returns nothing or whose `clearTimeout` misses: a callback fires its
+ * slot only if that slot is still pending from the same arming.
  *
  * Two cheaper layouts were built and measured, and not kept. One clock timer per socket,
  * multiplexed over its slots, saves about 200 bytes per open socket, for 0.3 kB gzipped of
@@ -43,46 +45,61 @@ export class TimerSlots<Owner> {
   readonly #spec: TimerSpec<Owner>;
   readonly #settings: TimerSettings;
   readonly #owner: Owner;
-  /** The pending clock timer of each slot. */
-  readonly #handles: (TimerHandle | undefined)[];
+  /**
+   * Two entries per slot: `[2·slot]` the clock's handle of its pending timer, `[2·slot + 1]` the
+   * arming it belongs to (0 when the slot is idle). One array rather than two: a socket keeps one
+   * of these for its whole life (the memory budget, STYLE 23).
+   */
+  readonly #pending: unknown[];
+  /** How many timers were armed; numbers each arming, so a late or stale callback is told apart. */
+  #armed = 0;
 
   constructor(spec: TimerSpec<Owner>, settings: TimerSettings, owner: Owner) {
     this.#spec = spec;
     this.#settings = settings;
     this.#owner = owner;
-    this.#handles = new Array(spec.count).fill(undefined);
+    this.#pending = new Array(spec.count * 2).fill(0);
   }
 
   /** Arms `slot` to fire after `ms` (clamped to [0, 2^31 − 1]), replacing any pending timer. */
   set(slot: number, ms: number): void {
     this.clear(slot);
     // Clamped here, for every timer: setTimeout fires after 1 ms for anything above 2^31 − 1.
-    const handle = this.#settings.clock.setTimeout(this.#fire.bind(this, slot), clampDelay(ms));
+    const delay = clampDelay(ms);
+    const arming = ++this.#armed;
+    this.#pending[2 * slot + 1] = arming;
+    // The arming travels with the callback: a clock whose handles are not unique (or that returns
+    // none at all) cannot make a stale callback fire a slot armed since.
+    const handle = this.#settings.clock.setTimeout(this.#fire.bind(this, slot, arming), delay);
     if (this.#settings.unref) unrefTimer(handle);
-    this.#handles[slot] = handle;
+    // A clock that ran the callback at once may have re-armed the slot: keep that timer's handle.
+    if (this.#pending[2 * slot + 1] === arming) this.#pending[2 * slot] = handle;
   }
 
   /** Cancels `slot` if pending. */
   clear(slot: number): void {
-    const handle = this.#handles[slot];
-    if (handle === undefined) return;
-    this.#handles[slot] = undefined;
+    if (this.#pending[2 * slot + 1] === 0) return;
+    const handle = this.#pending[2 * slot];
+    this.#pending[2 * slot] = 0;
+    this.#pending[2 * slot + 1] = 0;
     this.#settings.clock.clearTimeout(handle);
   }
 
   /** Cancels every pending slot; no clock timer is left. */
   clearAll(): void {
-    for (let slot = 0; slot < this.#handles.length; slot++) this.clear(slot);
+    for (let slot = 0; slot < this.#spec.count; slot++) this.clear(slot);
   }
 
   /** Whether `slot` is pending. */
   has(slot: number): boolean {
-    return this.#handles[slot] !== undefined;
+    return this.#pending[2 * slot + 1] !== 0;
   }
 
-  #fire(slot: number): void {
-    if (this.#handles[slot] === undefined) return; // cleared, but the clock's clearTimeout missed it
-    this.#handles[slot] = undefined;
+  #fire(slot: number, arming: number): void {
+    // Cleared or re-armed since (the clock's clearTimeout missed it, or its handles are not unique).
+    if (this.#pending[2 * slot + 1] !== arming) return;
+    this.#pending[2 * slot] = 0;
+    this.#pending[2 * slot + 1] = 0;
     this.#spec.fire(this.#owner, slot);
   }
 }

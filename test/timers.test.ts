@@ -150,3 +150,44 @@ describe('TimerSlots on a clock whose now() never moves', () => {
     }
   });
 });
+
+describe('TimerSlots on a clock whose setTimeout returns no handle', () => {
+  function handleless() {
+    const pending: (() => void)[] = [];
+    const clock: Clock = {
+      setTimeout: (callback) => {
+        pending.push(callback);
+        return undefined;
+      },
+      clearTimeout: () => undefined, // nothing to cancel with
+      now: () => 0,
+    };
+    return { clock, pending };
+  }
+
+  it('a pending slot fires; has() sees it pending although the handle is undefined', () => {
+    const manual = handleless();
+    const { timers, fired } = slots({ clock: manual.clock, unref: false });
+    timers.set(a, 10);
+    expect(timers.has(a)).toBe(true);
+    manual.pending[0]?.();
+    expect(fired).toHaveLength(1);
+    expect(timers.has(a)).toBe(false);
+  });
+
+  it('a callback of an earlier arming (cleared or replaced, but not cancelled) never fires the slot', () => {
+    const manual = handleless();
+    const { timers, fired } = slots({ clock: manual.clock, unref: false });
+    timers.set(a, 10);
+    timers.set(a, 20); // replaces the first; the first's callback is still out there
+    manual.pending[0]?.();
+    expect(fired).toEqual([]);
+    expect(timers.has(a)).toBe(true);
+    manual.pending[1]?.();
+    expect(fired).toHaveLength(1);
+    timers.set(b, 5);
+    timers.clear(b);
+    manual.pending[2]?.();
+    expect(fired).toHaveLength(1);
+  });
+});

@@ -17,7 +17,10 @@ export interface StateChange {
 export interface ConnectingInfo {
   /** The attempt number, from 1, counted since the last stable connection (or `open()`/`reconnect()`). */
   readonly attempt: number;
-  /** The URL this attempt uses (after the URL provider, if any). */
+  /**
+   * The URL this attempt uses (after the URL provider, if any), redacted: userinfo and query
+   * values read `***` (they often carry tokens). `socket.url` has it whole.
+   */
   readonly url: string;
 }
 
@@ -31,7 +34,7 @@ export interface OpenInfo {
 
 /** Payload of `close`, emitted for every underlying connection that ends. */
 export interface CloseEventInfo extends CloseInfo {
-  /** Whether a new attempt will follow. */
+  /** Whether a new attempt will follow (the socket is `reconnecting` or `connecting`, not `closed`). */
   readonly willReconnect: boolean;
 }
 
@@ -45,8 +48,13 @@ export interface ReconnectingInfo {
 
 /** Payload of `giveup`: the socket stopped reconnecting by itself and is now `closed`. */
 export interface GiveUpInfo {
-  /** Consecutive failed attempts when it gave up. */
+  /** Attempts made since the last stable connection (or `open()`/`reconnect()`), the last one included. */
   readonly attempts: number;
+  /**
+   * Consecutive failures when it gave up: the failed attempts, plus the loss of the connection
+   * the run started from, if it started from one (what `maxRetries` and the backoff count).
+   */
+  readonly failures: number;
   /** Why: `ERR_RS_RETRIES_EXHAUSTED`, `ERR_RS_FATAL_CLOSE` or `ERR_RS_UNAUTHORIZED`. */
   readonly error: ResilientSocketError;
 }
@@ -60,7 +68,13 @@ export type DropReason =
   /** The socket closed (by `close()`, its signal, or a give-up) with messages still queued, or `send()` was called after that. */
   | 'closed'
   /** `send(data, { buffer: false })` while not connected. */
-  | 'not-connected';
+  | 'not-connected'
+  /**
+   * The WebSocket refused the message itself while its connection stayed open (binary data that
+   * was detached, e.g. transferred to a worker; a type it cannot send). It could never be written,
+   * so it is dropped rather than retried; an `error` with `ERR_RS_UNSENDABLE` and the cause precedes it.
+   */
+  | 'unsendable';
 
 /** Payload of `drop`: messages that will never be sent. */
 export interface DropInfo {
@@ -75,6 +89,25 @@ export interface DropInfo {
  * Listeners run synchronously. A listener that throws does not disturb the socket: the error is
  * reported as an `error` event (`ERR_RS_LISTENER_THREW`), or rethrown asynchronously if it came
  * from an `error` listener or nobody listens to `error`.
+ *
+ * **Order.** The state changes first, then the events that tell about the change, so inside every
+ * listener `state` and `readyState` already show where the socket is going (as with a browser
+ * WebSocket, whose `readyState` is CLOSED inside its `error` and `close` listeners):
+ *
+ * | what happens | events, in order |
+ * | --- | --- |
+ * | an attempt starts | `state` (→ `connecting`), then `connecting` once the URL provider resolved |
+ * | it opens | `state` (→ `open`), `drop` (`expired`, queued messages past their ttl), `open`; `stable` after `stableAfter` |
+ * | a connection ends or an attempt fails; a retry follows | `state` (→ `reconnecting`), `error` (if something failed), `close` (if a socket existed; `willReconnect: true`, `readyState` CONNECTING), `reconnecting` |
+ * | the same, but the socket gives up | `state` (→ `closed`), `error` (if something failed), `error` (why it gives up), `close` (`willReconnect: false`, `readyState` CLOSED), `drop` (`closed`), `giveup` |
+ * | `close()` on an open connection | `state` (→ `closing`), `drop` (`closed`); once the server answered (at most 3 s): `state` (→ `closed`), `close` |
+ * | `close()` otherwise | `state` (→ `closed`), `close` (if a socket existed), `drop` (`closed`) |
+ * | `reconnect()` | `state` (→ `connecting`), `close` (if a socket existed; `willReconnect: true`), then as when an attempt starts |
+ *
+ * An async `shouldReconnect` delays the `close` of the connection it decides about until it has
+ * decided (the socket waits in `reconnecting`). A listener that changes the state (calls `close()`
+ * or `reconnect()`) takes over: the events already due still follow, but not a `reconnecting` or
+ * `giveup` that no longer holds.
  */
 export interface ResilientSocketEvents {
   /** Every state change. */

@@ -1,4 +1,3 @@
-import type { Data } from '../data.js';
 import type { WebSocketLike } from '../transport/websocket-like.js';
 import { canPing } from './connection.js';
 import type { ResolvedHeartbeat } from './options.js';
@@ -7,7 +6,7 @@ import { Slot } from './timer-slots.js';
 /**
  * How a connection is watched:
  * - `protocol`: WebSocket ping frames, answered by the peer's pong (ws in Node);
- * - `message`: an application message every interval, any incoming message counts as the answer;
+ * - `message`: an application message every interval, answered by a message `isPong` accepts;
  * - `silence`: no probe; no incoming message for `interval + timeout` means dead;
  * - `off`.
  */
@@ -45,54 +44,16 @@ export function startHeartbeat(mode: HeartbeatMode, config: ResolvedHeartbeat | 
   else timers.set(Slot.Ping, config.interval);
 }
 
-/** A sign of life (a message, or a pong in `protocol` mode): cancels or restarts the deadline. */
+/**
+ * A message arrived. Only in `silence` mode is any message a sign of life (it restarts the
+ * deadline): a heartbeat that sends pings requires their answers (a pong frame, or a message
+ * `isPong` accepts), so that a link dead only from client to server is found even while the
+ * server keeps streaming.
+ */
 export function heartbeatActivity(
   mode: HeartbeatMode,
   config: ResolvedHeartbeat | false,
   timers: HeartbeatTimers,
 ): void {
-  if (config === false || mode === 'off') return;
-  if (mode === 'silence') timers.set(Slot.Pong, config.interval + config.timeout);
-  else timers.clear(Slot.Pong);
-}
-
-/** Whether `data` is an answer to our app-level ping (to be consumed, not emitted). */
-export function isHeartbeatPong(mode: HeartbeatMode, config: ResolvedHeartbeat | false, data: Data): boolean {
-  return mode === 'message' && config !== false && config.isPong !== undefined && config.isPong(data) === true;
-}
-
-/**
- * The `ping` slot fired: send a probe, await its answer, schedule the next probe.
- * @returns whether a message was written (the app-level ping; a protocol ping is a control frame).
- */
-export function probe(
-  mode: HeartbeatMode,
-  config: ResolvedHeartbeat | false,
-  timers: HeartbeatTimers,
-  socket: WebSocketLike,
-): boolean {
-  if (config === false) return false;
-  if (!timers.has(Slot.Pong)) timers.set(Slot.Pong, config.timeout);
-  const sent = sendPing(socket, mode === 'protocol' ? undefined : config.message);
-  timers.set(Slot.Ping, config.interval);
-  return sent;
-}
-
-/**
- * Sends one ping: the app-level `message` (a function is called for each ping) or, without one, a
- * protocol ping. A socket that cannot even send it is as good as dead; the caller's deadline will
- * say so.
- * @returns whether a message was written (a protocol ping is a control frame, not a message).
- */
-export function sendPing(socket: WebSocketLike, message: ResolvedHeartbeat['message']): boolean {
-  try {
-    if (message === undefined) {
-      socket.ping?.();
-      return false;
-    }
-    socket.send((typeof message === 'function' ? message() : message) as never);
-    return true;
-  } catch {
-    return false;
-  }
+  if (config !== false && mode === 'silence') timers.set(Slot.Pong, config.interval + config.timeout);
 }

@@ -107,12 +107,12 @@ interface DriftWatcher {
   handle: TimerHandle | undefined;
   last: number;
   /**
-   * The global `setTimeout` and `clearTimeout` when the timer was armed. `systemClock` looks them
-   * up at call time, so fake timers installed or removed since (a test runner between tests) mean
-   * the armed timer may never fire: it is armed again on the next subscription.
+   * The global `setTimeout` when the timer was armed. `systemClock` looks it up at call time, so
+   * fake timers installed or removed since (a test runner between tests) mean the armed timer may
+   * never fire: it is armed again on the next subscription (`systemClock` clears each timer with
+   * its own kind of `clearTimeout`).
    */
   armedWith: unknown;
-  clearWith: ((handle: never) => void) | undefined;
 }
 
 const driftWatchers = new WeakMap<Clock, DriftWatcher>();
@@ -120,7 +120,6 @@ const driftWatchers = new WeakMap<Clock, DriftWatcher>();
 function armDrift(clock: Clock, watcher: DriftWatcher): void {
   watcher.last = clock.now();
   watcher.armedWith = globalThis.setTimeout;
-  watcher.clearWith = globalThis.clearTimeout;
   watcher.handle = clock.setTimeout(() => {
     watcher.handle = undefined;
     const late = clock.now() - watcher.last - DRIFT_CHECK_INTERVAL;
@@ -165,13 +164,13 @@ export function watchSuspend(subscriber: ResumeSubscriber, clock: Clock): void {
   if (browserEnvironment()) return;
   let watcher = driftWatchers.get(clock);
   if (!watcher) {
-    watcher = { subscribers: new Set(), handle: undefined, last: 0, armedWith: undefined, clearWith: undefined };
+    watcher = { subscribers: new Set(), handle: undefined, last: 0, armedWith: undefined };
     driftWatchers.set(clock, watcher);
   }
   watcher.subscribers.add(subscriber);
   if (watcher.handle !== undefined && clock === systemClock && watcher.armedWith !== globalThis.setTimeout) {
-    // Armed with timers that are gone (fake timers swapped): clear it with its own kind, arm anew.
-    watcher.clearWith?.(watcher.handle as never);
+    // Armed with timers that are gone (fake timers swapped): clear it, arm anew.
+    clock.clearTimeout(watcher.handle);
     watcher.handle = undefined;
   }
   if (watcher.handle === undefined) armDrift(clock, watcher);

@@ -6,16 +6,16 @@
  *   ┌──────┐  ─────────────►  ┌────────────┐  ───────────────────────►  ┌──────┐
  *   │ idle │                  │ connecting │                            │ open │
  *   └──────┘                  └────────────┘  ◄─── reconnect() ──────── └──────┘
- *      │                       │  ▲      │                                 │  │
- *      │      attempt failed,  │  │      │ fatal close / give up           │  │ connection lost,
- *      │      retries remain   ▼  │ delay│ (maxRetries, 401/403 twice)     │  │ retries remain
- *      │               ┌──────────────┐  │ elapsed                         │  ▼
- *      │               │ reconnecting │◄─┼─────────────────────────────────┼──┘
- *      │               └──────────────┘  │                                 │
- *      │                      │          ▼                                 │ close()
- *      │      close()         │      ┌────────┐   close() while open   ┌─────────┐
- *      └──────────────────────┴─────►│ closed │◄───────────────────────│ closing │
- *                                    └────────┘  closing handshake done└─────────┘
+ *      │                       │  ▲  │   │ close() during the handshake  │  │
+ *      │      attempt failed,  │  │  │   └───────────────────────┐       │  │ connection lost,
+ *      │      retries remain   ▼  │  │ fatal close / give up     │       │  │ retries remain
+ *      │               ┌──────────────┐  (maxRetries, 401/403)   │       │  ▼
+ *      │               │ reconnecting │◄─┼───────────────────────┼───────┼──┘
+ *      │               └──────────────┘  │                       ▼       │ close()
+ *      │      close()         │          ▼                  ┌─────────┐  │
+ *      └──────────────────────┴─────►┌────────┐◄────────────│ closing │◄─┘
+ *                                    │ closed │  closing    └─────────┘
+ *                                    └────────┘  handshake done
  *                                        │ open() / reconnect() after a give-up (not after close())
  *                                        └──────────────► connecting
  * ```
@@ -43,7 +43,8 @@ export const STATES: Readonly<Record<SocketState, StateBehaviour>> = Object.free
     sendsDirectly: false,
     buffersSends: true,
     terminal: false,
-    next: ['open', 'reconnecting', 'closed'],
+    // closing: close() while the handshake hook runs on an open socket (a close frame is sent).
+    next: ['open', 'reconnecting', 'closing', 'closed'],
   },
   open: {
     sendsDirectly: true,

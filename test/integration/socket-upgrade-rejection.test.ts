@@ -53,7 +53,7 @@ describe('upgrade refused with 401', () => {
     expect(last).toMatchObject({ code: 'ERR_RS_UNAUTHORIZED', status: 401 });
     expect(rec.errors).toHaveLength(3);
     expect(rec.reconnecting).toEqual([{ attempt: 2, delay: 0 }]);
-    expect(rec.giveups).toEqual([{ attempts: 2, error: last }]);
+    expect(rec.giveups).toEqual([{ attempts: 2, failures: 2, error: last }]);
     expect(rec.opens).toEqual([]);
     expect(socket.state).toBe('closed');
     expect(rec.states).toEqual(['reconnecting', 'connecting', 'closed']);
@@ -181,6 +181,35 @@ describe('upgrade refused with Retry-After', () => {
     await waitFor(() => rec.count('reconnecting') === 1, 2_000, 'the refusal');
     expect(rec.errors[0]).toMatchObject({ status: 503, retryAfter: 1_000 });
     expect(rec.reconnecting).toEqual([{ attempt: 2, delay: 3_000 }]);
+    await closeAndExpectGone(socket, server);
+  });
+
+  // Regression (issue "every promise holds", defect 11), it was: one 503 with a huge Retry-After
+  // parked the client for 24.9 days (2^31 − 1 ms), and nothing said so.
+  it('a huge Retry-After is capped by maxRetryAfter, and the error says what it waits', async () => {
+    const server = await startServer(({ index }) =>
+      index === 0 ? { kind: 'refuse', status: 503, retryAfter: 2_147_483 } : ACCEPT,
+    );
+    const socket = new ResilientSocket(server.url(), { backoff: constant({ delay: 10 }), maxRetryAfter: 300 });
+    const rec = track(socket);
+    await waitFor(() => rec.count('reconnecting') === 1, 2_000, 'the refusal');
+    expect(rec.errors[0]).toMatchObject({ code: 'ERR_RS_UPGRADE_REJECTED', status: 503, retryAfter: 2_147_483_000 });
+    expect(rec.errors[0]?.message).toContain(
+      'Retry-After asks for 2147483000 ms, waiting 300 ms at most (`maxRetryAfter`)',
+    );
+    expect(rec.reconnecting).toEqual([{ attempt: 2, delay: 300 }]);
+    await waitFor(() => socket.state === 'open', 2_000, 'open after the capped wait', {
+      describe: () => rec.summary(),
+    });
+    await closeAndExpectGone(socket, server);
+  });
+
+  it('by default the cap is 5 minutes', async () => {
+    const server = await startServer({ kind: 'refuse', status: 429, retryAfter: 86_400 });
+    const socket = new ResilientSocket(server.url(), { backoff: constant({ delay: 10 }) });
+    const rec = track(socket);
+    await waitFor(() => rec.count('reconnecting') === 1, 2_000, 'the refusal');
+    expect(rec.reconnecting).toEqual([{ attempt: 2, delay: 300_000 }]);
     await closeAndExpectGone(socket, server);
   });
 

@@ -118,7 +118,7 @@ describe('a close while the handshake hook runs (the attempt never opened) goes 
       ['ERR_RS_FATAL_CLOSE', 1008],
     ]);
     expect(rec.errors[0]?.message).toContain('close code 1008');
-    expect(rec.giveups).toEqual([{ attempts: 1, error: rec.errors[1] }]);
+    expect(rec.giveups).toEqual([{ attempts: 1, failures: 1, error: rec.errors[1] }]);
     expect(rec.opens).toEqual([]);
     expect(rec.states).toEqual(['closed']);
     expect(socket.state).toBe('closed');
@@ -171,7 +171,7 @@ describe('the server closes with a fatal code (default shouldReconnect)', () => 
       expect(rec.errors).toHaveLength(1);
       expect(error).toMatchObject({ name: 'ResilientSocketError', code: 'ERR_RS_FATAL_CLOSE', closeCode: code });
       expect(error?.message).toContain(String(code));
-      expect(rec.giveups).toEqual([{ attempts: 1, error }]);
+      expect(rec.giveups).toEqual([{ attempts: 1, failures: 1, error }]);
       expect(rec.reconnecting).toEqual([]);
       expect(rec.states).toEqual(['open', 'closed']);
       // (the first state change, idle → connecting, happens inside the constructor, before the
@@ -180,9 +180,9 @@ describe('the server closes with a fatal code (default shouldReconnect)', () => 
         'connecting',
         'state',
         'open',
-        'close',
-        'error',
         'state',
+        'error',
+        'close',
         'giveup',
       ]);
 
@@ -233,7 +233,7 @@ describe('application codes 4000–4999 with a custom shouldReconnect', () => {
     ]);
     expect(rec.errors.map((e) => [e.code, e.closeCode])).toEqual([['ERR_RS_FATAL_CLOSE', 4001]]);
     // Not stable in between (stableAfter 5 s), so the failures add up: 3 consecutive.
-    expect(rec.giveups).toEqual([{ attempts: 3, error: rec.errors[0] }]);
+    expect(rec.giveups).toEqual([{ attempts: 3, failures: 3, error: rec.errors[0] }]);
     expect(rec.reconnecting).toEqual([
       { attempt: 2, delay: RETRY_DELAY },
       { attempt: 3, delay: RETRY_DELAY },

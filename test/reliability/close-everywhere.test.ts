@@ -87,13 +87,14 @@ describe('close() in every state, twice in a row', () => {
       closes: [{ code: 1000, reason: '', wasClean: false, willReconnect: false }],
     },
     {
+      // The transport is open: close() sends a close frame (it used to cut the connection: 1006).
       name: 'connecting, transport open but the handshake hook still running',
       options: { handshake: (c) => c.nextMessage((d) => d === 'never').then(() => undefined) },
       reach: ({ rig }) => waitFor(() => rig.server.connections === 1, 1_000, 'the transport to open'),
       state: 'connecting',
-      statesAfter: ['closed'],
-      closes: [{ code: 1000, reason: '', wasClean: false, willReconnect: false }],
-      serverSees: { code: 1006 },
+      statesAfter: ['closing', 'closed'],
+      closes: [{ code: 1000, reason: '', wasClean: true, willReconnect: false }],
+      serverSees: { code: 1000, reason: '' },
     },
     {
       name: 'open',
@@ -270,7 +271,13 @@ describe('close() from inside every event handler', () => {
       name: '→ closed (give-up after 1008)',
       when: state('closed'),
       trigger: openThen(({ rig }) => rig.server.closeAll(1008)),
-      mayFollow: ['giveup'],
+      // The state changes first; why it gave up (the error) and the close follow. No giveup: the
+      // listener's close() ended the socket.
+      mayFollow: ['error'],
+      check: ({ rec }) => {
+        expect(rec.errors.map((e) => e.code)).toEqual(['ERR_RS_FATAL_CLOSE']);
+        expect(rec.count('giveup')).toBe(0);
+      },
     },
     {
       event: 'connecting',
@@ -322,7 +329,8 @@ describe('close() from inside every event handler', () => {
       trigger: openThen(({ rig }) => rig.server.closeAll(1008)),
       check: ({ rec }) => {
         expect(rec.count('giveup')).toBe(0);
-        expect(rec.errors).toEqual([]);
+        // state → closed, then the error saying why, then the close (whose listener closes).
+        expect(rec.errors.map((e) => e.code)).toEqual(['ERR_RS_FATAL_CLOSE']);
       },
     },
     {
@@ -406,9 +414,9 @@ describe('close() from inside every event handler', () => {
     {
       event: 'drop',
       name: "'closed' (re-entrant: the drop reported by close() itself)",
-      // close() reports the queued messages before it changes the state: the nested close() is a
-      // no-op and the state is still the old one.
-      stateInHandler: 'connecting',
+      // close() changes the state before it reports the queued messages: the nested close() is
+      // a no-op and the state is already closed.
+      stateInHandler: 'closed',
       trigger: ({ socket }) => {
         expect(socket.send('queued')).toBe('buffered');
         socket.close();

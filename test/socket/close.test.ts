@@ -134,9 +134,10 @@ describe('close() on an open socket', () => {
     await advance(MOCK_DELAY - 1);
     expect(socket.state).toBe('closing');
     await advance(1);
+    // The state first: inside the close listener the socket already reads closed (readyState 3).
     expect(log.events.slice(1)).toEqual([
-      { name: 'close', payload: { code: 1000, reason: 'bye', wasClean: true, willReconnect: false } },
       { name: 'state', payload: { previous: 'closing', current: 'closed', reason: 'closed by close()' } },
+      { name: 'close', payload: { code: 1000, reason: 'bye', wasClean: true, willReconnect: false } },
     ]);
     await expectClosedForGood(socket);
   });
@@ -461,6 +462,45 @@ describe('the signal option', () => {
     socket.close();
     expect(remove).toHaveBeenCalledTimes(1);
     expect(remove.mock.calls[0]?.slice(0, 2)).toEqual(add.mock.calls[0]?.slice(0, 2));
+  });
+
+  // Regression (issue "every promise holds", defect 12), it was: one abort listener per socket,
+  // so more than ten sockets on one signal made Node print MaxListenersExceededWarning.
+  it('many sockets on one signal share one listener: no MaxListenersExceededWarning; abort closes them all', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const controller = new AbortController();
+      const add = vi.spyOn(controller.signal, 'addEventListener');
+      const remove = vi.spyOn(controller.signal, 'removeEventListener');
+      const server = startServer();
+      const sockets = Array.from({ length: 25 }, () => createSocket(server.url, { signal: controller.signal }));
+      await advance(MOCK_DELAY);
+      expect(add).toHaveBeenCalledTimes(1);
+      sockets[0]?.close(); // one leaves; the others stay linked
+      expect(remove).not.toHaveBeenCalled();
+      controller.abort();
+      expect(sockets.slice(1).map((socket) => socket.state)).toEqual(Array(24).fill('closing'));
+      await advance(MOCK_DELAY);
+      expect(sockets.map((socket) => socket.state)).toEqual(Array(25).fill('closed'));
+      // Warnings are emitted on a later tick (process.nextTick is not faked).
+      for (let i = 0; i < 3; i++) await new Promise((resolve) => process.nextTick(resolve));
+      expect(warnings.map((w) => w.name)).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
+  it('the last socket to close takes the shared listener off the signal', async () => {
+    const controller = new AbortController();
+    const remove = vi.spyOn(controller.signal, 'removeEventListener');
+    const sockets = [1, 2, 3].map(() => createSocket(uniqueUrl(), { autoConnect: false, signal: controller.signal }));
+    sockets[0]?.close();
+    sockets[1]?.close();
+    expect(remove).not.toHaveBeenCalled();
+    sockets[2]?.close();
+    expect(remove).toHaveBeenCalledTimes(1);
   });
 
   it('an already aborted signal creates the socket closed, without connecting', async () => {

@@ -163,7 +163,7 @@ describe('handshake failures', () => {
     const log = record(socket);
     socket.send('queued');
     await advance(MOCK_DELAY);
-    expect(log.names()).toEqual(['connecting', 'error', 'close', 'state', 'reconnecting']);
+    expect(log.names()).toEqual(['connecting', 'state', 'error', 'close', 'reconnecting']);
     const error = expectRsError(log.of('error')[0], ErrorCodes.HANDSHAKE_FAILED);
     expect(error.cause).toBe(cause);
     expect(error.message).toContain('denied');
@@ -260,7 +260,7 @@ describe('handshake failures', () => {
     expect(log.names()).not.toContain('open');
   });
 
-  it('close() during the handshake abandons it: no open, closed, no timers', async () => {
+  it('close() during the handshake abandons it politely: a close frame, no open, closed, no timers', async () => {
     const server = authServer();
     let connection: HandshakeConnection | undefined;
     const socket = createSocket(server.url, {
@@ -271,12 +271,96 @@ describe('handshake failures', () => {
     });
     const log = record(socket);
     await advance(MOCK_DELAY);
-    socket.close();
-    expect(socket.state).toBe('closed');
+    const seenByServer: number[] = [];
+    server.last().addEventListener('close', ((event: { code: number }) => seenByServer.push(event.code)) as never);
+    socket.close(4000, 'bye');
+    // The socket is open (only our handshake hook was running): it closes with a close frame.
+    expect(socket.state).toBe('closing');
     expect(connection?.signal.aborted).toBe(true);
+    server.last().send('late'); // arrives while closing: never delivered (the connection never opened)
     await advance(MOCK_DELAY);
+    expect(socket.state).toBe('closed');
+    expect(seenByServer).toEqual([4000]);
     expect(log.names()).not.toContain('open');
-    expect(log.of('close')).toEqual([{ code: 1000, reason: '', wasClean: false, willReconnect: false }]);
+    expect(log.names()).not.toContain('message');
+    expect(log.states()).toEqual(['connecting→closing', 'closing→closed']);
+    expect(log.of('close')).toEqual([{ code: 4000, reason: 'bye', wasClean: false, willReconnect: false }]);
     expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+// Regression (issue "every promise holds", defect 2), it was: a `nextMessage(predicate)` whose
+// predicate throws (the README's resubscribe recipe does JSON.parse) threw inside the transport's
+// receive path (with ws: an uncaught exception that ends the process, error listener or not).
+describe('a nextMessage() predicate that throws', () => {
+  const parses = (data: unknown) => JSON.parse(String(data)).type === 'subscribed';
+
+  it('on a message that arrives while it waits: that nextMessage() rejects; the handshake fails and is retried', async () => {
+    let calls = 0;
+    const server = startServer(uniqueUrl(), (client) => {
+      calls++;
+      // The first connection greets with text that is not JSON, the second answers properly.
+      client.on('message', () => client.send(calls === 1 ? 'welcome!' : '{"type":"subscribed"}'));
+    });
+    const reasons: unknown[] = [];
+    const socket = createSocket(server.url, {
+      handshake: async (connection) => {
+        connection.send('subscribe');
+        await connection.nextMessage(parses).catch((reason: unknown) => {
+          reasons.push(reason);
+          throw reason;
+        });
+      },
+      backoff: constant({ delay: 10 }),
+    });
+    const log = record(socket);
+    await advance(MOCK_DELAY * 3);
+    expect(reasons).toHaveLength(1);
+    expect(reasons[0]).toBeInstanceOf(SyntaxError);
+    const error = expectRsError(log.of('error')[0], ErrorCodes.HANDSHAKE_FAILED);
+    expect(error.cause).toBe(reasons[0]);
+    await advance(10 + MOCK_DELAY * 3);
+    expect(socket.state).toBe('open');
+    expect(log.of('open')).toHaveLength(1);
+  });
+
+  it('on a message already waiting in the inbox: nextMessage() returns a rejected promise, it does not throw', async () => {
+    const server = startServer(uniqueUrl(), (client) => client.send('not json'));
+    let outcome: unknown;
+    createSocket(server.url, {
+      handshake: async (connection) => {
+        await new Promise((resolve) => setTimeout(resolve, 10)); // 'not json' is in the inbox by now
+        let promise: Promise<unknown> | undefined;
+        try {
+          promise = connection.nextMessage(parses);
+        } catch (thrownSync) {
+          outcome = ['threw synchronously', thrownSync];
+          return;
+        }
+        outcome = await promise.then(
+          () => 'resolved',
+          (reason: unknown) => ['rejected', reason],
+        );
+      },
+      handshakeTimeout: 1_000,
+    });
+    await advance(MOCK_DELAY + 10);
+    expect(outcome).toEqual(['rejected', expect.any(SyntaxError)]);
+  });
+
+  it('a predicate that is not a function is rejected with a TypeError', async () => {
+    const server = startServer();
+    let outcome: unknown;
+    createSocket(server.url, {
+      handshake: async (connection) => {
+        outcome = await (connection.nextMessage as (p: unknown) => Promise<unknown>)('subscribed').then(
+          () => 'resolved',
+          (reason: unknown) => reason,
+        );
+      },
+    });
+    await advance(MOCK_DELAY);
+    expect(outcome).toBeInstanceOf(TypeError);
+    expect((outcome as Error).message).toContain('`predicate`');
   });
 });

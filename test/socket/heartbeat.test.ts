@@ -22,7 +22,7 @@ describe('silence detection (browser API, no message configured)', () => {
     expect(socket.state).toBe('open');
     expect(log.events).toEqual([]);
     await advance(1);
-    expect(log.names()).toEqual(['error', 'close', 'state', 'reconnecting']);
+    expect(log.names()).toEqual(['state', 'error', 'close', 'reconnecting']);
     const error = expectRsError(log.of('error')[0], ErrorCodes.DEAD_LINK);
     expect(socket.stats.lastError).toBe(error);
     expect(log.of('close')).toEqual([
@@ -92,33 +92,85 @@ describe('app-level ping (heartbeat.message)', () => {
     expect(server.received).toEqual(['ping']);
   });
 
-  it('any server message counts as an answer; other messages are still emitted', async () => {
-    const { server, socket, log } = await openSocket({ heartbeat: PING, stableAfter: 60_000 });
-    for (let i = 0; i < 5; i++) {
-      await advance(1000);
-      server.broadcast(`data ${i}`); // right after each ping
+  // Regression (issue "every promise holds", defect 8), it was: any incoming message answered
+  // the ping, so a link dead only from client to server went unnoticed while the server streamed.
+  it('only the answer counts: a server that streams but never answers the pings is found dead', async () => {
+    const { server, socket, log } = await openSocket({
+      heartbeat: PING,
+      stableAfter: 60_000,
+      backoff: constant({ delay: 60_000 }),
+    });
+    await advance(1000); // the first ping goes out
+    for (let i = 0; i < 4; i++) {
+      server.broadcast(`data ${i}`); // a message every 100 ms, none of them a pong
+      await advance(100);
     }
+    await advance(99);
     expect(socket.state).toBe('open');
-    expect(log.of('message')).toHaveLength(5);
+    expect(log.errors()).toEqual([]);
+    await advance(1); // 500 ms after the ping: no pong
+    expect(log.errors()).toEqual([ErrorCodes.DEAD_LINK]);
+    expect(socket.state).toBe('reconnecting');
+    expect(log.of('message')).toEqual(['data 0', 'data 1', 'data 2', 'data 3']); // still delivered
+  });
+
+  it('isPong that throws is reported (ERR_RS_CALLBACK_FAILED), the message is delivered, nothing crashes', async () => {
+    const { server, socket, log } = await openSocket({
+      heartbeat: {
+        interval: 1000,
+        timeout: 500,
+        message: 'ping',
+        isPong: (data) => JSON.parse(String(data)).type === 'pong',
+      },
+      stableAfter: 60_000,
+    });
+    expect(() => server.broadcast('hello, not JSON')).not.toThrow();
+    expect(socket.state).toBe('open');
+    expect(log.of('message')).toEqual(['hello, not JSON']);
+    const error = expectRsError(log.of('error')[0], ErrorCodes.CALLBACK_FAILED);
+    expect(error.message).toContain('`heartbeat.isPong` threw');
+    expect(error.cause).toBeInstanceOf(SyntaxError);
   });
 
   it('accepts a function that builds each ping', async () => {
     let n = 0;
     const { server } = await openSocket({
-      heartbeat: { interval: 1000, timeout: 5000, message: () => `ping ${++n}` },
+      heartbeat: { interval: 1000, timeout: 5000, message: () => `ping ${++n}`, isPong: (d) => d === 'pong' },
       stableAfter: 60_000,
     });
     await advance(3000 + MOCK_DELAY);
     expect(server.received).toEqual(['ping 1', 'ping 2', 'ping 3']);
   });
 
-  it('without isPong, pongs are emitted as messages', async () => {
-    const server = startServer(uniqueUrl(), (client) => {
-      client.on('message', () => client.send('pong'));
-    });
-    const { log } = await openSocket({ heartbeat: { interval: 1000, timeout: 500, message: 'ping' } }, server);
-    await advance(1000 + MOCK_DELAY);
-    expect(log.of('message')).toEqual(['pong']);
+  it('a heartbeat.message() that throws or returns no message is reported; no ping, the link is not declared dead', async () => {
+    const results: unknown[] = [new Error('cannot build a ping'), 42, 'ping'];
+    const { server, socket, log } = await openSocket(
+      {
+        heartbeat: {
+          interval: 1000,
+          timeout: 500,
+          message: () => {
+            const next = results.shift();
+            if (next instanceof Error) throw next;
+            return next as string;
+          },
+          isPong: (d) => d === 'pong',
+        },
+        stableAfter: 60_000,
+      },
+      startServer(uniqueUrl(), (client) => client.on('message', () => client.send('pong'))),
+    );
+    await advance(2000 + 500);
+    expect(socket.state).toBe('open');
+    expect(log.errors()).toEqual([ErrorCodes.CALLBACK_FAILED, ErrorCodes.CALLBACK_FAILED]);
+    expect(log.of('error')[0]?.message).toContain('`heartbeat.message` threw: cannot build a ping');
+    expect(log.of('error')[1]?.message).toContain(
+      'Expected `heartbeat.message()` to return a string or binary data, got number 42',
+    );
+    await advance(500 + MOCK_DELAY);
+    expect(server.received).toEqual(['ping']); // the third ping went out and was answered
+    expect(socket.state).toBe('open');
+    expect(log.errors()).toHaveLength(2);
   });
 });
 
@@ -144,7 +196,7 @@ describe('no heartbeat', () => {
 
   it('each pending slot (stable, heartbeat, buffer ttl) is one timer; close() leaves none', async () => {
     const { server, socket } = await openSocket({
-      heartbeat: { interval: 1000, timeout: 500, message: 'ping' },
+      heartbeat: { interval: 1000, timeout: 500, message: 'ping', isPong: (d) => d === 'pong' },
       buffer: { ttl: 700 },
       backoff: constant({ delay: 10_000 }),
       // Counting the socket's own slots: leave out the shared suspend watcher (see resume tests).

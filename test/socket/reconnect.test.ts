@@ -1,9 +1,11 @@
+import { WebSocket as MockWebSocket } from 'mock-socket';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
 import { truncatedBinaryExponential } from '../../src/backoff/truncated-binary-exponential.js';
 import type { BackoffPolicyLike } from '../../src/backoff/types.js';
 import { ErrorCodes, type ResilientSocketError } from '../../src/errors.js';
 import type { CloseInfo } from '../../src/socket/close-codes.js';
+import { CLOSE_TIMEOUT, SHOULD_RECONNECT_TIMEOUT } from '../../src/socket/resilient-socket.js';
 import type { WebSocketConstructorLike } from '../../src/transport/websocket-like.js';
 import {
   advance,
@@ -44,13 +46,15 @@ describe('the server closes the connection', () => {
       log.clear();
       server.closeLast(code, reason);
       await advance(MOCK_DELAY);
+      // The state first (inside the close listener the socket is already reconnecting), then the close.
       expect(log.events).toEqual([
-        { name: 'close', payload: { code, reason, wasClean, willReconnect: true } },
         { name: 'state', payload: { previous: 'open', current: 'reconnecting', reason: 'connection lost' } },
+        { name: 'close', payload: { code, reason, wasClean, willReconnect: true } },
         { name: 'reconnecting', payload: { attempt: 2, delay: 1000 } },
       ]);
       expect(socket.state).toBe('reconnecting');
-      expect(socket.attempt).toBe(1);
+      expect(socket.attempt).toBe(2); // the attempt that follows the wait, as the event says
+      expect(socket.failures).toBe(1);
 
       await advance(999);
       expect(socket.state).toBe('reconnecting');
@@ -86,7 +90,7 @@ describe('failed attempts', () => {
     const socket = createSocket(url, { backoff: constant({ delay: 200 }) });
     const log = record(socket);
     await advance(MOCK_DELAY);
-    expect(log.names()).toEqual(['connecting', 'error', 'close', 'state', 'reconnecting']);
+    expect(log.names()).toEqual(['connecting', 'state', 'error', 'close', 'reconnecting']);
     const [error] = log.of('error');
     expectRsError(error, ErrorCodes.CONNECTION_FAILED);
     expect(error?.message).toContain('Connection attempt 1 failed');
@@ -103,11 +107,15 @@ describe('failed attempts', () => {
     expect(server.clients).toHaveLength(1);
   });
 
-  it('consecutive failures grow the window: delays are 0.5 · 19.53125 · 2^(n−1), attempt counts failures', async () => {
+  it('consecutive failures grow the window: delays are 0.5 · 19.53125 · 2^(n−1), failures counts them', async () => {
     const socket = createSocket(uniqueUrl(), { backoff: halfTbe() }); // no server
     const log = record(socket);
     const attempts: number[] = [];
-    socket.on('reconnecting', () => attempts.push(socket.attempt));
+    const failures: number[] = [];
+    socket.on('reconnecting', () => {
+      attempts.push(socket.attempt);
+      failures.push(socket.failures);
+    });
     await advance(2000);
     const delays = log.of('reconnecting').map((r) => r.delay);
     expect(delays.length).toBeGreaterThanOrEqual(6);
@@ -116,7 +124,8 @@ describe('failed attempts', () => {
       expect(delay).toBe(0.5 * tbeWindow(i + 1));
     });
     expect(log.of('reconnecting').map((r) => r.attempt)).toEqual(delays.map((_, i) => i + 2));
-    expect(attempts).toEqual(delays.map((_, i) => i + 1));
+    expect(attempts).toEqual(delays.map((_, i) => i + 2)); // socket.attempt agrees with the event
+    expect(failures).toEqual(delays.map((_, i) => i + 1));
     expect(log.of('connecting').map((c) => c.attempt)).toEqual(
       Array.from({ length: log.of('connecting').length }, (_, i) => i + 1),
     );
@@ -156,7 +165,7 @@ describe('failed attempts', () => {
     const socket = createSocket('ws://localhost:1', { WebSocket: Throwing, backoff: constant({ delay: 100 }) });
     const log = record(socket);
     await advance(0);
-    expect(log.names()).toEqual(['connecting', 'error', 'state', 'reconnecting']);
+    expect(log.names()).toEqual(['connecting', 'state', 'error', 'reconnecting']);
     const error = expectRsError(log.of('error')[0], ErrorCodes.CONNECTION_FAILED);
     expect(error.cause).toBeInstanceOf(SyntaxError);
     await advance(100);
@@ -186,20 +195,23 @@ describe('stableAfter', () => {
       { attempt: 4, delay: 39.0625 },
     ]);
     expect(log.names()).not.toContain('stable');
-    expect(socket.attempt).toBe(3);
+    expect(socket.failures).toBe(3);
+    expect(socket.attempt).toBe(4); // waiting for attempt 4
 
     keep = true;
     await advance(40); // attempt 4 opens at ~95 ms and stays
     expect(socket.state).toBe('open');
     expect(log.of('open').map((o) => o.attempt)).toEqual([1, 2, 3, 4]);
-    expect(socket.attempt).toBe(3); // open alone resets nothing
+    expect(socket.failures).toBe(3); // open alone resets nothing
+    expect(socket.attempt).toBe(4);
 
     log.clear();
     await advance(openedAt + 999 - Date.now());
     expect(log.names()).toEqual([]);
-    expect(socket.attempt).toBe(3);
+    expect(socket.failures).toBe(3);
     await advance(1);
     expect(log.names()).toEqual(['stable']);
+    expect(socket.failures).toBe(0);
     expect(socket.attempt).toBe(0);
 
     server.closeLast(1012);
@@ -207,6 +219,7 @@ describe('stableAfter', () => {
     // fresh backoff and attempt numbering after a stable connection
     expect(log.of('reconnecting')).toEqual([{ attempt: 1, delay: 9.765625 }]);
     expect(socket.attempt).toBe(1);
+    expect(socket.failures).toBe(1);
   });
 
   it('stable fires exactly stableAfter ms after open', async () => {
@@ -216,6 +229,7 @@ describe('stableAfter', () => {
     await advance(1);
     expect(log.names()).toContain('stable');
     expect(socket.attempt).toBe(0);
+    expect(socket.failures).toBe(0);
     expect(vi.getTimerCount()).toBe(0);
   });
 
@@ -224,10 +238,12 @@ describe('stableAfter', () => {
     const socket = createSocket(url, { backoff: constant({ delay: 10 }), stableAfter: 0 });
     const log = record(socket);
     await advance(MOCK_DELAY + 10 + MOCK_DELAY); // two failures
-    expect(socket.attempt).toBe(2);
+    expect(socket.failures).toBe(2);
+    expect(socket.attempt).toBe(3);
     startServer(url);
     await advance(10 + MOCK_DELAY);
     expect(socket.state).toBe('open');
+    expect(socket.failures).toBe(0);
     expect(socket.attempt).toBe(0);
     expect(log.names()).toContain('stable');
   });
@@ -252,13 +268,13 @@ describe('maxRetries', () => {
     expect(log.of('reconnecting').map((r) => r.attempt)).toEqual([2, 3]);
     log.clear();
     await advance(1);
-    expect(log.names()).toEqual(['error', 'close', 'error', 'state', 'giveup']);
+    expect(log.names()).toEqual(['state', 'error', 'error', 'close', 'giveup']);
     expect(log.errors()).toEqual([ErrorCodes.CONNECTION_FAILED, ErrorCodes.RETRIES_EXHAUSTED]);
     expect(log.of('close')).toEqual([{ code: 1000, reason: '', wasClean: true, willReconnect: false }]);
     const exhausted = log.of('error')[1] as ResilientSocketError;
     expect(exhausted.cause).toBe(log.of('error')[0]);
     expect(exhausted.message).toContain('maxRetries 2');
-    expect(log.of('giveup')).toEqual([{ attempts: 3, error: exhausted }]);
+    expect(log.of('giveup')).toEqual([{ attempts: 3, failures: 3, error: exhausted }]);
     expect(log.states()).toEqual(['connecting→closed']);
     expect(socket.state).toBe('closed');
     expect(socket.readyState).toBe(3);
@@ -275,11 +291,13 @@ describe('maxRetries', () => {
     expect(socket.state).toBe('closed');
     expect(log.of('giveup')).toHaveLength(1);
     expect(socket.attempt).toBe(2);
+    expect(socket.failures).toBe(2);
 
     log.clear();
     socket.open(); // still no server: fails again
     expect(socket.state).toBe('connecting');
-    expect(socket.attempt).toBe(0);
+    expect(socket.attempt).toBe(1);
+    expect(socket.failures).toBe(0);
     await advance(MOCK_DELAY);
     expect(log.of('connecting')).toEqual([{ attempt: 1, url }]);
     expect(log.of('reconnecting')).toEqual([{ attempt: 2, delay: 9.765625 }]);
@@ -298,7 +316,7 @@ describe('maxRetries', () => {
     await advance(100);
     expect(log.of('open')).toHaveLength(2);
     expect(log.errors()).toEqual([ErrorCodes.RETRIES_EXHAUSTED]);
-    expect(log.of('giveup')).toEqual([{ attempts: 2, error: log.of('error')[0] }]);
+    expect(log.of('giveup')).toEqual([{ attempts: 2, failures: 2, error: log.of('error')[0] }]);
     expect(socket.state).toBe('closed');
   });
 
@@ -321,7 +339,7 @@ describe('connectTimeout', () => {
     expect(socket.state).toBe('connecting');
     expect(log.events).toEqual([]);
     await advance(1);
-    expect(log.names()).toEqual(['error', 'state', 'reconnecting']); // no socket, so no close event
+    expect(log.names()).toEqual(['state', 'error', 'reconnecting']); // no socket, so no close event
     const error = expectRsError(log.of('error')[0], ErrorCodes.CONNECT_TIMEOUT);
     expect(error.message).toContain('1000 ms');
     expect(log.of('reconnecting')).toEqual([{ attempt: 2, delay: 500 }]);
@@ -340,7 +358,7 @@ describe('connectTimeout', () => {
     });
     const log = record(socket);
     await advance(2000);
-    expect(log.names()).toEqual(['connecting', 'error', 'close', 'state', 'reconnecting']);
+    expect(log.names()).toEqual(['connecting', 'state', 'error', 'close', 'reconnecting']);
     expectRsError(log.of('error')[0], ErrorCodes.CONNECT_TIMEOUT);
     expect(log.of('close')).toEqual([{ code: 1006, reason: 'connect timeout', wasClean: false, willReconnect: true }]);
     expect(SilentWebSocket.instances[0]?.closeCalls).toHaveLength(1);
@@ -380,9 +398,10 @@ describe('URL provider', () => {
     await advance(MOCK_DELAY + 10 + MOCK_DELAY);
     expect(socket.state).toBe('open');
     expect(provider).toHaveBeenCalledTimes(2);
+    // The event shows the URL redacted (a token in the query is a secret); socket.url has it whole.
     expect(log.of('connecting')).toEqual([
-      { attempt: 1, url: `${base}?token=1` },
-      { attempt: 2, url: `${base}?token=2` },
+      { attempt: 1, url: `${base}?token=***` },
+      { attempt: 2, url: `${base}?token=***` },
     ]);
     expect(socket.url).toBe(`${base}?token=2`);
   });
@@ -401,7 +420,7 @@ describe('URL provider', () => {
     const socket = createSocket(provider, { backoff: constant({ delay: 100 }) });
     const log = record(socket);
     await advance(0);
-    expect(log.names()).toEqual(['error', 'state', 'reconnecting']);
+    expect(log.names()).toEqual(['state', 'error', 'reconnecting']);
     const first = expectRsError(log.of('error')[0], ErrorCodes.PROVIDER_FAILED);
     expect(first.cause).toBe(thrownError);
     expect(first.message).toContain('no token');
@@ -432,12 +451,12 @@ describe('close-code policy', () => {
     log.clear();
     server.closeLast(1008, 'policy');
     await advance(MOCK_DELAY);
-    expect(log.names()).toEqual(['close', 'error', 'state', 'giveup']);
+    expect(log.names()).toEqual(['state', 'error', 'close', 'giveup']);
     expect(log.of('close')).toEqual([{ code: 1008, reason: 'policy', wasClean: false, willReconnect: false }]);
     const error = expectRsError(log.of('error')[0], ErrorCodes.FATAL_CLOSE);
     expect(error.closeCode).toBe(1008);
     expect(error.message).toContain('1008');
-    expect(log.of('giveup')).toEqual([{ attempts: 1, error }]);
+    expect(log.of('giveup')).toEqual([{ attempts: 1, failures: 1, error }]);
     expect(socket.state).toBe('closed');
     await advance(1000);
     expect(server.clients).toHaveLength(1);
@@ -488,7 +507,8 @@ describe('close-code policy', () => {
     server.closeLast(1011);
     await advance(MOCK_DELAY);
     expect(socket.state).toBe('reconnecting');
-    expect(log.errors()).toEqual([ErrorCodes.LISTENER_THREW]);
+    expect(log.errors()).toEqual([ErrorCodes.CALLBACK_FAILED]);
+    expect(log.of('error')[0]?.message).toBe('`shouldReconnect` threw: oops');
   });
 });
 
@@ -498,8 +518,8 @@ describe('reconnect()', () => {
     log.clear();
     socket.reconnect();
     expect(log.events).toEqual([
-      { name: 'close', payload: { code: 1000, reason: 'reconnect() called', wasClean: false, willReconnect: true } },
       { name: 'state', payload: { previous: 'open', current: 'connecting', reason: 'reconnect() called' } },
+      { name: 'close', payload: { code: 1000, reason: '', wasClean: false, willReconnect: true } },
     ]);
     expect(socket.state).toBe('connecting');
     await advance(0);
@@ -518,10 +538,11 @@ describe('reconnect()', () => {
     const log = record(socket);
     await advance(MOCK_DELAY);
     expect(socket.state).toBe('reconnecting');
-    expect(socket.attempt).toBe(1);
+    expect(socket.failures).toBe(1);
     socket.reconnect();
     expect(backoff.reset).toHaveBeenCalledTimes(1);
-    expect(socket.attempt).toBe(0);
+    expect(socket.failures).toBe(0);
+    expect(socket.attempt).toBe(1);
     expect(socket.state).toBe('connecting');
     expect(socket.stats.nextRetryAt).toBeUndefined();
     await advance(0);
@@ -590,10 +611,282 @@ describe('a broken user backoff policy', () => {
     await advance(MOCK_DELAY);
     expect(socket.state).toBe('reconnecting');
     expect(log.of('reconnecting')).toEqual([{ attempt: 2, delay: 1_000 }]);
-    expect(log.errors()).toEqual([ErrorCodes.CONNECTION_FAILED, ErrorCodes.LISTENER_THREW]);
+    expect(log.errors()).toEqual([ErrorCodes.CONNECTION_FAILED, ErrorCodes.CALLBACK_FAILED]);
     await advance(999);
     expect(socket.state).toBe('reconnecting');
     await advance(1);
     expect(socket.state).toBe('connecting');
+  });
+});
+
+// Regression (issue "every promise holds", defect 5), it was: reconnect() cut the connection (the
+// server saw 1006, no close frame) while the client's own close event said 1000, and took no code
+// or reason.
+describe('reconnect(code?, reason?) closes politely', () => {
+  it('sends a close frame with the code and reason; the close event reports them', async () => {
+    const { server, socket, log } = await openSocket();
+    const seenByServer: [number, string][] = [];
+    server
+      .last()
+      .addEventListener('close', ((event: { code: number; reason: string }) =>
+        seenByServer.push([event.code, event.reason])) as never);
+    log.clear();
+    socket.reconnect(4001, 'switching shard');
+    expect(log.of('close')).toEqual([{ code: 4001, reason: 'switching shard', wasClean: false, willReconnect: true }]);
+    await advance(MOCK_DELAY);
+    expect(seenByServer).toEqual([[4001, 'switching shard']]);
+    await advance(MOCK_DELAY);
+    expect(socket.state).toBe('open');
+    expect(server.clients).toHaveLength(2);
+  });
+
+  it.each<[string, unknown[], ErrorConstructor]>([
+    ['reconnect(999)', [999], RangeError],
+    ['reconnect(1006)', [1006], RangeError],
+    ["reconnect(1000, 'x'.repeat(124))", [1000, 'x'.repeat(124)], RangeError],
+    ["reconnect('a')", ['a'], TypeError],
+    ['reconnect(1000, 5)', [1000, 5], TypeError],
+  ])('%s throws %o and changes nothing', async (_, args, Type) => {
+    const { socket, log } = await openSocket();
+    log.clear();
+    expect(() => (socket.reconnect as (...a: unknown[]) => void)(...args)).toThrow(Type);
+    expect(socket.state).toBe('open');
+    expect(log.events).toEqual([]);
+  });
+
+  /** A WebSocket whose close frame gets no answer (a server gone quiet); `terminate()` as in ws. */
+  function stubbornWebSocket() {
+    const instances: (MockWebSocket & { terminated: boolean })[] = [];
+    class Stubborn extends MockWebSocket {
+      terminated = false;
+      constructor(url: string, protocols?: string | string[]) {
+        super(url, protocols);
+        instances.push(this);
+      }
+      override close(): void {}
+      terminate(): void {
+        this.terminated = true;
+      }
+    }
+    return { WebSocket: Stubborn as unknown as WebSocketConstructorLike, instances };
+  }
+
+  it('the old connection’s late messages never reach anyone; its closing handshake is cut after CLOSE_TIMEOUT', async () => {
+    const stubborn = stubbornWebSocket();
+    const server = startServer();
+    const socket = createSocket(server.url, { WebSocket: stubborn.WebSocket, stableAfter: 60_000 });
+    const log = record(socket);
+    await advance(MOCK_DELAY);
+    const old = server.last();
+    socket.reconnect();
+    await advance(MOCK_DELAY);
+    expect(socket.state).toBe('open');
+    old.send('late, from the old connection');
+    server.last().send('fresh');
+    expect(log.of('message')).toEqual(['fresh']);
+    await advance(CLOSE_TIMEOUT - MOCK_DELAY - 1);
+    expect(stubborn.instances[0]?.terminated).toBe(false); // still waiting for the server's answer
+    await advance(1);
+    expect(stubborn.instances[0]?.terminated).toBe(true); // cut
+    expect(stubborn.instances[1]?.terminated).toBe(false);
+    expect(log.of('close')).toHaveLength(1); // the one reconnect() reported
+    expect(vi.getTimerCount()).toBe(1); // the new connection's stable timer only
+  });
+
+  it('close() while the old connection still closes cuts it too: nothing is left', async () => {
+    const stubborn = stubbornWebSocket();
+    const server = startServer();
+    const socket = createSocket(server.url, { WebSocket: stubborn.WebSocket });
+    await advance(MOCK_DELAY);
+    socket.reconnect();
+    expect(stubborn.instances[0]?.terminated).toBe(false);
+    socket.close();
+    expect(socket.state).toBe('closed');
+    expect(stubborn.instances[0]?.terminated).toBe(true);
+    await advance(MOCK_DELAY);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+// Regression (issue "every promise holds", defect 6), it was: a shouldReconnect returning a
+// Promise counted as true, so `() => Promise.resolve(false)` reconnected for ever.
+describe('an async shouldReconnect', () => {
+  it('resolving false gives up: the close waits for the decision and says willReconnect: false', async () => {
+    const { server, socket, log } = await openSocket({
+      shouldReconnect: async () => false,
+      backoff: constant({ delay: 10 }),
+    });
+    log.clear();
+    server.closeLast(4000, 'kicked');
+    await advance(MOCK_DELAY);
+    expect(socket.state).toBe('closed');
+    expect(log.names()).toEqual(['state', 'state', 'error', 'close', 'giveup']);
+    expect(log.states()).toEqual(['open→reconnecting', 'reconnecting→closed']);
+    expect(log.of('close')).toEqual([{ code: 4000, reason: 'kicked', wasClean: false, willReconnect: false }]);
+    expectRsError(log.of('error')[0], ErrorCodes.FATAL_CLOSE);
+    await advance(1_000);
+    expect(server.clients).toHaveLength(1);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('resolving true reconnects with the usual delay; the socket waits in reconnecting meanwhile', async () => {
+    let decide: (again: boolean) => void = () => undefined;
+    const { server, socket, log } = await openSocket({
+      shouldReconnect: () =>
+        new Promise<boolean>((resolve) => {
+          decide = resolve;
+        }),
+      backoff: constant({ delay: 100 }),
+    });
+    log.clear();
+    server.closeLast(1012);
+    await advance(MOCK_DELAY + 1_000);
+    expect(socket.state).toBe('reconnecting');
+    expect(socket.stats.nextRetryAt).toBeUndefined();
+    expect(log.names()).toEqual(['state']); // no close yet: whether a retry follows is not known
+    decide(true);
+    await advance(0);
+    expect(log.names()).toEqual(['state', 'close', 'reconnecting']);
+    expect(log.of('close')[0]?.willReconnect).toBe(true);
+    await advance(100 + MOCK_DELAY);
+    expect(socket.state).toBe('open');
+  });
+
+  it(`a promise that never settles is cut off after ${SHOULD_RECONNECT_TIMEOUT} ms: reported, and the socket reconnects`, async () => {
+    const { server, socket, log } = await openSocket({
+      shouldReconnect: () => new Promise<boolean>(() => undefined),
+      backoff: constant({ delay: 10 }),
+    });
+    server.closeLast(1012);
+    await advance(MOCK_DELAY + SHOULD_RECONNECT_TIMEOUT - 1);
+    expect(socket.state).toBe('reconnecting');
+    expect(log.errors()).toEqual([]);
+    await advance(1);
+    const error = expectRsError(log.of('error')[0], ErrorCodes.CALLBACK_FAILED);
+    expect(error.message).toContain('`shouldReconnect` timed out');
+    await advance(10 + MOCK_DELAY);
+    expect(socket.state).toBe('open');
+  });
+
+  it('a promise that rejects is reported and counts as true', async () => {
+    const { server, socket, log } = await openSocket({
+      shouldReconnect: () => Promise.reject(new Error('auth service down')),
+      backoff: constant({ delay: 10 }),
+    });
+    server.closeLast(1012);
+    await advance(MOCK_DELAY);
+    const error = expectRsError(log.of('error')[0], ErrorCodes.CALLBACK_FAILED);
+    expect(error.message).toBe('`shouldReconnect` rejected: auth service down');
+    expect(socket.state).toBe('reconnecting');
+    await advance(10 + MOCK_DELAY);
+    expect(socket.state).toBe('open');
+  });
+
+  it('close() during the wait: closed at once, the pending close is told, the late answer is ignored', async () => {
+    let decide: (again: boolean) => void = () => undefined;
+    const { server, socket, log } = await openSocket({
+      shouldReconnect: () =>
+        new Promise<boolean>((resolve) => {
+          decide = resolve;
+        }),
+    });
+    server.closeLast(1012);
+    await advance(MOCK_DELAY);
+    log.clear();
+    socket.close();
+    expect(log.names()).toEqual(['state', 'close']);
+    expect(log.of('close')).toEqual([{ code: 1012, reason: '', wasClean: false, willReconnect: false }]);
+    expect(vi.getTimerCount()).toBe(0);
+    decide(true);
+    await advance(1_000);
+    expect(log.names()).toEqual(['state', 'close']);
+    expect(socket.state).toBe('closed');
+  });
+
+  it('reconnect() during the wait: a new attempt at once; the late answer is ignored', async () => {
+    let decide: (again: boolean) => void = () => undefined;
+    const { server, socket, log } = await openSocket({
+      shouldReconnect: () =>
+        new Promise<boolean>((resolve) => {
+          decide = resolve;
+        }),
+    });
+    server.closeLast(1012);
+    await advance(MOCK_DELAY);
+    socket.reconnect();
+    expect(log.of('close').at(-1)?.willReconnect).toBe(true);
+    await advance(MOCK_DELAY);
+    expect(socket.state).toBe('open');
+    decide(false);
+    await advance(1_000);
+    expect(socket.state).toBe('open');
+    expect(log.names()).not.toContain('giveup');
+  });
+});
+
+// Regression (issue "every promise holds", defect 7): a protocols provider returning what no
+// WebSocket accepts was reported as ERR_RS_CONNECTION_FAILED.
+describe('a protocols provider returning invalid subprotocols', () => {
+  it.each([['a b'], [['x', 'x']], [['']]])(
+    '%j → ERR_RS_PROVIDER_FAILED (RangeError cause), retried',
+    async (protocols) => {
+      const server = startServer();
+      const socket = createSocket(server.url, { protocols: () => protocols, backoff: constant({ delay: 50 }) });
+      const log = record(socket);
+      await advance(0);
+      const error = expectRsError(log.of('error')[0], ErrorCodes.PROVIDER_FAILED);
+      expect(error.cause).toBeInstanceOf(RangeError);
+      expect(error.message).toContain('protocols()');
+      expect(socket.state).toBe('reconnecting');
+      expect(server.clients).toEqual([]);
+    },
+  );
+});
+
+// Regression (issue "every promise holds", defect 9): URL userinfo and query values (tokens)
+// appeared in errors and events.
+describe('no secret from a URL in an error or an event', () => {
+  const SECRETS = ['S3CR3T', 'T0K3N'];
+  /** Everything a logger could print of an error: message, stack, cause, JSON. */
+  const printed = (error: unknown): string => {
+    const e = error as Error & { cause?: Error };
+    return [String(e), e.stack, e.cause && String(e.cause), e.cause?.stack, JSON.stringify(e)].join('\n');
+  };
+
+  it('a WebSocket constructor whose error shows the URL: the reported error and its cause are redacted', async () => {
+    const Throwing = class {
+      constructor(url: string) {
+        throw new SyntaxError(`Failed to construct 'WebSocket': The URL '${url}' is invalid.`);
+      }
+    } as unknown as WebSocketConstructorLike;
+    const socket = createSocket('wss://alice:S3CR3T@feed.test/x?token=T0K3N', {
+      WebSocket: Throwing,
+      backoff: constant({ delay: 100 }),
+    });
+    const log = record(socket);
+    await advance(0);
+    const [error] = log.of('error');
+    expectRsError(error, ErrorCodes.CONNECTION_FAILED);
+    expect(error?.message).toContain("'wss://***@feed.test/x?token=***'");
+    for (const secret of SECRETS) expect(printed(error)).not.toContain(secret);
+    expect(log.of('connecting')).toEqual([{ attempt: 1, url: 'wss://***@feed.test/x?token=***' }]);
+    expect(
+      log
+        .of('state')
+        .map((s) => s.reason)
+        .join(' '),
+    ).not.toMatch(/S3CR3T|T0K3N/);
+    expect(socket.url).toBe('wss://alice:S3CR3T@feed.test/x?token=T0K3N'); // whoever passed it can read it
+  });
+
+  it('a URL provider returning a bad URL: ERR_RS_PROVIDER_FAILED without its secrets', async () => {
+    const socket = createSocket(() => 'ftp://alice:S3CR3T@feed.test/?token=T0K3N', {
+      backoff: constant({ delay: 100 }),
+    });
+    const log = record(socket);
+    await advance(0);
+    const [error] = log.of('error');
+    expectRsError(error, ErrorCodes.PROVIDER_FAILED);
+    for (const secret of SECRETS) expect(printed(error)).not.toContain(secret);
   });
 });

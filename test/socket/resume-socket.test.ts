@@ -125,21 +125,25 @@ describe('a page that comes back probes its open connection', () => {
     expect(server.connections).toBe(2);
   });
 
-  it('any message answers the probe, and a later heartbeat timeout is reported as the heartbeat’s', async () => {
+  // Sibling of defect 8 (issue "every promise holds"), it was: any message answered the probe,
+  // so a link dead only from client to server passed it while the server kept streaming.
+  it('only the answer to the probe counts: other messages do not, and the connection is replaced', async () => {
     const browser = stubBrowser();
     const { flaky: server } = startServer();
     const socket = createSocket(server.url, {
-      heartbeat: { interval: 10_000, timeout: 2_000, message: 'ping' },
+      heartbeat: { interval: 10_000, timeout: 2_000, message: 'ping', isPong: (d) => d === 'pong' },
       resume: { probeTimeout: 1_000 },
     });
     const log = record(socket);
     await advance(MOCK_DELAY);
     browser.visible();
-    server.send('news'); // not a pong, but a sign of life
-    await advance(1_000);
+    server.send('news'); // not a pong: the server streams, but our ping may never have arrived
+    await advance(999);
     expect(socket.state).toBe('open');
-    await advance(10_000 + 2_000); // the heartbeat's ping goes unanswered
-    expect(log.of('close')[0]).toMatchObject({ reason: 'heartbeat timeout' });
+    expect(log.of('message')).toEqual(['news']);
+    await advance(1);
+    expect(log.errors()).toEqual([ErrorCodes.DEAD_LINK]);
+    expect(log.of('close')[0]).toMatchObject({ reason: 'probe timeout' });
   });
 
   it('going offline probes too: a connection the network change killed closes after probeTimeout, then waits for the network', async () => {
@@ -205,7 +209,8 @@ describe('a socket waiting out a backoff delay', () => {
     const log = record(socket);
     await advance(MOCK_DELAY);
     expect(socket.state).toBe('reconnecting');
-    expect(socket.attempt).toBe(1);
+    expect(socket.failures).toBe(1);
+    expect(socket.attempt).toBe(2);
     server.up();
     browser.visible();
     expect(socket.state).toBe('connecting');
@@ -222,11 +227,12 @@ describe('a socket waiting out a backoff delay', () => {
     const socket = createSocket(server.url, { maxDelay: 60_000, ceiling: 10 });
     const log = record(socket);
     await advance(MOCK_DELAY);
-    expect(socket.attempt).toBe(1);
+    expect(socket.failures).toBe(1);
     browser.visible(); // retry now, into a server that is still down
     await advance(MOCK_DELAY);
     expect(socket.state).toBe('reconnecting');
-    expect(socket.attempt).toBe(2);
+    expect(socket.failures).toBe(2);
+    expect(socket.attempt).toBe(3);
     expect(log.of('reconnecting').map((r) => r.attempt)).toEqual([2, 3]);
     expect(server.attempts).toBe(2);
   });
@@ -321,6 +327,55 @@ describe('a socket waiting out a backoff delay', () => {
     browser.online();
     expect(socket.state).toBe('closed');
     expect(server.received).toEqual([]);
+  });
+});
+
+// Regression (issue "every promise holds", defect 3), it was: a give-up (closed) unsubscribed from
+// the page and network signals, and open() never subscribed again: offline, a lost connection,
+// back online, and the socket sat in `reconnecting` with no timer and no attempt, for ever.
+describe('after a give-up, open() and reconnect() listen to the page and the network again', () => {
+  it.each(['open', 'reconnect'] as const)(
+    '%s(): offline, a lost connection, back online → it reconnects',
+    async (method) => {
+      const browser = stubBrowser();
+      const { flaky: server } = startServer();
+      server.down();
+      const socket = createSocket(server.url, { maxRetries: 1, backoff: constant({ delay: 50 }) });
+      const log = record(socket);
+      await advance(MOCK_DELAY + 50 + MOCK_DELAY);
+      expect(socket.state).toBe('closed'); // gave up after two failed attempts
+      expect(browser.listening).toBe(0);
+
+      server.up();
+      socket[method]();
+      await advance(MOCK_DELAY);
+      expect(socket.state).toBe('open');
+      expect(browser.listening).toBeGreaterThan(0);
+
+      browser.offline();
+      server.drop(); // the network change killed the connection
+      await advance(MOCK_DELAY);
+      expect(socket.state).toBe('reconnecting');
+      expect(vi.getTimerCount()).toBe(0); // waiting for the network, as it should
+      browser.online();
+      expect(socket.state).toBe('connecting');
+      await advance(MOCK_DELAY);
+      expect(socket.state).toBe('open');
+      expect(log.of('open')).toHaveLength(2);
+    },
+  );
+
+  it('a socket that gave up stops listening, and close() after open() stops again', async () => {
+    const browser = stubBrowser();
+    const { flaky: server } = startServer();
+    server.down();
+    const socket = createSocket(server.url, { maxRetries: 0 });
+    await advance(MOCK_DELAY);
+    expect(browser.listening).toBe(0);
+    socket.open();
+    expect(browser.listening).toBeGreaterThan(0);
+    socket.close();
+    expect(browser.listening).toBe(0);
   });
 });
 

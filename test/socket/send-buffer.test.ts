@@ -1,6 +1,8 @@
+import { WebSocket as MockWebSocket } from 'mock-socket';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
 import { ErrorCodes } from '../../src/errors.js';
+import type { WebSocketConstructorLike } from '../../src/transport/websocket-like.js';
 import {
   advance,
   cleanup,
@@ -235,6 +237,163 @@ describe('after close()', () => {
     expect(socket.state).toBe('closing');
     expect(socket.send('x')).toBe('dropped');
     expect(log.of('drop')).toEqual([{ reason: 'closed', messages: ['x'] }]);
+    await advance(MOCK_DELAY);
+    expect(server.received).toEqual([]);
+  });
+});
+
+/** Makes `buffer` unusable here, as transferring it to a worker does. */
+function detach(buffer: ArrayBufferLike): void {
+  structuredClone(buffer, { transfer: [buffer as ArrayBuffer] });
+}
+
+/** The bytes of binary data; like ws and browsers, it throws for data that is detached. */
+function bytesOf(data: unknown): number[] {
+  if (ArrayBuffer.isView(data)) return [...new Uint8Array(data.buffer, data.byteOffset, data.byteLength)];
+  if (data instanceof ArrayBuffer) return [...new Uint8Array(data)];
+  throw new TypeError('not binary');
+}
+
+/**
+ * mock-socket's WebSocket refusing what a real one refuses: detached binary data (mock-socket
+ * never looks at it), and, to stand for any message a WebSocket cannot take, the text 'poison'.
+ */
+class StrictWebSocket extends MockWebSocket {
+  override send(data: string | ArrayBufferLike | Blob | ArrayBufferView): void {
+    if (typeof data !== 'string') bytesOf(data);
+    else if (data === 'poison') throw new TypeError('this WebSocket cannot send "poison"');
+    super.send(data as Parameters<MockWebSocket['send']>[0]);
+  }
+}
+const Strict = StrictWebSocket as unknown as WebSocketConstructorLike;
+
+// Regression (issue "every promise holds", defect 1), it was: the underlying send() throws for a
+// message that can never be written (binary data detached after send() queued it); the message
+// went back to the head of the queue, every later send() on the open connection said 'buffered',
+// nothing reached the server, nothing said why, and every flush stopped at the same message.
+describe('binary data that is or becomes detached, and messages the WebSocket refuses', () => {
+  it('binary data queued before open is copied: transferring it after send() changes nothing', async () => {
+    const server = startServer();
+    const socket = createSocket(server.url, { WebSocket: Strict });
+    const log = record(socket);
+    const view = new Uint8Array([1, 2, 3]);
+    const raw = new Uint8Array([4, 5]).buffer;
+    expect(socket.send(view)).toBe('buffered');
+    expect(socket.send(raw)).toBe('buffered');
+    detach(view.buffer); // e.g. postMessage(view.buffer, [view.buffer]) to a worker
+    detach(raw);
+    await advance(MOCK_DELAY * 2);
+    expect(socket.state).toBe('open');
+    expect(server.received.map(bytesOf)).toEqual([
+      [1, 2, 3],
+      [4, 5],
+    ]);
+    expect(server.received[0]).toBeInstanceOf(Uint8Array); // the copy keeps its type
+    expect(server.received[1]).toBeInstanceOf(ArrayBuffer);
+    expect(socket.send('after')).toBe('sent');
+    expect(log.of('drop')).toEqual([]);
+    expect(log.errors()).toEqual([]);
+  });
+
+  it('a queued copy is independent of later writes to the caller’s buffer', async () => {
+    const server = startServer();
+    const socket = createSocket(server.url, { WebSocket: Strict });
+    const bytes = new Uint8Array([1, 2, 3]);
+    expect(socket.send(bytes)).toBe('buffered');
+    bytes[0] = 99; // reused by the caller as soon as send() returned
+    await advance(MOCK_DELAY * 2);
+    expect(server.received.map(bytesOf)).toEqual([[1, 2, 3]]);
+  });
+
+  it.each([
+    ['an ArrayBuffer', () => new ArrayBuffer(4), (d: ArrayBufferLike) => detach(d)],
+    ['a typed array', () => new Uint16Array(2), (d: Uint16Array) => detach(d.buffer)],
+    ['a DataView', () => new DataView(new ArrayBuffer(4)), (d: DataView) => detach(d.buffer)],
+  ] as const)(
+    'send() of %s that is detached, while open: dropped and reported; the next send goes out',
+    async (_name, make, kill) => {
+      const { server, socket, log } = await openSocket({ WebSocket: Strict });
+      const data = make();
+      (kill as (d: unknown) => void)(data);
+      expect(socket.send(data)).toBe('dropped');
+      const error = expectRsError(log.of('error')[0], ErrorCodes.UNSENDABLE);
+      expect(error.cause).toBeInstanceOf(TypeError);
+      // (toEqual cannot read detached data: compare identities)
+      expect(log.of('drop').map((d) => [d.reason, d.messages.length, d.messages[0] === data])).toEqual([
+        ['unsendable', 1, true],
+      ]);
+      expect(log.names().slice(-2)).toEqual(['error', 'drop']);
+      expect(socket.send('next')).toBe('sent');
+      await advance(MOCK_DELAY);
+      expect(server.received).toEqual(['next']);
+      expect(socket.stats.dropped).toBe(1);
+      expect(socket.bufferedCount).toBe(0);
+    },
+  );
+
+  it('send() of detached data while not open: dropped at once (it could never be sent)', async () => {
+    const socket = createSocket(uniqueUrl(), { autoConnect: false });
+    const log = record(socket);
+    const data = new Uint8Array(8);
+    detach(data.buffer);
+    expect(socket.send(data)).toBe('dropped');
+    expectRsError(log.of('error')[0], ErrorCodes.UNSENDABLE);
+    expect(log.of('drop').map((d) => [d.reason, d.messages.length, d.messages[0] === data])).toEqual([
+      ['unsendable', 1, true],
+    ]);
+    expect(socket.bufferedCount).toBe(0);
+  });
+
+  it('a queued message the WebSocket refuses while open is dropped from the flush; the rest flows, in order', async () => {
+    const server = startServer();
+    const socket = createSocket(server.url, { WebSocket: Strict, backoff: constant({ delay: 10 }) });
+    const log = record(socket);
+    for (const message of ['a', 'poison', 'b']) expect(socket.send(message)).toBe('buffered');
+    await advance(MOCK_DELAY * 2);
+    expect(socket.state).toBe('open');
+    expect(server.received).toEqual(['a', 'b']);
+    expect(log.names()).toEqual(['connecting', 'state', 'error', 'drop', 'open']);
+    expectRsError(log.of('error')[0], ErrorCodes.UNSENDABLE);
+    expect(log.of('drop')).toEqual([{ reason: 'unsendable', messages: ['poison'] }]);
+    expect(socket.bufferedCount).toBe(0);
+    expect(socket.send('c')).toBe('sent');
+
+    // Nothing is stuck for the next connection either.
+    server.closeLast(1012);
+    await advance(MOCK_DELAY);
+    expect(socket.send('d')).toBe('buffered');
+    await advance(10 + MOCK_DELAY * 2);
+    expect(server.received).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('a message refused because the socket is going down stays queued for the next connection', async () => {
+    class Closing extends MockWebSocket {
+      override send(data: string): void {
+        if (data === 'late') {
+          // What a browser does when the connection drops under us: not open any more.
+          Object.defineProperty(this, 'readyState', { value: 2, configurable: true });
+          throw new Error('InvalidStateError');
+        }
+        super.send(data);
+      }
+    }
+    const { server, socket, log } = await openSocket({
+      WebSocket: Closing as unknown as WebSocketConstructorLike,
+    });
+    expect(socket.send('late')).toBe('buffered');
+    expect(log.of('drop')).toEqual([]);
+    expect(socket.bufferedCount).toBe(1);
+    expect(server.received).toEqual([]);
+  });
+});
+
+describe('send() options', () => {
+  // Regression (issue "every promise holds", defect 12): a misspelt option was silently ignored.
+  it('an unknown option is a TypeError with a did-you-mean, and nothing is sent', async () => {
+    const { server, socket } = await openSocket();
+    expect(() => socket.send('x', { bufer: false } as never)).toThrow(
+      new TypeError('Unknown option `bufer`: did you mean `buffer`?'),
+    );
     await advance(MOCK_DELAY);
     expect(server.received).toEqual([]);
   });

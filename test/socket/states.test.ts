@@ -39,8 +39,8 @@ describe('STATES table', () => {
     expect(intoOpen).toEqual(['connecting']);
   });
 
-  it('closing is entered only from open', () => {
-    expect(ALL.filter((s) => STATES[s].next.includes('closing'))).toEqual(['open']);
+  it('closing is entered only where a socket can be open: open, and connecting while the handshake hook runs', () => {
+    expect(ALL.filter((s) => STATES[s].next.includes('closing'))).toEqual(['connecting', 'open']);
   });
 
   it('only open sends directly; every state but closing and closed buffers', () => {
@@ -80,7 +80,8 @@ describe('canTransition', () => {
     ['idle', 'connecting', true],
     ['idle', 'open', false],
     ['connecting', 'open', true],
-    ['connecting', 'closing', false],
+    ['connecting', 'closing', true],
+    ['reconnecting', 'closing', false],
     ['open', 'closing', true],
     ['open', 'connecting', true],
     ['reconnecting', 'open', false],

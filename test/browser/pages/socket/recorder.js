@@ -92,7 +92,7 @@ window.rsTest = {
       record('open', { attempt, reconnected, readyState: socket.readyState, protocol: socket.protocol }),
     );
     socket.on('message', (data) => record('message', describeData(data)));
-    socket.on('close', (close) => record('close', { ...close }));
+    socket.on('close', (close) => record('close', { ...close, readyState: socket.readyState }));
     socket.on('reconnecting', ({ attempt, delay }) =>
       record('reconnecting', { attempt, delay, nextRetryAt: socket.stats.nextRetryAt }),
     );
