@@ -43,6 +43,7 @@ export type {
 export {
   CLOSE_TIMEOUT,
   ResilientSocket,
+  SHOULD_RECONNECT_TIMEOUT,
   type SendOptions,
   type SendResult,
   type SocketStats,

@@ -187,6 +187,7 @@ export class TestWsServer {
     return this.#behaviour;
   }
 
+  /** Replaces the behaviour (for the next upgrades), checked as in the constructor. */
   set behaviour(value: BehaviourSetting) {
     this.#behaviour = checkBehaviourSetting(value);
   }
