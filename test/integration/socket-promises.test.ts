@@ -131,7 +131,9 @@ describe('timers armed before fake timers were installed (defect 10)', () => {
     track(socket);
     await waitFor(() => socket.state === 'open', 2_000, 'open');
     expect(liveTimers()).toBeGreaterThanOrEqual(before + 2); // the stable reset and the heartbeat ping
-    vi.useFakeTimers(); // e.g. a test file's beforeEach, after the socket was made
+    // A test file's beforeEach, after the socket was made; as sinon and jest do by default, the fake
+    // clearTimeout leaves native timers alone (vitest's own default would clear them for us).
+    vi.useFakeTimers({ shouldClearNativeTimers: false });
     try {
       socket.close();
     } finally {
