@@ -43,9 +43,9 @@ export type {
 export {
   CLOSE_TIMEOUT,
   ResilientSocket,
-  SHOULD_RECONNECT_TIMEOUT,
   type SendOptions,
   type SendResult,
+  SHOULD_RECONNECT_TIMEOUT,
   type SocketStats,
 } from './socket/resilient-socket.js';
 export { type SocketState, STATES, type StateBehaviour } from './socket/states.js';

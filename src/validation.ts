@@ -9,6 +9,11 @@
  * @internal
  */
 
+/** `1 character`, `12 characters`. */
+export function characters(count: number): string {
+  return count === 1 ? '1 character' : `${count} characters`;
+}
+
 /** Renders a received value for an error message without throwing on odd inputs. */
 export function describeValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);

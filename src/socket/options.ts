@@ -11,6 +11,7 @@ import { type Data, isData } from '../data.js';
 import { redactUrl } from '../redact.js';
 import { resolveWebSocket } from '../transport/resolve-websocket.js';
 import type { WebSocketConstructorLike } from '../transport/websocket-like.js';
+import { checkWsOptions } from '../transport/ws-options.js';
 import {
   assertBoolean,
   assertFunction,
@@ -18,12 +19,12 @@ import {
   assertNumber,
   assertObjectOrFalse,
   assertOptionsObject,
+  characters,
   describeChar,
   describeReceived,
   describeValue,
   firstNonTokenChar,
   isAbortSignal,
-  quoteKey,
   withDefault,
 } from '../validation.js';
 import { type CloseInfo, defaultShouldReconnect } from './close-codes.js';
@@ -559,11 +560,6 @@ function showProtocol(protocol: string, note?: string): string {
   return notes.length === 0 ? describeValue(shown) : `${describeValue(shown)} (${notes.join(', ')})`;
 }
 
-/** `1 character`, `12 characters`. */
-function characters(count: number): string {
-  return count === 1 ? '1 character' : `${count} characters`;
-}
-
 /** Why `protocol` is not a subprotocol name, or undefined when it is one. */
 function protocolProblem(protocol: string): string | undefined {
   if (protocol === '') return 'an empty string';
@@ -624,174 +620,6 @@ export function checkProtocols(name: string, value: unknown): string | string[] 
     seen.set(protocol, index);
   });
   return [...value];
-}
-
-// ─── wsOptions: what ws (or Node's http.request, which it calls at once) refuses ───────────────
-
-/** The most a Node timer waits (2^31 − 1 ms); a longer `timeout` makes Node warn and change it. */
-const MAX_NODE_TIMER = 2 ** 31 - 1;
-
-/** ws reads `maxPayload` with `| 0`: beyond 2^31 − 1 it wraps (to no limit, or to a tiny one). */
-const MAX_WS_PAYLOAD = 2 ** 31 - 1;
-
-/** A header value may hold tab, visible ASCII and Latin-1, nothing else (Node's `checkInvalidHeaderChar`). */
-const NOT_HEADER_TEXT = /[^\t\x20-\x7e\x80-\xff]/;
-
-/** A header name as a message shows it: never more than the part before the first bad character. */
-function showHeaderName(headerName: string, bad: number): string {
-  if (headerName === '') return 'an empty string';
-  const shown = headerName.slice(0, Math.min(bad, MAX_PROTOCOL_SHOWN));
-  return `${describeValue(`${shown}…`)} (${characters(headerName.length)}, ${describeChar(headerName, bad)} at index ${bad} is not allowed)`;
-}
-
-/**
- * A wrongly typed value that may hold a credential (a header value, `auth`): its type only
- * (`a number`, `a boolean`, `an object`, `null`), never its content.
- */
-function describeKind(value: unknown): string {
-  if (value === null || value === undefined) return String(value);
-  if (Array.isArray(value)) return 'an array';
-  const type = typeof value;
-  return type === 'object' ? 'an object' : `a ${type}`;
-}
-
-/**
- * Refuses header text Node would refuse (CR, LF, NUL and other control characters, anything
- * beyond Latin-1), without showing it: header values carry tokens. Shows its length and the
- * first offending character instead.
- */
-function checkHeaderText(name: string, text: string): void {
-  const bad = text.search(NOT_HEADER_TEXT);
-  if (bad === -1) return;
-  throw new RangeError(
-    `Expected \`${name}\` to contain no CR, LF or other control characters (only tab, visible ASCII and Latin-1), ` +
-      `got a string of ${characters(text.length)} with ${describeChar(text, bad)} at index ${bad}`,
-  );
-}
-
-function checkHeaderValue(name: string, value: unknown): void {
-  if (typeof value === 'number') return;
-  if (typeof value === 'string') {
-    checkHeaderText(name, value);
-    return;
-  }
-  if (Array.isArray(value)) {
-    value.forEach((item: unknown, index) => {
-      if (typeof item !== 'string' && typeof item !== 'number') {
-        throw new TypeError(`Expected \`${name}[${index}]\` to be a string or a number, got ${describeKind(item)}`);
-      }
-      if (typeof item === 'string') checkHeaderText(`${name}[${index}]`, item);
-    });
-    return;
-  }
-  throw new TypeError(`Expected \`${name}\` to be a string, a number or an array of them, got ${describeKind(value)}`);
-}
-
-/** `wsOptions.headers`: an object of HTTP-token names to header values (see checkHeaderValue). */
-function checkHeaders(headers: unknown): void {
-  if (headers === undefined) return;
-  if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) {
-    throw new TypeError(`Expected \`wsOptions.headers\` to be an object, got ${describeReceived(headers)}`);
-  }
-  for (const [headerName, value] of Object.entries(headers)) {
-    const bad = headerName === '' ? 0 : firstNonTokenChar(headerName);
-    if (bad !== -1) {
-      throw new RangeError(
-        `Expected the header names in \`wsOptions.headers\` to be HTTP tokens (RFC 7230), got ${showHeaderName(headerName, bad)}`,
-      );
-    }
-    checkHeaderValue(`wsOptions.headers[${quoteKey(headerName)}]`, value);
-  }
-}
-
-/** The client options of ws this package checks, as ws and Node's http.request read them. */
-interface CheckedWsOptions {
-  readonly headers?: unknown;
-  readonly origin?: unknown;
-  readonly protocolVersion?: unknown;
-  readonly handshakeTimeout?: unknown;
-  readonly maxPayload?: unknown;
-  readonly auth?: unknown;
-  readonly agent?: unknown;
-  readonly signal?: unknown;
-  readonly finishRequest?: unknown;
-  readonly maxHeaderSize?: unknown;
-  readonly insecureHTTPParser?: unknown;
-  readonly joinDuplicateHeaders?: unknown;
-}
-
-/**
- * Refuses, at construction, `wsOptions` that would make every attempt fail: what ws's
- * `initAsClient` (ws 8) and the `http.request` it calls synchronously throw for, checked without
- * I/O and without `node:` modules (this file is in the browser build). Options this does not
- * name are passed through unchecked (TLS options, `lookup`, `family`, …).
- * @throws TypeError for a wrong type, RangeError for a bad value.
- */
-function checkWsOptions(value: unknown): Record<string, unknown> | undefined {
-  if (value === undefined) return undefined;
-  assertOptionsObject('wsOptions', value);
-  const o = value as CheckedWsOptions;
-  checkHeaders(o.headers);
-  if (o.origin !== undefined) {
-    // ws sends it as the Origin (or Sec-WebSocket-Origin) header.
-    if (typeof o.origin !== 'string') {
-      throw new TypeError(`Expected \`wsOptions.origin\` to be a string, got ${describeReceived(o.origin)}`);
-    }
-    checkHeaderText('wsOptions.origin', o.origin);
-  }
-  if (o.protocolVersion !== undefined) {
-    if (typeof o.protocolVersion !== 'number') {
-      throw new TypeError(
-        `Expected \`wsOptions.protocolVersion\` to be a number (8 or 13), got ${describeReceived(o.protocolVersion)}`,
-      );
-    }
-    if (o.protocolVersion !== 8 && o.protocolVersion !== 13) {
-      throw new RangeError(
-        `Expected \`wsOptions.protocolVersion\` to be 8 or 13, got ${describeValue(o.protocolVersion)}`,
-      );
-    }
-  }
-  // http.request's `timeout`: a finite number >= 0, else it throws.
-  if (o.handshakeTimeout !== undefined) {
-    assertNumber('wsOptions.handshakeTimeout', o.handshakeTimeout, { min: 0, max: MAX_NODE_TIMER });
-  }
-  if (o.maxPayload !== undefined) {
-    assertNumber('wsOptions.maxPayload', o.maxPayload, {
-      integer: true,
-      min: 0,
-      max: MAX_WS_PAYLOAD,
-      allowInfinity: true,
-    });
-  }
-  // http.request turns a truthy `auth` into a Basic Authorization header with Buffer.from(auth).
-  if (o.auth !== undefined && typeof o.auth !== 'string') {
-    throw new TypeError(`Expected \`wsOptions.auth\` to be a string ("user:password"), got ${describeKind(o.auth)}`);
-  }
-  // http.request: an Agent-like object, or false (no agent), null or undefined (the default one).
-  const { agent } = o;
-  if (
-    agent !== undefined &&
-    agent !== null &&
-    agent !== false &&
-    !(typeof agent === 'object' && typeof (agent as { addRequest?: unknown }).addRequest === 'function')
-  ) {
-    throw new TypeError(
-      `Expected \`wsOptions.agent\` to be an http.Agent (an object with addRequest()), false or undefined, got ${describeReceived(agent)}`,
-    );
-  }
-  if (o.signal !== undefined && !isAbortSignal(o.signal)) {
-    throw new TypeError(`Expected \`wsOptions.signal\` to be an AbortSignal, got ${describeReceived(o.signal)}`);
-  }
-  // ws calls a truthy finishRequest in place of req.end().
-  if (o.finishRequest !== undefined && o.finishRequest !== null) {
-    assertFunction('wsOptions.finishRequest', o.finishRequest);
-  }
-  if (o.maxHeaderSize !== undefined) {
-    assertNumber('wsOptions.maxHeaderSize', o.maxHeaderSize, { integer: true, min: 0, max: Number.MAX_SAFE_INTEGER });
-  }
-  if (o.insecureHTTPParser !== undefined) assertBoolean('wsOptions.insecureHTTPParser', o.insecureHTTPParser);
-  if (o.joinDuplicateHeaders !== undefined) assertBoolean('wsOptions.joinDuplicateHeaders', o.joinDuplicateHeaders);
-  return value as Record<string, unknown>;
 }
 
 function resolveHeartbeat(value: unknown): ResolvedHeartbeat | false {
