@@ -711,6 +711,16 @@ describe('reconnect(code?, reason?) closes politely', () => {
 // Regression (issue "every promise holds", defect 6), it was: a shouldReconnect returning a
 // Promise counted as true, so `() => Promise.resolve(false)` reconnected for ever.
 describe('an async shouldReconnect', () => {
+  /** A shouldReconnect whose promise the test settles, with `decide(again)`. */
+  function pendingDecision() {
+    let decide: (again: boolean) => void = () => undefined;
+    const shouldReconnect = () =>
+      new Promise<boolean>((resolve) => {
+        decide = resolve;
+      });
+    return { shouldReconnect, decide: (again: boolean) => decide(again) };
+  }
+
   it('resolving false gives up: the close waits for the decision and says willReconnect: false', async () => {
     const { server, socket, log } = await openSocket({
       shouldReconnect: async () => false,
@@ -730,12 +740,9 @@ describe('an async shouldReconnect', () => {
   });
 
   it('resolving true reconnects with the usual delay; the socket waits in reconnecting meanwhile', async () => {
-    let decide: (again: boolean) => void = () => undefined;
+    const { shouldReconnect, decide } = pendingDecision();
     const { server, socket, log } = await openSocket({
-      shouldReconnect: () =>
-        new Promise<boolean>((resolve) => {
-          decide = resolve;
-        }),
+      shouldReconnect,
       backoff: constant({ delay: 100 }),
     });
     log.clear();
@@ -783,12 +790,9 @@ describe('an async shouldReconnect', () => {
   });
 
   it('close() during the wait: closed at once, the pending close is told, the late answer is ignored', async () => {
-    let decide: (again: boolean) => void = () => undefined;
+    const { shouldReconnect, decide } = pendingDecision();
     const { server, socket, log } = await openSocket({
-      shouldReconnect: () =>
-        new Promise<boolean>((resolve) => {
-          decide = resolve;
-        }),
+      shouldReconnect,
     });
     server.closeLast(1012);
     await advance(MOCK_DELAY);
@@ -804,12 +808,9 @@ describe('an async shouldReconnect', () => {
   });
 
   it('reconnect() during the wait: a new attempt at once; the late answer is ignored', async () => {
-    let decide: (again: boolean) => void = () => undefined;
+    const { shouldReconnect, decide } = pendingDecision();
     const { server, socket, log } = await openSocket({
-      shouldReconnect: () =>
-        new Promise<boolean>((resolve) => {
-          decide = resolve;
-        }),
+      shouldReconnect,
     });
     server.closeLast(1012);
     await advance(MOCK_DELAY);
