@@ -6,7 +6,7 @@
 import { redactUrls } from './redact.js';
 
 /** Every code a {@link ResilientSocketError} can carry. Stable across minor versions. */
-export const ErrorCodes = Object.freeze({
+export const ErrorCodes = /* @__PURE__ */ Object.freeze({
   /** No WebSocket implementation: not passed, no global, and `ws` not installed (Node). */
   NO_WEBSOCKET: 'ERR_RS_NO_WEBSOCKET',
   /** An attempt did not open within `connectTimeout`. */

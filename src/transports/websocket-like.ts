@@ -60,7 +60,7 @@ export type WebSocketConstructorLike = new (
 ) => WebSocketLike;
 
 /** WebSocket `readyState` values. */
-export const ReadyState = Object.freeze({
+export const ReadyState = /* @__PURE__ */ Object.freeze({
   /** 0: the connection is not yet open. */
   CONNECTING: 0,
   /** 1: open; messages can be sent. */

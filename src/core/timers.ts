@@ -1,5 +1,5 @@
-import { clampDelay } from './backoff/policy.js';
-import { type Clock, unrefTimer } from './clock.js';
+import { clampDelay } from '../backoff/policy.js';
+import { type Clock, unrefTimer } from '../clock.js';
 
 /** Where the clock timers come from, and whether they may hold a Node process open. */
 export interface TimerSettings {
@@ -13,8 +13,8 @@ export interface TimerSettings {
  * owner is passed in), so an instance holds no closure per slot or per timer.
  */
 export interface TimerSpec<Owner> {
-  /** Slots are numbered 0 to `count − 1`. */
-  readonly count: number;
+  /** Slots are numbered 0 to `count − 1` (unless the constructor is given the count). */
+  readonly count?: number;
   fire(owner: Owner, slot: number): void;
 }
 
@@ -54,11 +54,11 @@ export class TimerSlots<Owner> {
   /** How many timers were armed; numbers each arming, so a late or stale callback is told apart. */
   #armed = 0;
 
-  constructor(spec: TimerSpec<Owner>, settings: TimerSettings, owner: Owner) {
+  constructor(spec: TimerSpec<Owner>, settings: TimerSettings, owner: Owner, count = spec.count ?? 0) {
     this.#spec = spec;
     this.#settings = settings;
     this.#owner = owner;
-    this.#pending = new Array(spec.count * 2).fill(0);
+    this.#pending = new Array(count * 2).fill(0);
   }
 
   /** Arms `slot` to fire after `ms` (clamped to [0, 2^31 − 1]), replacing any pending timer. */
@@ -87,7 +87,7 @@ export class TimerSlots<Owner> {
 
   /** Cancels every pending slot; no clock timer is left. */
   clearAll(): void {
-    for (let slot = 0; slot < this.#spec.count; slot++) this.clear(slot);
+    for (let slot = 0; slot * 2 < this.#pending.length; slot++) this.clear(slot);
   }
 
   /** Whether `slot` is pending. */

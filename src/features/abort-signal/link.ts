@@ -1,10 +1,10 @@
 /**
- * The `signal` option: aborting it closes every socket created with it. One `abort` listener per
+ * Aborting a signal closes every socket created with it. One `abort` listener per
  * signal, shared by all its sockets (a listener per socket would make Node print
  * `MaxListenersExceededWarning` past ten sockets on one signal, and cost an object per socket).
  */
 
-/** What a signal closes. */
+/** What a signal closes: the socket its users hold. */
 export interface Abortable {
   close(code: number, reason: string): void;
 }

@@ -16,7 +16,7 @@ export interface CloseInfo {
 }
 
 /** Well-known codes used by the package. */
-export const CloseCodes = Object.freeze({
+export const CloseCodes = /* @__PURE__ */ Object.freeze({
   /** 1000: the purpose of the connection was fulfilled (what `close()` sends by default). */
   NORMAL: 1000,
   /** 1001: the endpoint is going away (a server shutting down, a page navigating away). */
@@ -49,7 +49,7 @@ export const CloseCodes = Object.freeze({
  * Codes that say "reconnecting will not help": the server judged what we send or how we speak
  * to be wrong, so the same client would be refused again.
  */
-export const FATAL_CLOSE_CODES: ReadonlySet<number> = new Set([1002, 1003, 1007, 1008, 1009, 1010]);
+export const FATAL_CLOSE_CODES: ReadonlySet<number> = /* @__PURE__ */ new Set([1002, 1003, 1007, 1008, 1009, 1010]);
 
 /**
  * The default `shouldReconnect`: stop on the protocol and policy codes (1002, 1003, 1007, 1008,

@@ -1,14 +1,13 @@
 /**
  * `wsOptions`: what ws (or Node's `http.request`, which ws calls at once) refuses, checked at
  * construction so that options certain to fail every attempt fail once, clearly, instead of in a
- * retry loop. Plain checks, no I/O and no `node:` module (this file is in the browser build, where
- * `wsOptions` is ignored; moving it to the ws transport is part of the core redesign).
+ * retry loop. Plain checks, no I/O. Part of the ws transport: the browser build, where
+ * `wsOptions` means nothing, does not contain it (there `wsOptions` need only be an object).
  */
 import {
   assertBoolean,
   assertFunction,
   assertNumber,
-  assertOptionsObject,
   characters,
   describeChar,
   describeReceived,
@@ -16,7 +15,7 @@ import {
   firstNonTokenChar,
   isAbortSignal,
   quoteKey,
-} from '../validation.js';
+} from '../../validation.js';
 
 /** The most of a header name an error shows (the rest may be a secret). */
 const MAX_NAME_SHOWN = 32;
@@ -116,13 +115,10 @@ interface CheckedWsOptions {
 /**
  * Refuses, at construction, `wsOptions` that would make every attempt fail: what ws's
  * `initAsClient` (ws 8) and the `http.request` it calls synchronously throw for, checked without
- * I/O and without `node:` modules (this file is in the browser build). Options this does not
- * name are passed through unchecked (TLS options, `lookup`, `family`, …).
+ * I/O. Options this does not name are passed through unchecked (TLS options, `lookup`, `family`, …).
  * @throws TypeError for a wrong type, RangeError for a bad value.
  */
-export function checkWsOptions(value: unknown): Record<string, unknown> | undefined {
-  if (value === undefined) return undefined;
-  assertOptionsObject('wsOptions', value);
+export function checkWsOptions(value: Record<string, unknown>): void {
   const o = value as CheckedWsOptions;
   checkHeaders(o.headers);
   if (o.origin !== undefined) {
@@ -184,5 +180,4 @@ export function checkWsOptions(value: unknown): Record<string, unknown> | undefi
   }
   if (o.insecureHTTPParser !== undefined) assertBoolean('wsOptions.insecureHTTPParser', o.insecureHTTPParser);
   if (o.joinDuplicateHeaders !== undefined) assertBoolean('wsOptions.joinDuplicateHeaders', o.joinDuplicateHeaders);
-  return value as Record<string, unknown>;
 }

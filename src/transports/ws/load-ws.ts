@@ -5,7 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import type { WebSocketConstructorLike } from './websocket-like.js';
+import type { WebSocketConstructorLike } from '../websocket-like.js';
 
 let cached: WebSocketConstructorLike | null | undefined;
 

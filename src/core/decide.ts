@@ -1,0 +1,70 @@
+/**
+ * After a loss (an attempt that failed, a connection that ended), the socket retries after a
+ * delay, waits for the network, or gives up. That choice is this pure function of the facts,
+ * tested as a table without any socket (the idea of xstate's `transition`); the socket draws the
+ * delay and does the rest.
+ */
+import { MAX_TIMER_DELAY } from '../backoff/policy.js';
+import { ResilientSocketError } from '../errors.js';
+import type { CloseInfo } from './close-codes.js';
+
+/** What the decision is made from. */
+export interface LossFacts {
+  /** Consecutive failures, this loss included. */
+  readonly failures: number;
+  /** The `maxRetries` option. */
+  readonly maxRetries: number;
+  /** `shouldReconnect`'s answer; `true` where it is not asked (a failure we caused, a refused upgrade). */
+  readonly again: boolean;
+  /** How the connection closed, when it had one. */
+  readonly close: CloseInfo | undefined;
+  /** A reason to stop that a feature already found (a 401/403 twice in a row). */
+  readonly stop: ResilientSocketError | undefined;
+  /** What failed, if anything (the cause of a give-up for `maxRetries`). */
+  readonly error: ResilientSocketError | undefined;
+  /** The network is down and retries wait for it (`resume`). */
+  readonly offline: boolean;
+}
+
+/** What to do after a loss. */
+export type Decision =
+  | { readonly kind: 'retry' }
+  | { readonly kind: 'wait-for-network' }
+  | { readonly kind: 'give-up'; readonly error: ResilientSocketError };
+
+const RETRY: Decision = { kind: 'retry' };
+const WAIT: Decision = { kind: 'wait-for-network' };
+
+/**
+ * Give up when a feature said so, when `shouldReconnect` said no to a close, or after more than
+ * `maxRetries` consecutive failures; otherwise wait for the network if it is down, else retry.
+ */
+export function decide(facts: LossFacts): Decision {
+  let stop = facts.stop;
+  if (!stop && !facts.again && facts.close) {
+    const { code, reason } = facts.close;
+    stop = new ResilientSocketError(
+      'ERR_RS_FATAL_CLOSE',
+      `The server closed the connection with code ${code}${reason ? ` (${reason})` : ''}; not reconnecting`,
+      { closeCode: code },
+    );
+  }
+  if (!stop && facts.failures > facts.maxRetries) {
+    stop = new ResilientSocketError(
+      'ERR_RS_RETRIES_EXHAUSTED',
+      `Gave up after ${facts.failures} consecutive failures (maxRetries ${facts.maxRetries})`,
+      facts.error ? { cause: facts.error } : {},
+    );
+  }
+  if (stop) return { kind: 'give-up', error: stop };
+  return facts.offline ? WAIT : RETRY;
+}
+
+/**
+ * The wait before the retry: the backoff's draw (a number, clamped to [0, 2^31 − 1] by the
+ * policy reader), at least `minimum` (a server's Retry-After), or 0 when a feature asks to retry
+ * at once (a first 401/403: a fresh token may fix it).
+ */
+export function retryDelay(drawn: number, minimum: number, immediate: boolean): number {
+  return immediate ? 0 : Math.min(Math.max(drawn, minimum), MAX_TIMER_DELAY);
+}

@@ -1,0 +1,459 @@
+/**
+ * The core's options: validated once, at construction, into a {@link Config} that every socket
+ * created alike shares (frozen; a socket holds a pointer instead of a copy). A feature validates
+ * its own options in its factory; an option of a feature that is not installed is refused here,
+ * naming the factory to import.
+ */
+import type { BackoffPolicyLike } from '../backoff/types.js';
+import { assertBackoffPolicy } from '../backoff/policy.js';
+import { checkTruncatedBinaryExponential } from '../backoff/truncated-binary-exponential.js';
+import { assertClock, type Clock, systemClock } from '../clock.js';
+import { browserTransport } from '../transports/browser.js';
+import { resolveWebSocket } from '../transports/resolve-websocket.js';
+import type { Transport } from '../transports/transport.js';
+import type { WebSocketConstructorLike } from '../transports/websocket-like.js';
+import {
+  assertBoolean,
+  assertFunction,
+  assertKnownKeys,
+  assertNumber,
+  assertOptionsObject,
+  describeReceived,
+  withDefault,
+} from '../validation.js';
+import { type CloseInfo, defaultShouldReconnect } from './close-codes.js';
+import type { Wiring } from './connection.js';
+import type { Feature } from './feature.js';
+import { checkProtocols, checkUrl } from './target.js';
+
+/** A URL, or (with the `providers()` feature) a function, sync or async, that returns one before every attempt. */
+export type UrlProvider = string | URL | (() => string | URL | PromiseLike<string | URL>);
+/** Subprotocols, or (with the `providers()` feature) a function, sync or async, that returns them before every attempt. */
+export type ProtocolsProvider =
+  | string
+  | readonly string[]
+  | (() => string | readonly string[] | undefined | PromiseLike<string | readonly string[] | undefined>);
+
+/** The core's outbound queue: how much it holds. */
+export interface QueueOptions {
+  /**
+   * The most messages the queue holds; `0` disables queueing (every send while disconnected is dropped).
+   * @default 1000
+   * @example
+   * ```ts
+   * new BaseSocket(url, { buffer: { maxMessages: 100 } })
+   * ```
+   */
+  maxMessages?: number;
+  /**
+   * The most bytes the queue holds (an integer, or `Infinity` for no limit).
+   * @default 1_048_576 (1 MiB)
+   * @example
+   * ```ts
+   * new BaseSocket(url, { buffer: { maxBytes: 64 * 1024 } })
+   * ```
+   */
+  maxBytes?: number;
+}
+
+/** Options of `new BaseSocket(url, options)` (the core; `ResilientSocket` adds every feature's). */
+export interface BaseSocketOptions {
+  /**
+   * The WebSocket implementation: any constructor with the browser WebSocket shape (ws,
+   * mock-socket, undici). Default: the global `WebSocket`, else (Node entry) the `ws` package.
+   * @default globalThis.WebSocket, else (Node entry) the ws package
+   * @example
+   * ```ts
+   * import { WebSocket } from 'mock-socket';
+   * new BaseSocket(url, { WebSocket })
+   * ```
+   */
+  WebSocket?: WebSocketConstructorLike;
+  /**
+   * Subprotocols, or a (sync/async) function called before every attempt.
+   * @default undefined (no subprotocol)
+   * @example
+   * ```ts
+   * new BaseSocket(url, { protocols: ['v2.json', 'v1.json'] })
+   * ```
+   */
+  protocols?: ProtocolsProvider;
+  /**
+   * Passed as the third constructor argument (Node `ws` client options: `headers`, TLS `ca`/`cert`,
+   * `agent`, …). Ignored by browser WebSockets. What ws (or Node's `http.request`) would refuse on
+   * every attempt is refused here, at construction: header names that are not HTTP tokens, header
+   * values (and `origin`) with CR, LF or other control characters, header values that are not
+   * strings or numbers, a `protocolVersion` other than 8 or 13, a `handshakeTimeout` that is not a
+   * finite number from 0 to 2^31 − 1, a `maxPayload` that ws would misread, and `auth`, `agent`,
+   * `signal`, `finishRequest`, `maxHeaderSize`, `insecureHTTPParser` and `joinDuplicateHeaders` of
+   * the wrong type. Error messages never show a header value.
+   * @default undefined (nothing passed)
+   * @example
+   * ```ts
+   * new BaseSocket(url, { wsOptions: { headers: { Authorization: `Bearer ${token}` } } })
+   * ```
+   */
+  wsOptions?: Record<string, unknown>;
+  /**
+   * Connect at construction. With `false` the socket starts `idle` until `open()`.
+   * @default true
+   * @example
+   * ```ts
+   * const socket = new BaseSocket(url, { autoConnect: false });
+   * socket.on('open', onOpen);
+   * socket.open();
+   * ```
+   */
+  autoConnect?: boolean;
+  /**
+   * `T` of the default truncated binary exponential backoff: the widest retry window, in ms.
+   * Not allowed together with `backoff`.
+   * @default 10_000
+   * @example
+   * ```ts
+   * new BaseSocket(url, { maxDelay: 30_000 }) // spread retries over up to 30 s
+   * ```
+   */
+  maxDelay?: number;
+  /**
+   * `N` of the default backoff: the failure count from which the window stops doubling.
+   * Not allowed together with `backoff`.
+   * @default 10
+   * @example
+   * ```ts
+   * new BaseSocket(url, { maxDelay: 10_000, ceiling: 5 }) // windows 625 ms … 10 s
+   * ```
+   */
+  ceiling?: number;
+  /**
+   * Any backoff policy (from `resilient-socket/backoff` or your own `{ next, reset }`), or a
+   * factory for one.
+   * @default truncatedBinaryExponential({ maxDelay, ceiling })
+   * @example
+   * ```ts
+   * new BaseSocket(url, { backoff: decorrelatedJitter({ base: 500, cap: 20_000 }) })
+   * ```
+   */
+  backoff?: BackoffPolicyLike | (() => BackoffPolicyLike);
+  /**
+   * A connection must stay open this long (ms) before the failure count and backoff reset, so a
+   * server that accepts and drops at once cannot cause a tight loop. `0` resets on open.
+   * @default 5_000
+   * @example
+   * ```ts
+   * new BaseSocket(url, { stableAfter: 30_000 }) // a server that crashes within 30 s keeps backing off
+   * ```
+   */
+  stableAfter?: number;
+  /**
+   * An attempt (URL provider + WebSocket opening) not open by then is abandoned as failed, in ms.
+   * `Infinity` disables it.
+   * @default 10_000
+   * @example
+   * ```ts
+   * new BaseSocket(url, { connectTimeout: 3_000 })
+   * ```
+   */
+  connectTimeout?: number;
+  /**
+   * Retries after consecutive failures before giving up (`giveup`, then `closed`): with 3, the
+   * fourth consecutive failure gives up. `Infinity` never gives up.
+   * @default Infinity
+   * @example
+   * ```ts
+   * const socket = new BaseSocket(url, { maxRetries: 5 });
+   * socket.on('giveup', ({ error }) => showOffline(error));
+   * ```
+   */
+  maxRetries?: number;
+  /**
+   * Decides whether to reconnect after the server or network closed a connection (never after a
+   * close you caused: `close()`, `reconnect()`, a timeout). It may return a promise: the socket
+   * waits for it in `reconnecting` (at most `SHOULD_RECONNECT_TIMEOUT`, 10 s), and the `close` of
+   * that connection is emitted once it has decided. If it throws, rejects or does not settle in
+   * time, that is reported (`ERR_RS_CALLBACK_FAILED`) and counts as `true`. `close()` or
+   * `reconnect()` during the wait ends it (its late answer is ignored).
+   * @default stop on 1002, 1003, 1007, 1008, 1009, 1010; reconnect on everything else
+   * @example
+   * ```ts
+   * new BaseSocket(url, { shouldReconnect: ({ code }) => code !== 4001 }) // 4001: our server's "kicked"
+   * ```
+   */
+  shouldReconnect?: (close: CloseInfo) => boolean | PromiseLike<boolean>;
+  /**
+   * `binaryType` for every underlying socket. Default: the implementation's own
+   * (`'blob'` in browsers, `'nodebuffer'` in ws).
+   * @default the implementation's own ('blob' in browsers, 'nodebuffer' in ws)
+   * @example
+   * ```ts
+   * new BaseSocket(url, { binaryType: 'arraybuffer' })
+   * ```
+   */
+  binaryType?: string;
+  /**
+   * The clock for every timer and timestamp; inject one to drive time in tests.
+   * @default global timers and Date.now
+   * @example
+   * ```ts
+   * const clock = new TestClock(); // from resilient-socket/testing
+   * new BaseSocket(url, { clock, WebSocket });
+   * await clock.advance(5_000);
+   * ```
+   */
+  clock?: Clock;
+  /**
+   * The outbound queue used while not connected: at most `maxMessages` messages and `maxBytes`
+   * bytes (UTF-8 bytes for strings, `byteLength` for binary data, `size` for Blobs); the oldest are
+   * evicted to make room, every eviction reported by `drop`. (`overflow` and `ttl` come with the
+   * `bufferPolicy()` feature.)
+   * @default { maxMessages: 1000, maxBytes: 1_048_576 }
+   * @example
+   * ```ts
+   * new BaseSocket(url, { buffer: { maxMessages: 100, maxBytes: 64 * 1024 } })
+   * ```
+   */
+  buffer?: QueueOptions;
+  /**
+   * The features this socket has, each from its factory (`heartbeat()`, `resume()`, …): see the
+   * README's "Pay for what you use". An option of a feature that is not installed is a TypeError
+   * naming the factory to import.
+   * @default [] (the core alone)
+   * @example
+   * ```ts
+   * new BaseSocket(url, { features: [heartbeat({ interval: 15_000, timeout: 5_000 }), resume()] })
+   * ```
+   */
+  features?: readonly Feature[];
+  /**
+   * Aborting it does what `close()` does. Needs the `abortSignal()` feature.
+   * @default undefined (only close() ends the socket)
+   * @example
+   * ```ts
+   * new BaseSocket(url, { signal: controller.signal, features: [abortSignal()] })
+   * ```
+   */
+  signal?: AbortSignal;
+}
+
+/** The validated core options, frozen and shared by sockets created alike. @internal */
+export interface Config {
+  readonly WebSocket: WebSocketConstructorLike;
+  /** A string, our own copy of an array (compared element by element), or a provider. */
+  readonly protocols: ProtocolsProvider | undefined;
+  readonly wsOptions: Record<string, unknown> | undefined;
+  /** `T` and `N` of the default backoff; `undefined` when the `backoff` option is given. */
+  readonly maxDelay: number | undefined;
+  readonly ceiling: number | undefined;
+  readonly stableAfter: number;
+  readonly connectTimeout: number;
+  readonly maxRetries: number;
+  readonly shouldReconnect: (close: CloseInfo) => boolean | PromiseLike<boolean>;
+  readonly maxMessages: number;
+  readonly maxBytes: number;
+  readonly clock: Clock;
+  readonly unref: boolean;
+  /** The features, in rank order. */
+  readonly features: readonly Feature[];
+  /** Per feature: its first timer slot (the core's slots come first). */
+  readonly slotBase: readonly number[];
+  /** Per timer slot: the feature that owns it, or -1 for the core's. */
+  readonly slotOwner: readonly number[];
+  /** Where connections report and how they listen (per socket class). */
+  readonly wiring: Wiring;
+}
+
+/** What a socket keeps of its options besides the shared config. @internal */
+export interface Resolved {
+  readonly config: Config;
+  /** The `url` argument: a URL string, or a provider. */
+  readonly url: UrlProvider;
+  readonly autoConnect: boolean;
+  /** The `backoff` option's policy; `undefined` for the default (made on the first failure). */
+  readonly backoff: BackoffPolicyLike | undefined;
+  readonly binaryType: string | undefined;
+}
+
+/** The core's timer slots: the deadline of the current state, and `reconnect()`'s background close. */
+export const CORE_SLOTS = 2;
+
+export const CORE_DEFAULTS = /* @__PURE__ */ Object.freeze({
+  autoConnect: true,
+  stableAfter: 5_000,
+  connectTimeout: 10_000,
+  maxRetries: Number.POSITIVE_INFINITY,
+  maxMessages: 1000,
+  maxBytes: 1_048_576,
+});
+
+const CORE_OPTIONS = [
+  'WebSocket',
+  'protocols',
+  'wsOptions',
+  'autoConnect',
+  'maxDelay',
+  'ceiling',
+  'backoff',
+  'stableAfter',
+  'connectTimeout',
+  'maxRetries',
+  'shouldReconnect',
+  'buffer',
+  'binaryType',
+  'clock',
+  'features',
+];
+
+/** Options that belong to a feature, and the factory that brings it. */
+const FEATURE_OPTIONS: Readonly<Record<string, string>> = {
+  heartbeat: 'heartbeat',
+  resume: 'resume',
+  handshake: 'handshake',
+  handshakeTimeout: 'handshake',
+  maxRetryAfter: 'upgradeRejection',
+  signal: 'abortSignal',
+  unref: 'unref',
+  overflow: 'bufferPolicy',
+  ttl: 'bufferPolicy',
+};
+
+/** A TypeError for `name`, an option of a feature the socket does not have. */
+function needs(name: string, factory: string): TypeError {
+  return new TypeError(
+    `\`${name}\` belongs to the ${factory}() feature: import { ${factory} } from 'resilient-socket/modular' and add ${factory}(…) to \`features\``,
+  );
+}
+
+/** The latest config handed out, held weakly: sockets created alike share it while any of them lives. */
+let latest: WeakRef<Config> | undefined;
+
+/** Whether two configs behave the same (features compare by identity: their factories share equal ones). */
+function sameConfig(a: Config, b: Config): boolean {
+  return (Object.keys(a) as (keyof Config)[]).every((key) => {
+    const x = a[key] as unknown;
+    const y = b[key] as unknown;
+    return (
+      Object.is(x, y) ||
+      (Array.isArray(x) && Array.isArray(y) && x.length === y.length && x.every((v, i) => Object.is(v, y[i])))
+    );
+  });
+}
+
+/**
+ * Validates the core options and the features, and returns what the socket keeps.
+ * @throws TypeError / RangeError naming the option; ResilientSocketError `ERR_RS_NO_WEBSOCKET`.
+ * @internal
+ */
+export function resolveOptions(url: unknown, options: unknown, transport: Transport, wiring: Wiring): Resolved {
+  assertOptionsObject('options', options);
+  const o = (options ?? {}) as BaseSocketOptions & Record<string, unknown>;
+  const features = resolveFeatures(o.features);
+  const targets = features.some((f) => f.target);
+  const owned = features.flatMap((f) => f.options ?? []);
+  for (const key of Object.keys(o)) {
+    if (CORE_OPTIONS.includes(key) || owned.includes(key)) continue;
+    const factory = FEATURE_OPTIONS[key];
+    if (factory) throw needs(key, factory);
+    assertKnownKeys('', o, [...CORE_OPTIONS, ...owned, ...Object.keys(FEATURE_OPTIONS)]);
+  }
+  if (typeof url === 'function' || typeof o.protocols === 'function') {
+    if (!targets) throw needs(typeof url === 'function' ? 'url' : 'protocols', 'providers');
+  }
+  if (typeof url !== 'function') checkUrl('url', url);
+  const protocols = typeof o.protocols === 'function' ? o.protocols : checkProtocols('protocols', o.protocols);
+  if (o.wsOptions !== undefined) {
+    assertOptionsObject('wsOptions', o.wsOptions);
+    transport.checkOptions(o.wsOptions);
+  }
+  const autoConnect = withDefault(o.autoConnect, CORE_DEFAULTS.autoConnect);
+  assertBoolean('autoConnect', autoConnect);
+  const stableAfter = withDefault(o.stableAfter, CORE_DEFAULTS.stableAfter);
+  assertNumber('stableAfter', stableAfter, { min: 0 });
+  const connectTimeout = withDefault(o.connectTimeout, CORE_DEFAULTS.connectTimeout);
+  assertNumber('connectTimeout', connectTimeout, { above: 0, allowInfinity: true });
+  const maxRetries = withDefault(o.maxRetries, CORE_DEFAULTS.maxRetries);
+  assertNumber('maxRetries', maxRetries, { integer: true, min: 0, allowInfinity: true });
+  const shouldReconnect = withDefault(o.shouldReconnect, defaultShouldReconnect);
+  assertFunction('shouldReconnect', shouldReconnect);
+  if (o.binaryType !== undefined && typeof o.binaryType !== 'string') {
+    throw new TypeError(`Expected \`binaryType\` to be a string, got ${describeReceived(o.binaryType)}`);
+  }
+  const clock = withDefault(o.clock, systemClock);
+  assertClock('clock', clock);
+  const buffer = withDefault(o.buffer, {} as QueueOptions);
+  assertOptionsObject('buffer', buffer);
+  for (const key of Object.keys(buffer)) if (FEATURE_OPTIONS[key]) throw needs(`buffer.${key}`, 'bufferPolicy');
+  assertKnownKeys('buffer', buffer, ['maxMessages', 'maxBytes']);
+  const maxMessages = withDefault(buffer.maxMessages, CORE_DEFAULTS.maxMessages);
+  assertNumber('buffer.maxMessages', maxMessages, { integer: true, min: 0 });
+  const maxBytes = withDefault(buffer.maxBytes, CORE_DEFAULTS.maxBytes);
+  assertNumber('buffer.maxBytes', maxBytes, { integer: true, min: 0, allowInfinity: true });
+
+  const { backoff, maxDelay, ceiling } = o;
+  let policy: BackoffPolicyLike | undefined;
+  let tbe: { readonly maxDelay: number; readonly ceiling: number } | undefined;
+  if (backoff === undefined) {
+    tbe = checkTruncatedBinaryExponential(maxDelay, ceiling);
+  } else {
+    if (maxDelay !== undefined || ceiling !== undefined) {
+      throw new TypeError('`maxDelay` and `ceiling` configure the default backoff; they cannot be combined with `backoff`');
+    }
+    policy = typeof backoff === 'function' ? (backoff as () => BackoffPolicyLike)() : backoff;
+    assertBackoffPolicy(typeof backoff === 'function' ? 'backoff()' : 'backoff', policy);
+  }
+
+  const slotBase: number[] = [];
+  const slotOwner: number[] = Array(CORE_SLOTS).fill(-1);
+  features.forEach((feature, i) => {
+    slotBase.push(slotOwner.length);
+    for (let n = 0; n < (feature.slots ?? 0); n++) slotOwner.push(i);
+  });
+  let config: Config = {
+    protocols,
+    wsOptions: o.wsOptions,
+    maxDelay: tbe?.maxDelay,
+    ceiling: tbe?.ceiling,
+    stableAfter,
+    connectTimeout,
+    maxRetries,
+    shouldReconnect,
+    maxMessages,
+    maxBytes,
+    clock,
+    unref: features.some((f) => f.unref),
+    features,
+    slotBase,
+    slotOwner,
+    wiring,
+    // Last: a missing implementation is reported only for otherwise valid options.
+    WebSocket: resolveWebSocket(o.WebSocket, transport.fallback),
+  };
+  const shared = latest?.deref();
+  if (shared && sameConfig(shared, config)) config = shared;
+  else latest = new WeakRef(Object.freeze(config));
+  return {
+    config,
+    url: url as UrlProvider,
+    autoConnect,
+    backoff: policy,
+    binaryType: o.binaryType,
+  };
+}
+
+/** The `features` option: feature objects, each at most once, sorted by rank (the hooks' order). */
+function resolveFeatures(value: unknown): readonly Feature[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) {
+    throw new TypeError(`Expected \`features\` to be an array of features, got ${describeReceived(value)}`);
+  }
+  value.forEach((feature: Partial<Feature> | null, i) => {
+    if (typeof feature !== 'object' || feature === null || typeof feature.name !== 'string' || typeof feature.rank !== 'number') {
+      throw new TypeError(
+        `Expected \`features[${i}]\` to be a feature (from heartbeat(), resume(), …), got ${describeReceived(feature)}`,
+      );
+    }
+    if (value.findIndex((other: Feature) => other.name === feature.name) !== i) {
+      throw new RangeError(`Expected \`features\` to have each feature once, got ${feature.name}() twice`);
+    }
+  });
+  return [...(value as Feature[])].sort((a, b) => a.rank - b.rank);
+}

@@ -1,0 +1,378 @@
+import { EventEmitter } from 'eventemitter3';
+import { byteLengthOf, type Data, isData, ownCopy } from '../data.js';
+import { ResilientSocketError } from '../errors.js';
+import { browserTransport } from '../transports/browser.js';
+import type { Transport } from '../transports/transport.js';
+import { ReadyState } from '../transports/websocket-like.js';
+import { assertBoolean, assertKnownKeys, assertOptionsObject, describeReceived, withDefault } from '../validation.js';
+import { assertCloseArgs, type CloseInfo } from './close-codes.js';
+import type { ResilientSocketEvents } from './events.js';
+import type { Feature } from './feature.js';
+import { HOST } from './host.js';
+import { wiringFor } from './link.js';
+import { emitClose } from './loss.js';
+import { Machine } from './machine.js';
+import { type BaseSocketOptions, resolveOptions, type UrlProvider } from './options.js';
+import { Queue } from './queue.js';
+import { drop, takeQueued, unsendable } from './report.js';
+import { STATES, type SocketState } from './states.js';
+
+/** What `send()` did with a message. */
+export type SendResult = 'sent' | 'buffered' | 'dropped';
+
+/** Options of `send()`. */
+export interface SendOptions {
+  /**
+   * Queue the message while not connected. `false` is for messages that only make sense on the
+   * current connection (cursor positions, typing indicators): they are dropped (and reported)
+   * instead of sent later.
+   * @default true
+   * @example
+   * ```ts
+   * socket.send(JSON.stringify(cursor), { buffer: false }) // stale after a reconnect: drop it
+   * ```
+   */
+  buffer?: boolean;
+}
+
+/** A snapshot of counters, from `socket.stats` (the `stats()` feature). */
+export interface SocketStats {
+  /** Connection attempts started. */
+  readonly attempts: number;
+  /** Connections that opened. */
+  readonly connects: number;
+  /** Connections that opened after the first. */
+  readonly reconnects: number;
+  /** Messages dropped (every one was reported by a `drop` event). */
+  readonly dropped: number;
+  /** Messages received (the answers to an app-level heartbeat included; protocol pongs are not messages). */
+  readonly messagesIn: number;
+  /** Messages written to a socket: sent directly, flushed, or app-level heartbeat and probe pings. */
+  readonly messagesOut: number;
+  /** How long the current connection has been open, in ms (0 when not open). */
+  readonly uptime: number;
+  /** How long the socket has been without an open connection, in ms (0 when open). */
+  readonly downtime: number;
+  /** The last error reported, if any. */
+  readonly lastError: ResilientSocketError | undefined;
+  /** When the pending retry will start (clock time, ms), if one is scheduled. */
+  readonly nextRetryAt: number | undefined;
+}
+
+/** What the `stats()` and `asyncIteration()` features offer beyond their hooks. @internal */
+interface Services {
+  snapshot?(host: typeof HOST, socket: object): SocketStats;
+  iterate?(host: typeof HOST, socket: object, me: number): AsyncIterableIterator<Data>;
+}
+
+/**
+ * The core socket: a WebSocket that stays connected. It reconnects with backoff (truncated binary
+ * exponential by default), resets it only after a stable connection, gives up after `maxRetries`
+ * or a fatal close, queues sends while down (bounded, every drop reported) and reports everything
+ * through typed events. Features (heartbeat, resume awareness, handshake, …) plug in through
+ * `features`; `ResilientSocket` is this with every feature installed. How it works:
+ * `docs/architecture.md`.
+ *
+ * @example
+ * ```ts
+ * import { BaseSocket, heartbeat } from 'resilient-socket/modular';
+ * const socket = new BaseSocket('wss://example.test/feed', { features: [heartbeat()] });
+ * socket.on('message', (data) => render(data));
+ * socket.send(JSON.stringify({ subscribe: 'prices' })); // queued until the first open
+ * ```
+ */
+export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
+  /** The class's name, whatever a bundler renamed its binding to (a plain value: it stays tree-shakable). */
+  static override readonly name: string = 'BaseSocket';
+
+  /** How sockets of this class reach the network (the Node entries install the ws transport). @internal */
+  protected static transport: Transport = browserTransport;
+
+  /** Turns the constructor's options into the core's (`ResilientSocket`: flat feature options into features). @internal */
+  protected static prepare(options: unknown): unknown {
+    return options;
+  }
+
+  /** The machine: all the socket's state (`./machine.ts`), out of sight of `util.inspect` and JSON. */
+  readonly #m: Machine;
+
+  /**
+   * @param url a `ws:`/`wss:` URL (string or `URL`); with the `providers()` feature also a
+   *   function (sync or async) returning one, called before every attempt.
+   * @param options see {@link BaseSocketOptions}; validated here, once.
+   * @throws TypeError / RangeError naming the option for bad input (an option of a feature that is
+   *   not installed names the factory to import); ResilientSocketError `ERR_RS_NO_WEBSOCKET` when
+   *   no WebSocket implementation is available.
+   */
+  constructor(url: UrlProvider, options?: BaseSocketOptions) {
+    super();
+    const Class = this.constructor as typeof BaseSocket;
+    const prepared = Class.prepare(options);
+    const resolved = resolveOptions(url, prepared, Class.transport, wiringFor(Class.transport));
+    const m = new Machine(this, resolved);
+    this.#m = m;
+    const raw = (prepared ?? {}) as Record<string, unknown>;
+    m.config_.features.forEach((f, me) => f.init?.(HOST, m, me, raw));
+    if (resolved.autoConnect && !m.disposed_) m.startAttempt_('autoConnect');
+  }
+
+  // ─── read-only state ─────────────────────────────────────────────────────────────────────
+
+  /** The current state; the README's "States" section has the diagram. */
+  get state(): SocketState {
+    return this.#m.state_;
+  }
+
+  /**
+   * The attempt number the events carry (`connecting`, `open`, `reconnecting`): while
+   * `connecting`, the attempt in progress; while `reconnecting`, the attempt that follows the
+   * wait; while `open`, the attempt that opened, until the connection is stable (then 0).
+   * Attempts count from 1 since the last stable connection (or `open()`/`reconnect()`).
+   */
+  get attempt(): number {
+    const m = this.#m;
+    return m.state_ === 'reconnecting' ? m.runAttempts_ + 1 : m.runAttempts_;
+  }
+
+  /**
+   * Consecutive failures since the last stable connection: failed attempts, plus the loss of the
+   * connection the run started from. This is the `n` of the backoff and what `maxRetries` limits.
+   */
+  get failures(): number {
+    return this.#m.failures_;
+  }
+
+  /** The URL of the latest attempt, whole ('' before the first attempt when the URL is a provider). */
+  get url(): string {
+    return this.#m.url_;
+  }
+
+  /** Messages waiting in the outbound buffer. */
+  get bufferedCount(): number {
+    return this.#m.queue_?.length ?? 0;
+  }
+
+  /** WebSocket-style ready state: CONNECTING (0) until open, OPEN (1), CLOSING (2), CLOSED (3). */
+  get readyState(): number {
+    const state = this.#m.state_;
+    return state === 'open'
+      ? ReadyState.OPEN
+      : state === 'closing'
+        ? ReadyState.CLOSING
+        : state === 'closed'
+          ? ReadyState.CLOSED
+          : ReadyState.CONNECTING;
+  }
+
+  /** The subprotocol the server chose for the current connection ('' if none or not open). */
+  get protocol(): string {
+    const attempt = this.#m.attempt_;
+    return attempt?.opened ? (attempt.socket?.protocol ?? '') : '';
+  }
+
+  /** `binaryType` of the current and every future underlying socket. */
+  get binaryType(): string | undefined {
+    return this.#m.binaryType_ ?? this.#m.attempt_?.socket?.binaryType;
+  }
+
+  /** Sets `binaryType` on the current connection and on every later one. */
+  set binaryType(value: string) {
+    if (typeof value !== 'string') {
+      throw new TypeError(`Expected \`binaryType\` to be a string, got ${describeReceived(value)}`);
+    }
+    this.#m.binaryType_ = value;
+    const ws = this.#m.attempt_?.socket;
+    if (ws) ws.binaryType = value;
+  }
+
+  /**
+   * Counters and timings, a fresh snapshot on every read (the `stats()` feature; `ResilientSocket`
+   * has it).
+   * @throws TypeError naming the feature when it is not installed.
+   */
+  get stats(): SocketStats {
+    const [feature] = this.#need('stats');
+    return (feature as Services).snapshot?.(HOST, this.#m) as SocketStats;
+  }
+
+  /**
+   * Iterates over incoming messages until the socket reaches `closed` (the `asyncIteration()`
+   * feature; `ResilientSocket` has it). Messages that arrive faster than the loop consumes them
+   * are queued in memory.
+   * @throws TypeError naming the feature when it is not installed.
+   */
+  [Symbol.asyncIterator](): AsyncIterableIterator<Data> {
+    const [feature, me] = this.#need('asyncIteration');
+    return (feature as Services).iterate?.(HOST, this.#m, me) as AsyncIterableIterator<Data>;
+  }
+
+  // ─── what the user asks ──────────────────────────────────────────────────────────────────
+
+  /**
+   * Sends now when open; otherwise queues in the outbound buffer (unless `buffer: false`).
+   * Binary data that is queued is copied first, so the caller may reuse, change or transfer its
+   * buffer as soon as `send()` returns; binary data that is already detached is dropped at once.
+   * @returns `'sent'`, `'buffered'` or `'dropped'` (every dropped message is also reported by `drop`).
+   * @throws TypeError for data that is not a string or binary, or an unknown option;
+   *   ResilientSocketError `ERR_RS_BUFFER_OVERFLOW` when the queue is full and the `bufferPolicy`
+   *   feature's `overflow` is `'error'`.
+   */
+  send(data: Data, options?: SendOptions): SendResult {
+    if (!isData(data)) {
+      throw new TypeError(`Expected \`data\` to be a string, ArrayBuffer, typed array or Blob, got ${describeReceived(data)}`);
+    }
+    assertOptionsObject('send options', options);
+    assertKnownKeys('', options, ['buffer'], 'send()');
+    const buffer = withDefault(options?.buffer, true);
+    assertBoolean('buffer', buffer);
+    const m = this.#m;
+    if (m.disposed_ || !STATES[m.state_].buffersSends) return dropOne(m, 'closed', data);
+    const ws = m.attempt_?.socket;
+    if (STATES[m.state_].sendsDirectly && ws && ws.readyState === ReadyState.OPEN && !m.queue_) {
+      try {
+        ws.send(data as never);
+        m.messagesOut_++;
+        return 'sent';
+      } catch (thrown) {
+        // Still open: the socket refused this message itself, and always will. Otherwise it is
+        // going down, and the message waits for the next connection.
+        if (ws.readyState === ReadyState.OPEN) return unsendable(m, [data], thrown);
+      }
+    }
+    if (!buffer) return dropOne(m, 'not-connected', data);
+    let own: Data;
+    try {
+      own = ownCopy(data);
+    } catch (thrown) {
+      return unsendable(m, [data], thrown);
+    }
+    const config = m.config_;
+    const bytes = byteLengthOf(own);
+    // A feature may expire old messages (a drop listener may close the socket) or refuse this one.
+    for (let me = 0; me < config.features.length; me++) {
+      if ((config.features[me] as Feature).admit?.(HOST, m, me, m.queue_, bytes) === 'dropped') {
+        return dropOne(m, 'overflow', data);
+      }
+    }
+    if (m.disposed_ || !STATES[m.state_].buffersSends) return dropOne(m, 'closed', data);
+    const queue = (m.queue_ ??= new Queue(config.maxMessages, config.maxBytes));
+    const evicted = queue.push(own, config.clock.now());
+    if (evicted === undefined) {
+      if (queue.length === 0) m.queue_ = undefined;
+      return dropOne(m, 'overflow', data);
+    }
+    drop(m, 'overflow', evicted);
+    // A drop listener that closed the socket made close() report this message as dropped too.
+    return m.disposed_ ? 'dropped' : 'buffered';
+  }
+
+  /**
+   * Starts connecting: from `idle` (with `autoConnect: false`) or from `closed` after a give-up
+   * (starting afresh). Does nothing in the other states.
+   * @throws ResilientSocketError `ERR_RS_CLOSED` after `close()`.
+   */
+  open(): void {
+    const m = this.#alive('open');
+    if (m.state_ !== 'idle' && m.state_ !== 'closed') return;
+    m.resetRun_();
+    m.startAttempt_('open() called');
+  }
+
+  /**
+   * Lets the current connection go and connects again now, with a fresh backoff. An open
+   * connection is closed politely: a close frame with `code` and `reason` is sent, and its closing
+   * handshake finishes in the background (cut after `CLOSE_TIMEOUT` ms) while the new attempt
+   * starts; its `close` event reports that code and reason with `wasClean: false` (the handshake
+   * has not finished when the event fires). Late events of the old connection never reach you.
+   * From `closed` after a give-up it starts afresh, like `open()`.
+   * @param code 1000 or 3000–4999. @default 1000
+   * @param reason at most 123 UTF-8 bytes. @default ''
+   * @throws TypeError / RangeError for an invalid code or reason (as `close()`);
+   *   ResilientSocketError `ERR_RS_CLOSED` after `close()`.
+   */
+  reconnect(code = 1000, reason = ''): void {
+    assertCloseArgs(code, reason);
+    const m = this.#alive('reconnect');
+    m.resetRun_();
+    const deciding = m.deciding_;
+    m.deciding_ = undefined;
+    const attempt = m.attempt_;
+    let ended: CloseInfo | undefined;
+    if (attempt?.socket) {
+      if (attempt.socket.readyState === ReadyState.OPEN) m.retire_(attempt, code, reason);
+      else m.endAttempt_(attempt, 'abort', reason); // not open yet: cut (as close() does)
+      ended = { code, reason, wasClean: false };
+    } else if (attempt) {
+      m.endAttempt_(attempt, 'abort');
+    }
+    m.startAttempt_('reconnect() called');
+    if (deciding?.close) emitClose(m, deciding.close);
+    if (ended) emitClose(m, ended);
+  }
+
+  /**
+   * Closes for good: stops reconnecting, drops (and reports) queued messages, closes the
+   * connection with `code`/`reason` and leaves no timer or listener behind. Idempotent.
+   * @param code 1000 or 3000–4999. @default 1000
+   * @param reason at most 123 UTF-8 bytes. @default ''
+   * @throws TypeError / RangeError for an invalid code or reason.
+   */
+  close(code = 1000, reason = ''): void {
+    assertCloseArgs(code, reason);
+    const m = this.#m;
+    if (m.disposed_) return;
+    m.disposed_ = true;
+    const features = m.config_.features;
+    features.forEach((f, me) => f.dispose?.(HOST, m, me));
+    m.timers_.clearAll();
+    m.dropRetiring_();
+    const deciding = m.deciding_;
+    m.deciding_ = undefined;
+    const queued = takeQueued(m);
+    const attempt = m.attempt_;
+    const ws = attempt?.socket;
+    if (attempt && ws && ws.readyState === ReadyState.OPEN) {
+      // Open (or in a gate): the features let go of it, and it closes politely, waiting for the
+      // server's answer (the `closing` deadline cuts it after CLOSE_TIMEOUT).
+      features.forEach((f, me) => f.end?.(HOST, m, me, attempt));
+      m.enter_('closing', 'close() called');
+      drop(m, 'closed', queued);
+      try {
+        ws.close(code, reason);
+      } catch {
+        // the deadline cuts the connection
+      }
+      return;
+    }
+    const hadSocket = attempt !== undefined && m.endAttempt_(attempt, 'abort', reason);
+    m.enter_('closed', 'close() called');
+    if (deciding?.close) emitClose(m, deciding.close);
+    if (hadSocket) emitClose(m, { code, reason, wasClean: false });
+    drop(m, 'closed', queued);
+  }
+
+  // ─── helpers ─────────────────────────────────────────────────────────────────────────────
+
+  /** The machine, unless the socket was closed for good. */
+  #alive(method: string): Machine {
+    if (this.#m.disposed_) {
+      throw new ResilientSocketError('ERR_RS_CLOSED', `Cannot call ${method}() after close(): the socket is closed for good`);
+    }
+    return this.#m;
+  }
+
+  /** A feature the socket needs for what was asked, or a TypeError naming the factory to import. */
+  #need(name: string): [Feature, number] {
+    const found = HOST.find(this.#m, name);
+    if (found) return found;
+    throw new TypeError(
+      `This needs the ${name}() feature: import { ${name} } from 'resilient-socket/modular' and add ${name}() to \`features\``,
+    );
+  }
+}
+
+/** Reports one message `send()` could not take. */
+function dropOne(m: Machine, reason: Parameters<typeof drop>[1], data: Data): 'dropped' {
+  drop(m, reason, [data]);
+  return 'dropped';
+}

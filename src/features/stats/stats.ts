@@ -1,0 +1,43 @@
+/**
+ * `stats()`: `socket.stats`, a snapshot of the core's counters (attempts, connects, messages in
+ * and out, drops, uptime and downtime, the last error, when the next retry is due).
+ */
+import type { Feature, Host } from '../../core/feature.js';
+import type { SocketStats } from '../../core/socket.js';
+
+const STATS: Feature & { snapshot(host: Host, socket: object): SocketStats } = {
+  name: 'stats',
+  rank: 90,
+  snapshot(host, socket) {
+    const c = host.counters(socket);
+    const now = host.now(socket);
+    // An opened attempt is current from open until its connection is torn down (closing included).
+    const opened = c.attempt_?.opened === true;
+    return {
+      attempts: c.attempts_,
+      connects: c.connects_,
+      reconnects: Math.max(0, c.connects_ - 1),
+      dropped: c.dropped_,
+      messagesIn: c.messagesIn_,
+      messagesOut: c.messagesOut_,
+      uptime: opened && c.state_ === 'open' ? now - c.since_ : 0,
+      downtime: opened ? 0 : now - c.since_,
+      lastError: c.lastError_,
+      // Only while the retry is pending (not while offline or deciding, nor once it has started).
+      nextRetryAt: c.state_ === 'reconnecting' && !c.deciding_ && c.timers_.has(0) ? c.nextRetryAt_ : undefined,
+    };
+  },
+};
+
+/**
+ * The `stats` feature: `socket.stats` (counters and timings). Without it, reading `socket.stats`
+ * throws a TypeError naming this factory.
+ * @example
+ * ```ts
+ * const socket = new BaseSocket(url, { features: [stats()] });
+ * socket.stats.reconnects;
+ * ```
+ */
+export function stats(): Feature {
+  return STATS;
+}

@@ -1,0 +1,69 @@
+/**
+ * The browser transport: any WebSocket with the browser API (browsers, Deno, Bun, Node ≥ 22's
+ * global, undici, mock-socket), listened to with `addEventListener`. No fallback implementation:
+ * without the `WebSocket` option or a global one, the socket says to pass one (or install `ws`).
+ */
+import type { Bound, Transport } from './transport.js';
+import { type CloseEventLike, type MessageEventLike, ReadyState, type WebSocketLike } from './websocket-like.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: listeners of foreign WebSocket implementations take their own event types.
+type Listener = (...args: any[]) => void;
+
+/** Listens with closures of its own per connection (implementations need not call a listener with `this` = the socket). */
+function bind(connection: Bound, socket: WebSocketLike): void {
+  const events = connection.events;
+  const listeners: [string, Listener][] = [
+    ['open', () => events.open(connection)],
+    ['message', (event: MessageEventLike) => events.message(connection, event.data)],
+    [
+      'error',
+      (event: { error?: unknown } | undefined) => {
+        connection.error = event?.error ?? event;
+      },
+    ],
+    [
+      'close',
+      (event: CloseEventLike | undefined) => {
+        detach(connection);
+        events.close(connection, {
+          code: typeof event?.code === 'number' ? event.code : 1006,
+          reason: typeof event?.reason === 'string' ? event.reason : '',
+          wasClean: event?.wasClean === true,
+        });
+      },
+    ],
+  ];
+  for (const [type, listener] of listeners) socket.addEventListener(type, listener);
+  connection.binding = listeners;
+  connection.socket = socket;
+}
+
+/**
+ * Removes every listener we added. If the socket is not closed yet, one error absorber stays until
+ * its `close` (an EventEmitter-based socket such as ws throws on an unheard `error`).
+ */
+function detach(connection: Bound): void {
+  const listeners = connection.binding as [string, Listener][] | undefined;
+  const socket = connection.socket;
+  if (!listeners || !socket) return;
+  connection.binding = undefined;
+  for (const [type, listener] of listeners) socket.removeEventListener(type, listener);
+  if (socket.readyState !== ReadyState.CLOSED) {
+    const absorb = (): void => undefined;
+    const cleanup = (): void => {
+      socket.removeEventListener('error', absorb);
+      socket.removeEventListener('close', cleanup);
+    };
+    socket.addEventListener('error', absorb);
+    socket.addEventListener('close', cleanup);
+  }
+}
+
+/** The transport of the browser build (and of `BaseSocket`/`ResilientSocket` wherever no other is installed). */
+export const browserTransport: Transport = {
+  fallback: () => undefined,
+  checkOptions: () => undefined,
+  bind,
+  detach,
+  canPing: () => false,
+};
