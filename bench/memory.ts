@@ -17,10 +17,11 @@ import { WebSocket as PartySocket } from 'partysocket';
 import ReconnectingWebSocket from 'reconnecting-websocket';
 import { WebSocket } from 'ws';
 import { startCountServer } from './lib/count-server.js';
-import { isMain, loadPackage } from './lib/load.js';
+import { isMain, loadModular, loadPackage } from './lib/load.js';
 import { alternate } from './lib/stats.js';
 
 const { ResilientSocket } = await loadPackage();
+const { BaseSocket } = await loadModular();
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -102,10 +103,24 @@ const OURS: Subject<Ours> = {
     }),
 };
 
+type Core = InstanceType<typeof BaseSocket>;
+/** The modular entry's core alone (no feature): what `resilient-socket/modular` costs at the least. */
+const MODULAR: Subject<Core> = {
+  label: 'resilient-socket/modular (BaseSocket, no features)',
+  create: (url) => new BaseSocket(url, { WebSocket, wsOptions: { perMessageDeflate: false } }),
+  opened: (socket) => new Promise((resolve) => socket.once('open', resolve)),
+  closed: (socket) =>
+    new Promise<void>((resolve) => {
+      socket.on('state', ({ current }) => current === 'closed' && resolve());
+      socket.close();
+    }),
+};
+
 // biome-ignore lint/suspicious/noExplicitAny: the subjects differ in client type; each is used with its own.
 const SUBJECTS: readonly Subject<any>[] = [
   RAW,
   OURS,
+  MODULAR,
   browserStyle('reconnecting-websocket 4', (url) => new ReconnectingWebSocket(url, [], { WebSocket: PlainWebSocket })),
   browserStyle('partysocket 1', (url) => new PartySocket(url, [], { WebSocket: PlainWebSocket })),
 ];
@@ -149,7 +164,7 @@ export interface MemoryResult {
 export async function memory({ quick = false } = {}): Promise<MemoryResult> {
   const clients = quick ? 100 : 1000;
   const runs = quick ? 1 : 5;
-  const subjects = quick ? [RAW, OURS] : SUBJECTS;
+  const subjects = quick ? [RAW, OURS, MODULAR] : SUBJECTS;
   const server = await startCountServer();
   try {
     const measures = Object.fromEntries(

@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 // Checks the package as it will be published, from the tarball `npm pack` makes:
-//   1. the tarball holds both entry points in both formats, README.md and package.json, and no src/ or test/,
+//   1. the tarball holds every entry point (`resilient-socket`, `/modular`, `/backoff`, `/testing`, and the
+//      Node variants of the first two) in both formats, README.md and package.json, and no src/ or test/,
 //      and no declaration file (.d.ts, .d.cts) in it points readers at a src/ file (they are not shipped);
 //   2. publint (--strict) and attw (--profile node16, every problem fatal) are happy with it;
-//   3. a fresh consumer project can install it, `import` it (.mjs) and `require` it (.cjs); ResilientSocket is
-//      called ResilientSocket (constructor.name, util.inspect) in every built entry; `resilient-socket/testing`
-//      works without mock-socket (but FlakyServer, which says how to install it), then with it;
+//   3. a fresh consumer project can install it, `import` it (.mjs) and `require` it (.cjs); in Node,
+//      ResilientSocket and `resilient-socket/modular`'s BaseSocket find ws by themselves (and say how to
+//      install it when it is missing); ResilientSocket and BaseSocket are called so (constructor.name,
+//      util.inspect) in every built entry; `resilient-socket/testing` works without mock-socket (but
+//      FlakyServer, which says how to install it), then with it;
 //   4. esbuild can bundle it: for the browser (reporting minified and gzipped sizes; the
 //      `resilient-socket/backoff` bundle must not pull in eventemitter3 or ws, and no browser bundle
 //      may contain ws's Node code) and as CommonJS for Node (through the `require` condition).
@@ -28,21 +31,26 @@ const keepTmp = process.env.KEEP_TMP === '1';
 
 const ENTRY_POINTS = [
   { specifier: 'resilient-socket', file: 'index' },
+  { specifier: 'resilient-socket/modular', file: 'modular' },
   { specifier: 'resilient-socket/backoff', file: 'backoff' },
 ];
+// The Node variants of browser entries (the `node` export condition; the `browser` field maps each
+// back): they add the ws transport, so no browser bundle may contain them.
+const NODE_VARIANTS = ['node', 'modular-node'];
 // Entry points for Node and test runners only (not bundled for the browser below).
 const NODE_ENTRY_POINTS = [{ specifier: 'resilient-socket/testing', file: 'testing' }];
 const REQUIRED_FILES = [
   ...[...ENTRY_POINTS, ...NODE_ENTRY_POINTS]
     .map(({ file }) => file)
-    .concat('node')
+    .concat(NODE_VARIANTS)
     .flatMap((file) => ['js', 'cjs', 'd.ts', 'd.cts'].map((ext) => `dist/${file}.${ext}`)),
   'dist/cli.js',
   'README.md',
   'package.json',
 ];
 const FORBIDDEN_PREFIXES = ['src/', 'test/'];
-// attw runs its default (strict) profile; typesVersions in package.json lets node10 see ./backoff.
+// attw runs its default (strict) profile; typesVersions in package.json lets node10 see ./modular,
+// ./backoff and ./testing.
 const ATTW_IGNORED_RESOLUTIONS = new Set();
 const ATTW_CHECKED_RESOLUTIONS = ['node10', 'node16-cjs', 'node16-esm', 'bundler'];
 
@@ -280,7 +288,21 @@ const FUNCTIONS = [
   'retry',
 ];
 
-// The body shared by test.mjs and test.cjs; `root` and `b` are the two entry points' namespaces.
+// `resilient-socket/modular`'s feature factories (beside BaseSocket).
+const FEATURES = [
+  'heartbeat',
+  'resume',
+  'handshake',
+  'upgradeRejection',
+  'bufferPolicy',
+  'providers',
+  'stats',
+  'asyncIteration',
+  'abortSignal',
+  'unref',
+];
+
+// The body shared by test.mjs and test.cjs; `root`, `m` and `b` are the entry points' namespaces.
 const CONSUMER_TEST_BODY = `
 let failures = 0;
 function ok(message) {
@@ -314,6 +336,32 @@ for (const [label, mod] of [['resilient-socket', root], ['resilient-socket/backo
 // Both entry points share one chunk, so they hand out the very same functions.
 if (root.retry === b.retry && root.constant === b.constant) ok('both entry points export the same retry/constant');
 else bad('resilient-socket and resilient-socket/backoff export different retry/constant objects');
+{
+  const label = 'resilient-socket/modular';
+  const missing = ['BaseSocket', ...${JSON.stringify(FEATURES)}].filter((name) => typeof m[name] !== 'function');
+  if (missing.length === 0) ok(\`\${label}: BaseSocket, ${FEATURES.join(', ')} are functions\`);
+  else bad(\`\${label}: not functions: \${missing.join(', ')}\`);
+  try {
+    // Every feature at once; no connection (a stand-in WebSocket class, and autoConnect off).
+    const features = [
+      m.heartbeat(),
+      m.resume(),
+      m.handshake(() => {}),
+      m.upgradeRejection(),
+      m.bufferPolicy(),
+      m.providers(),
+      m.stats(),
+      m.asyncIteration(),
+      m.abortSignal(),
+      m.unref(),
+    ];
+    const socket = new m.BaseSocket('ws://127.0.0.1:9', { autoConnect: false, WebSocket: class {}, features });
+    if (socket.state === 'idle') ok(\`\${label}: new BaseSocket() with every feature is idle\`);
+    else bad(\`\${label}: new BaseSocket() with every feature is \${socket.state}, expected idle\`);
+  } catch (error) {
+    bad(\`\${label}: new BaseSocket() with every feature threw \${error?.stack ?? error}\`);
+  }
+}
 if (failures > 0) {
   console.error(\`[\${FORMAT}] \${failures} check(s) failed\`);
   process.exitCode = 1;
@@ -322,12 +370,14 @@ if (failures > 0) {
 
 const CONSUMER_TEST_MJS = `const FORMAT = 'esm';
 import * as root from 'resilient-socket';
+import * as m from 'resilient-socket/modular';
 import * as b from 'resilient-socket/backoff';
 ${CONSUMER_TEST_BODY}`;
 
 const CONSUMER_TEST_CJS = `'use strict';
 const FORMAT = 'cjs';
 const root = require('resilient-socket');
+const m = require('resilient-socket/modular');
 const b = require('resilient-socket/backoff');
 const pkg = require('resilient-socket/package.json');
 console.log(\`OK   [cjs] require('resilient-socket/package.json') is version \${pkg.version}\`);
@@ -346,41 +396,54 @@ function runConsumerTest(consumerDir, fileName, source) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// ResilientSocket from the tarball, in Node: first without ws (a helpful error), then with ws
-// installed, against a real ws server on 127.0.0.1.
+// ResilientSocket and `resilient-socket/modular`'s BaseSocket from the tarball, in Node: first
+// without ws (a helpful error), then with ws installed, against a real ws server on 127.0.0.1.
 
-const SOCKET_NO_WS = (
-  format,
-) => `${format === 'esm' ? "import { ResilientSocket, isResilientSocketError } from 'resilient-socket';" : "const { ResilientSocket, isResilientSocketError } = require('resilient-socket');"}
+/** The socket classes whose Node entries install the ws transport; `file` names their check scripts. */
+const SOCKET_CLASSES = [
+  { className: 'ResilientSocket', specifier: 'resilient-socket', file: 'socket' },
+  { className: 'BaseSocket', specifier: 'resilient-socket/modular', file: 'base-socket' },
+];
+
+/** `import { a, b } from 'x';` (esm) or `const { a, b } = require('x');` (cjs). */
+const importNames = (format, names, specifier) =>
+  format === 'esm'
+    ? `import { ${names.join(', ')} } from ${JSON.stringify(specifier)};`
+    : `const { ${names.join(', ')} } = require(${JSON.stringify(specifier)});`;
+
+const SOCKET_NO_WS = (format, { className, specifier }) => `${
+  specifier === 'resilient-socket'
+    ? importNames(format, [className, 'isResilientSocketError'], specifier)
+    : `${importNames(format, [className], specifier)}\n${importNames(format, ['isResilientSocketError'], 'resilient-socket')}`
+}
 if (typeof globalThis.WebSocket === 'function') {
-  console.log('OK   [${format}] this Node has a global WebSocket; the no-ws error does not apply');
+  console.log('OK   [${format}] ${className}: this Node has a global WebSocket; the no-ws error does not apply');
 } else {
   try {
-    new ResilientSocket('ws://127.0.0.1:9');
-    console.error('FAIL [${format}] constructing without ws did not throw');
+    new ${className}('ws://127.0.0.1:9');
+    console.error('FAIL [${format}] ${className}: constructing without ws did not throw');
     process.exitCode = 1;
   } catch (error) {
     if (isResilientSocketError(error) && error.code === 'ERR_RS_NO_WEBSOCKET' && /npm install ws/.test(error.message)) {
-      console.log('OK   [${format}] without ws: ' + error.message.split('.')[0]);
+      console.log('OK   [${format}] ${className} without ws: ' + error.message.split('.')[0]);
     } else {
-      console.error('FAIL [${format}] unexpected error without ws:', error);
+      console.error('FAIL [${format}] ${className}: unexpected error without ws:', error);
       process.exitCode = 1;
     }
   }
 }
 `;
 
-const SOCKET_ECHO = (
-  format,
-) => `${format === 'esm' ? "import { ResilientSocket } from 'resilient-socket';\nimport { WebSocketServer } from 'ws';" : "const { ResilientSocket } = require('resilient-socket');\nconst { WebSocketServer } = require('ws');"}
+const SOCKET_ECHO = (format, { className, specifier }) => `${importNames(format, [className], specifier)}
+${importNames(format, ['WebSocketServer'], 'ws')}
 const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
 server.on('connection', (ws) => ws.on('message', (data) => ws.send('echo:' + data)));
 server.on('listening', () => {
   const { port } = server.address();
   // No WebSocket option: the Node entry must find ws by itself.
-  const socket = new ResilientSocket('ws://127.0.0.1:' + port);
+  const socket = new ${className}('ws://127.0.0.1:' + port);
   const deadline = setTimeout(() => {
-    console.error('FAIL [${format}] no echo within 5 s; state ' + socket.state);
+    console.error('FAIL [${format}] ${className}: no echo within 5 s; state ' + socket.state);
     process.exit(1);
   }, 5000);
   socket.on('message', (data) => {
@@ -389,51 +452,53 @@ server.on('listening', () => {
     socket.on('state', ({ current }) => {
       if (current !== 'closed') return;
       server.close();
-      console.log('OK   [${format}] sent before open, echoed, closed; the process must now exit by itself');
+      console.log('OK   [${format}] ${className}: sent before open, echoed, closed; the process must now exit by itself');
     });
     socket.close();
   });
   if (socket.send('hello') !== 'buffered') {
-    console.error('FAIL [${format}] send() before open did not buffer');
+    console.error('FAIL [${format}] ${className}: send() before open did not buffer');
     process.exitCode = 1;
   }
 });
 `;
 
 function runSocketChecks(consumerDir) {
-  runConsumerTest(consumerDir, 'socket-no-ws.mjs', SOCKET_NO_WS('esm'));
-  runConsumerTest(consumerDir, 'socket-no-ws.cjs', SOCKET_NO_WS('cjs'));
-  run('npm', ['install', 'ws@8', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: consumerDir });
-  for (const [file, format] of [
-    ['socket-echo.mjs', 'esm'],
-    ['socket-echo.cjs', 'cjs'],
-  ]) {
-    writeFileSync(join(consumerDir, file), SOCKET_ECHO(format));
-    const started = Date.now();
-    execFileSync(process.execPath, [file], { cwd: consumerDir, stdio: 'inherit', timeout: 10_000 });
-    console.log(`  ${file}: exited by itself after ${Date.now() - started} ms`);
+  for (const entry of SOCKET_CLASSES) {
+    runConsumerTest(consumerDir, `${entry.file}-no-ws.mjs`, SOCKET_NO_WS('esm', entry));
+    runConsumerTest(consumerDir, `${entry.file}-no-ws.cjs`, SOCKET_NO_WS('cjs', entry));
   }
-  return 'no ws → ERR_RS_NO_WEBSOCKET; with ws → echo over a real server; process exits after close()';
+  run('npm', ['install', 'ws@8', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: consumerDir });
+  for (const entry of SOCKET_CLASSES) {
+    for (const [file, format] of [
+      [`${entry.file}-echo.mjs`, 'esm'],
+      [`${entry.file}-echo.cjs`, 'cjs'],
+    ]) {
+      writeFileSync(join(consumerDir, file), SOCKET_ECHO(format, entry));
+      const started = Date.now();
+      execFileSync(process.execPath, [file], { cwd: consumerDir, stdio: 'inherit', timeout: 10_000 });
+      console.log(`  ${file}: exited by itself after ${Date.now() - started} ms`);
+    }
+  }
+  return `${SOCKET_CLASSES.map(({ className }) => className).join(' and ')}: no ws → ERR_RS_NO_WEBSOCKET; with ws → echo over a real server; process exits after close()`;
 }
 
 // ---------------------------------------------------------------------------------------------
-// ResilientSocket's name in every built entry: the bundler renames classes whose names collide
-// (the Node entry's subclass became `ResilientSocket2`), and users see `constructor.name` in
-// util.inspect, console.log and stack traces. The index entries are loaded by file path, as a
-// browser bundle or a `browser`-field resolver would pick them.
+// ResilientSocket's and BaseSocket's names in every built entry: the bundler renames classes whose
+// names collide (the Node entries' subclasses became `ResilientSocket2` and `BaseSocket2`), and
+// users see `constructor.name` in util.inspect, console.log and stack traces. The browser entries
+// (index, modular) are loaded by file path, as a browser bundle or a `browser`-field resolver
+// would pick them.
 
-const CLASS_NAME = (format, label, specifier) => `${
-  format === 'esm'
-    ? `import { ResilientSocket } from ${JSON.stringify(specifier)};\nimport { inspect } from 'node:util';`
-    : `const { ResilientSocket } = require(${JSON.stringify(specifier)});\nconst { inspect } = require('node:util');`
-}
+const CLASS_NAME = (format, label, specifier, className) => `${importNames(format, [className], specifier)}
+${importNames(format, ['inspect'], 'node:util')}
 // No connection: a stand-in WebSocket class, and autoConnect off.
-const socket = new ResilientSocket('ws://127.0.0.1:9', { autoConnect: false, WebSocket: class {} });
-const seen = { class: ResilientSocket.name, constructor: socket.constructor.name, inspect: inspect(socket).slice(0, 20) };
-if (seen.class === 'ResilientSocket' && seen.constructor === 'ResilientSocket' && /^ResilientSocket {/.test(seen.inspect)) {
-  console.log('OK   [${format}] ${label}: ResilientSocket.name, constructor.name and util.inspect say ResilientSocket');
+const socket = new ${className}('ws://127.0.0.1:9', { autoConnect: false, WebSocket: class {} });
+const seen = { class: ${className}.name, constructor: socket.constructor.name, inspect: inspect(socket).slice(0, 20) };
+if (seen.class === '${className}' && seen.constructor === '${className}' && /^${className} {/.test(seen.inspect)) {
+  console.log('OK   [${format}] ${label}: ${className}.name, constructor.name and util.inspect say ${className}');
 } else {
-  console.error('FAIL [${format}] ${label}: ResilientSocket is named ' + JSON.stringify(seen));
+  console.error('FAIL [${format}] ${label}: ${className} is named ' + JSON.stringify(seen));
   process.exitCode = 1;
 }
 `;
@@ -441,25 +506,29 @@ if (seen.class === 'ResilientSocket' && seen.constructor === 'ResilientSocket' &
 function runClassNameChecks(consumerDir) {
   const dist = join(consumerDir, 'node_modules', 'resilient-socket', 'dist');
   const cases = [
-    ['esm', 'node entry (resilient-socket)', 'resilient-socket'],
-    ['cjs', 'node entry (resilient-socket)', 'resilient-socket'],
-    ['esm', 'index entry (dist/index.js)', pathToFileURL(join(dist, 'index.js')).href],
-    ['cjs', 'index entry (dist/index.cjs)', join(dist, 'index.cjs')],
+    ['esm', 'node entry (resilient-socket)', 'resilient-socket', 'ResilientSocket'],
+    ['cjs', 'node entry (resilient-socket)', 'resilient-socket', 'ResilientSocket'],
+    ['esm', 'index entry (dist/index.js)', pathToFileURL(join(dist, 'index.js')).href, 'ResilientSocket'],
+    ['cjs', 'index entry (dist/index.cjs)', join(dist, 'index.cjs'), 'ResilientSocket'],
+    ['esm', 'modular node entry (resilient-socket/modular)', 'resilient-socket/modular', 'BaseSocket'],
+    ['cjs', 'modular node entry (resilient-socket/modular)', 'resilient-socket/modular', 'BaseSocket'],
+    ['esm', 'modular entry (dist/modular.js)', pathToFileURL(join(dist, 'modular.js')).href, 'BaseSocket'],
+    ['cjs', 'modular entry (dist/modular.cjs)', join(dist, 'modular.cjs'), 'BaseSocket'],
   ];
   const failed = [];
-  cases.forEach(([format, label, specifier], i) => {
+  cases.forEach(([format, label, specifier, className], i) => {
     try {
       runConsumerTest(
         consumerDir,
         `class-name-${i}.${format === 'esm' ? 'mjs' : 'cjs'}`,
-        CLASS_NAME(format, label, specifier),
+        CLASS_NAME(format, label, specifier, className),
       );
     } catch {
-      failed.push(`${label} (${format})`);
+      failed.push(`${className} in ${label} (${format})`);
     }
   });
-  if (failed.length > 0) fail(`ResilientSocket is not called ResilientSocket in: ${failed.join(', ')} (see above)`);
-  return 'node and index entries, ESM and CJS';
+  if (failed.length > 0) fail(`a class is not called by its name: ${failed.join(', ')} (see above)`);
+  return 'ResilientSocket in the node and index entries, BaseSocket in the modular node and browser entries, ESM and CJS';
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -614,6 +683,16 @@ function assertFromPackage(name, inputs, files) {
   }
 }
 
+/**
+ * Whether a file of the package holds the ws transport (src/transports/ws/: Node only), which only
+ * the Node variants import. The built files are not minified: esbuild marks each source module
+ * with a `// src/...` comment.
+ */
+function isWsTransport(consumerDir, input) {
+  if (!input.includes('node_modules/resilient-socket/dist/')) return false;
+  return readFileSync(join(consumerDir, input), 'utf8').includes('// src/transports/ws/');
+}
+
 async function browserBundles(consumerDir) {
   const sizes = [];
   for (const { specifier, file } of ENTRY_POINTS) {
@@ -623,7 +702,12 @@ async function browserBundles(consumerDir) {
       format: 'esm',
     });
     assertFromPackage(specifier, inputs, [`dist/${file}.js`]);
-    const ws = inputs.filter((input) => input.includes('node_modules/ws/') || input.includes('dist/node.'));
+    const ws = inputs.filter(
+      (input) =>
+        input.includes('node_modules/ws/') ||
+        NODE_VARIANTS.some((variant) => input.includes(`dist/${variant}.`)) ||
+        isWsTransport(consumerDir, input),
+    );
     if (ws.length > 0) fail(`${specifier} browser bundle contains Node-only code: ${ws.join(', ')}`);
     if (Buffer.from(code).toString('utf8').includes('node:module')) {
       fail(`${specifier} browser bundle imports node:module`);
@@ -647,15 +731,19 @@ async function nodeCjsBundle(consumerDir) {
   const name = 'node-cjs';
   const source = `'use strict';
 const root = require('resilient-socket');
+const m = require('resilient-socket/modular');
 const b = require('resilient-socket/backoff');
 const names = ${JSON.stringify(FUNCTIONS)};
 const missing = names.filter((n) => typeof root[n] !== 'function' || typeof b[n] !== 'function');
 if (missing.length > 0) throw new Error('not functions: ' + missing.join(', '));
+const missingModular = ['BaseSocket', ...${JSON.stringify(FEATURES)}].filter((n) => typeof m[n] !== 'function');
+if (missingModular.length > 0) throw new Error('resilient-socket/modular: not functions: ' + missingModular.join(', '));
+if (m.BaseSocket.name !== 'BaseSocket') throw new Error('BaseSocket.name is ' + m.BaseSocket.name);
 if (b.truncatedBinaryExponential().baseDelay !== 19.53125) throw new Error('wrong baseDelay');
 b.retry((a) => (a < 3 ? Promise.reject(new Error('x')) : 'ok'), { backoff: b.constant({ delay: 0 }) }).then(
   (value) => {
     if (value !== 'ok') throw new Error('retry() resolved ' + JSON.stringify(value));
-    console.log('OK   [bundled cjs] exports, baseDelay and retry() work');
+    console.log('OK   [bundled cjs] exports (resilient-socket/modular too), baseDelay and retry() work');
   },
 );
 `;
@@ -667,8 +755,8 @@ b.retry((a) => (a < 3 ? Promise.reject(new Error('x')) : 'ok'), { backoff: b.con
     external: ['bufferutil', 'utf-8-validate'],
   });
   // The require() calls must have gone through the "require" condition.
-  // platform 'node' selects the "node" condition: the Node entry (with the ws fallback).
-  assertFromPackage(name, inputs, ['dist/node.cjs', 'dist/backoff.cjs']);
+  // platform 'node' selects the "node" condition: the Node entries (with the ws fallback).
+  assertFromPackage(name, inputs, ['dist/node.cjs', 'dist/modular-node.cjs', 'dist/backoff.cjs']);
   const esm = inputs.filter((input) => /node_modules\/resilient-socket\/dist\/.*\.js$/.test(input));
   if (esm.length > 0) fail(`${name}: require() resolved to ESM files: ${esm.join(', ')}`);
   console.log(`  ${name}: ${inputs.length} inputs`);
@@ -703,8 +791,12 @@ async function main() {
     if (consumerDir) {
       await check('consumer: import (test.mjs)', () => runConsumerTest(consumerDir, 'test.mjs', CONSUMER_TEST_MJS));
       await check('consumer: require (test.cjs)', () => runConsumerTest(consumerDir, 'test.cjs', CONSUMER_TEST_CJS));
-      await check('consumer: ResilientSocket in Node (no ws, then ws)', () => runSocketChecks(consumerDir));
-      await check('consumer: ResilientSocket.name in every entry (ESM and CJS)', () => runClassNameChecks(consumerDir));
+      await check('consumer: ResilientSocket and BaseSocket in Node (no ws, then ws)', () =>
+        runSocketChecks(consumerDir),
+      );
+      await check('consumer: ResilientSocket.name and BaseSocket.name in every entry (ESM and CJS)', () =>
+        runClassNameChecks(consumerDir),
+      );
       await check('consumer: test kit without mock-socket', () => runTestKitWithoutMockSocket(consumerDir));
       await check('consumer: test kit and CLI (resilient-socket/testing, bin)', () => runTestKitAndCli(consumerDir));
       await check('esbuild: browser bundles', () => browserBundles(consumerDir));

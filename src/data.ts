@@ -9,17 +9,10 @@ export type Data = string | ArrayBufferLike | ArrayBufferView | Blob;
 /** The UTF-8 length of a string, without allocating (surrogate pairs count as 4 bytes). */
 export function utf8Length(text: string): number {
   let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) bytes += 1;
-    else if (c < 0x800) bytes += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 4;
-        i++;
-      } else bytes += 3;
-    } else bytes += 3;
+  // By code point: a surrogate pair is one 4-byte character; a lone surrogate counts 3 (encoded as U+FFFD).
+  for (const char of text) {
+    const code = char.codePointAt(0) as number;
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
   }
   return bytes;
 }

@@ -74,15 +74,11 @@ const BRAND = Symbol.for('resilient-socket.error');
  */
 function redactCause(cause: unknown): unknown {
   if (!(cause instanceof Error)) return cause;
-  const message = redactUrls(cause.message);
-  const stack = cause.stack === undefined ? undefined : redactUrls(cause.stack);
-  if (message === cause.message && stack === cause.stack) return cause;
-  const copy = new Error(message);
-  copy.name = cause.name;
-  if (stack !== undefined) copy.stack = stack;
-  const code = (cause as { code?: unknown }).code;
-  if (code !== undefined) (copy as { code?: unknown }).code = code;
-  return copy;
+  const { name, message, stack, code } = cause as Error & { code?: unknown };
+  const safe = redactUrls(message);
+  const safeStack = stack && redactUrls(stack);
+  if (safe === message && safeStack === stack) return cause;
+  return Object.assign(new Error(safe), { name, stack: safeStack }, code === undefined ? {} : { code });
 }
 
 /**

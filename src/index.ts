@@ -1,26 +1,18 @@
 /**
- * `resilient-socket`: everything the package offers. Importing it has no side effects. This is
- * the build browsers and bundlers get; it never imports `ws`. Node resolves to `./node.ts`, which
- * adds `ws` as the fallback WebSocket.
+ * `resilient-socket`: `ResilientSocket` (the core with every feature) and everything it takes and
+ * reports. Importing it has no side effects. This is the build browsers and bundlers get; it never
+ * imports `ws`. Node resolves to `./node.ts`, which adds the ws transport. The core alone and the
+ * features one by one: `resilient-socket/modular`.
  * @packageDocumentation
  */
 export * from './backoff/index.js';
-export type { BufferOptions, OverflowPolicy } from './buffer/outbound-buffer.js';
-export type { Data } from './data.js';
-export {
-  type ErrorCode,
-  ErrorCodes,
-  type ErrorDetails,
-  isResilientSocketError,
-  ResilientSocketError,
-} from './errors.js';
 export {
   assertCloseArgs,
   CloseCodes,
   type CloseInfo,
   defaultShouldReconnect,
   FATAL_CLOSE_CODES,
-} from './socket/close-codes.js';
+} from './core/close-codes.js';
 export type {
   CloseEventInfo,
   ConnectingInfo,
@@ -31,27 +23,28 @@ export type {
   ReconnectingInfo,
   ResilientSocketEvents,
   StateChange,
-} from './socket/events.js';
-export type {
-  HandshakeConnection,
-  HeartbeatOptions,
-  ProtocolsProvider,
-  ResilientSocketOptions,
-  ResumeOptions,
-  UrlProvider,
-} from './socket/options.js';
+} from './core/events.js';
+export { CLOSE_TIMEOUT, SHOULD_RECONNECT_TIMEOUT } from './core/machine.js';
+export type { ProtocolsProvider, UrlProvider } from './core/options.js';
+export type { SendOptions, SendResult, SocketStats } from './core/socket.js';
+export { type Deadline, type SocketState, STATES, type StateBehaviour } from './core/states.js';
+export type { Data } from './data.js';
 export {
-  CLOSE_TIMEOUT,
-  ResilientSocket,
-  type SendOptions,
-  type SendResult,
-  SHOULD_RECONNECT_TIMEOUT,
-  type SocketStats,
-} from './socket/resilient-socket.js';
-export { type SocketState, STATES, type StateBehaviour } from './socket/states.js';
+  type ErrorCode,
+  ErrorCodes,
+  type ErrorDetails,
+  isResilientSocketError,
+  ResilientSocketError,
+} from './errors.js';
+export type { BufferOptions, OverflowPolicy } from './features/buffer-policy/buffer-policy.js';
+export type { HandshakeConnection } from './features/handshake/handshake.js';
+export type { HeartbeatOptions } from './features/heartbeat/heartbeat.js';
+export type { ResumeOptions } from './features/resume/resume.js';
+export type { ResilientSocketOptions } from './full/options.js';
+export { ResilientSocket } from './full/resilient-socket.js';
 export {
   type AnyListener,
   ReadyState,
   type WebSocketConstructorLike,
   type WebSocketLike,
-} from './transport/websocket-like.js';
+} from './transports/websocket-like.js';

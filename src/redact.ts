@@ -9,73 +9,42 @@
 /** What a redacted part is replaced with. */
 export const REDACTED = '***';
 
-/** A URL inside free text: a scheme, `://`, then everything up to whitespace or a quote. */
-const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'`<>]+/gi;
-
 /**
  * `url` with its userinfo, query values and fragment replaced by `***`. Works on any string,
  * parsable as a URL or not (an invalid URL in an error message must not leak either): the
- * authority is what follows `://` up to the first `/`, `?` or `#`; without `://`, everything up to
- * an `@` before the query is taken for userinfo.
+ * fragment is everything after the first `#`, the query what follows the first `?` before it; the
+ * authority is what follows `scheme://` up to the first `/`, and without `scheme://` everything up
+ * to the last `@` before the query is taken for userinfo.
  */
 export function redactUrl(url: string): string {
-  let rest = url;
-  let head = '';
-  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(rest);
-  if (scheme) {
-    head = scheme[0];
-    rest = rest.slice(head.length);
-    const end = rest.search(/[/?#]/);
-    const authority = end === -1 ? rest : rest.slice(0, end);
-    const at = authority.lastIndexOf('@');
-    if (at !== -1) {
-      head += `${REDACTED}@${authority.slice(at + 1)}`;
-      rest = rest.slice(authority.length);
-    }
-  } else {
-    // No `scheme://` (`user:pw@host`, `//user:pw@host`, `ftp:/user:pw@host`): an `@` before the
-    // query may still end a password, so everything up to it goes.
-    const end = rest.search(/[?#]/);
-    const at = (end === -1 ? rest : rest.slice(0, end)).lastIndexOf('@');
-    if (at !== -1) {
-      head = REDACTED;
-      rest = rest.slice(at);
-    }
-  }
-  const hash = rest.indexOf('#');
-  let fragment = '';
-  if (hash !== -1) {
-    fragment = hash + 1 < rest.length ? `#${REDACTED}` : '#';
-    rest = rest.slice(0, hash);
-  }
+  const hash = url.indexOf('#');
+  let rest = hash < 0 ? url : url.slice(0, hash);
+  const fragment = hash < 0 ? '' : hash + 1 < url.length ? `#${REDACTED}` : '#';
   const question = rest.indexOf('?');
-  if (question !== -1) {
-    const query = rest.slice(question + 1);
-    rest = `${rest.slice(0, question + 1)}${query === '' ? '' : redactQuery(query)}`;
+  let query = '';
+  if (question >= 0) {
+    // Each item's value (or a bare item: it may be the token itself); empty ones stay as they are.
+    query = `?${rest
+      .slice(question + 1)
+      .split('&')
+      .map((item) => (item.includes('=') ? item.replace(/=[\s\S]+/, `=${REDACTED}`) : item && REDACTED))
+      .join('&')}`;
+    rest = rest.slice(0, question);
   }
-  return head + rest + fragment;
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(rest)?.[0] ?? '';
+  const authority = scheme ? rest.slice(scheme.length).split('/')[0] ?? '' : rest;
+  const at = authority.lastIndexOf('@');
+  if (at >= 0) rest = `${scheme}${REDACTED}${rest.slice(scheme.length + at)}`;
+  return rest + query + fragment;
 }
 
-/** `a=1&b&c=` → `a=***&***&c=`: keys stay, values go; a lone item may itself be the token. */
-function redactQuery(query: string): string {
-  return query
-    .split('&')
-    .map((item) => {
-      if (item === '') return item;
-      const equals = item.indexOf('=');
-      if (equals === -1) return REDACTED;
-      return equals + 1 < item.length ? `${item.slice(0, equals + 1)}${REDACTED}` : item;
-    })
-    .join('&');
-}
-
-/** Punctuation that ends a sentence or closes a bracket around a URL, rather than belonging to it. */
-const TRAILING = /[.,;:!?)\]}]+$/;
-
-/** `text` with every URL in it redacted (see {@link redactUrl}). */
+/**
+ * Every URL in `text` (a scheme, `://`, then everything up to whitespace, a quote, a backquote or
+ * an angle bracket; trailing punctuation left out) redacted as {@link redactUrl} does.
+ */
 export function redactUrls(text: string): string {
-  return text.replace(URL_IN_TEXT, (url) => {
-    const tail = TRAILING.exec(url)?.[0] ?? '';
+  return text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'`<>]+/gi, (url) => {
+    const tail = /[.,;:!?)\]}]*$/.exec(url)?.[0] ?? '';
     return redactUrl(url.slice(0, url.length - tail.length)) + tail;
   });
 }

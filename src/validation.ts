@@ -1,302 +1,215 @@
 /**
- * Option validation shared by every factory and constructor in the package.
- *
- * The split follows ws and p-retry: a value of the wrong *type* is a `TypeError`,
- * a value of the right type but outside the allowed range is a `RangeError`. Every
- * message names the option and shows the value received, e.g.
- * ``Expected `ceiling` to be an integer >= 1, got 0.5``.
- *
+ * Shared argument validation. Every message names the option and shows what was received, e.g.
+ * ``Expected `maxDelay` to be a finite number > 0, got -5``: a TypeError for a wrong type, a
+ * RangeError for a value of the right type outside its range. Written for size (every import of
+ * the package carries it): one describer, one number rule, table-free.
  * @internal
  */
 
-/** `1 character`, `12 characters`. */
+/** `1 character` / `n characters`. */
 export function characters(count: number): string {
   return count === 1 ? '1 character' : `${count} characters`;
 }
 
-/** Renders a received value for an error message without throwing on odd inputs. */
+/** A value as messages show it: strings quoted, objects by kind (`an array of length 2`, `a Map`). */
 export function describeValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'bigint') return `${value}n`;
-  if (typeof value === 'symbol') return value.toString();
-  if (typeof value === 'function') return `function ${value.name || '(anonymous)'}`;
-  if (value === null || typeof value !== 'object') return String(value);
+  const type = typeof value;
+  if (type === 'string') return JSON.stringify(value);
+  if (type === 'bigint') return `${value}n`;
+  if (type === 'function') return `function ${(value as () => void).name || '(anonymous)'}`;
+  if (type !== 'object' || value === null) return String(value);
   if (Array.isArray(value)) return `an array of length ${value.length}`;
   const tag = Object.prototype.toString.call(value).slice(8, -1);
   return tag === 'Object' ? 'an object' : `a ${tag}`;
 }
 
-/**
- * Describes a value of the wrong type: its type and, for primitives, the value itself
- * (`string "10"`, `number 5`, `null`, `an array of length 2`, `an object`, `function foo`).
- */
+/** What a TypeError says it got: the type before primitives (`number -1`, `string "x"`), objects by kind. */
 export function describeReceived(value: unknown): string {
-  if (value === null || value === undefined) return String(value);
-  if (typeof value === 'object' || typeof value === 'function') return describeValue(value);
-  return `${typeof value} ${describeValue(value)}`;
+  return value == null || typeof value === 'object' || typeof value === 'function'
+    ? describeValue(value)
+    : `${typeof value} ${describeValue(value)}`;
 }
 
+/** What a number option accepts. */
 export interface NumberRule {
-  /** Inclusive lower bound. */
   min?: number;
-  /** Exclusive lower bound (`value > above`). */
   above?: number;
-  /** Inclusive upper bound. */
   max?: number;
-  /** Require an integer. */
   integer?: boolean;
-  /** Accept `Infinity` (only meaningful with `integer` or without `max`). */
   allowInfinity?: boolean;
 }
 
-function describeRule(rule: NumberRule): string {
-  const parts: string[] = [];
-  parts.push(rule.integer ? 'an integer' : 'a finite number');
-  if (rule.above !== undefined) parts.push(`> ${rule.above}`);
-  if (rule.min !== undefined) parts.push(`>= ${rule.min}`);
-  if (rule.max !== undefined) parts.push(`<= ${rule.max}`);
-  let text = parts.join(' ');
-  if (rule.allowInfinity) text += ' or Infinity';
-  return text;
-}
-
 /**
- * Asserts that `value` is a number satisfying `rule`.
- * @throws TypeError when `value` is not a number; RangeError when it breaks the rule.
+ * Asserts `value` is a number within `rule`: a TypeError for a non-number, a RangeError (which
+ * states the rule) for NaN, ±Infinity (unless allowed), a fraction where an integer is needed, or a
+ * value out of bounds.
  */
 export function assertNumber(name: string, value: unknown, rule: NumberRule = {}): asserts value is number {
-  if (typeof value !== 'number') {
-    throw new TypeError(`Expected \`${name}\` to be a number, got ${describeReceived(value)}`);
-  }
-  const infiniteOk = rule.allowInfinity === true && value === Number.POSITIVE_INFINITY;
-  const ok =
-    !Number.isNaN(value) &&
-    (infiniteOk || Number.isFinite(value)) &&
-    (infiniteOk || !rule.integer || Number.isInteger(value)) &&
-    (rule.min === undefined || value >= rule.min) &&
-    (rule.above === undefined || value > rule.above) &&
-    (rule.max === undefined || infiniteOk || value <= rule.max);
-  if (!ok) {
-    throw new RangeError(`Expected \`${name}\` to be ${describeRule(rule)}, got ${describeValue(value)}`);
+  if (typeof value !== 'number') throw new TypeError(`Expected \`${name}\` to be a number, got ${describeReceived(value)}`);
+  const { min, above, max, integer, allowInfinity } = rule;
+  const infinite = allowInfinity && value === Number.POSITIVE_INFINITY;
+  if (
+    infinite
+      ? (min ?? above ?? 0) > value
+      : !Number.isFinite(value) ||
+        (integer && !Number.isInteger(value)) ||
+        (min !== undefined && value < min) ||
+        (above !== undefined && value <= above) ||
+        (max !== undefined && value > max)
+  ) {
+    const bounds = [above === undefined ? '' : `> ${above}`, min === undefined ? '' : `>= ${min}`, max === undefined ? '' : `<= ${max}`];
+    const wanted = [integer ? 'an integer' : 'a finite number', ...bounds.filter(Boolean)].join(' ');
+    throw new RangeError(`Expected \`${name}\` to be ${wanted}${allowInfinity ? ' or Infinity' : ''}, got ${describeValue(value)}`);
   }
 }
 
-/** @throws TypeError unless `value` is a function. */
+/** A TypeError unless `ok`: ``Expected `name` to be <wanted>, got <received>``. */
+function expect(ok: boolean, name: string, wanted: string, value: unknown): void {
+  if (!ok) throw new TypeError(`Expected \`${name}\` to be ${wanted}, got ${describeReceived(value)}`);
+}
+
 export function assertFunction(name: string, value: unknown): asserts value is (...args: never[]) => unknown {
-  if (typeof value !== 'function') {
-    throw new TypeError(`Expected \`${name}\` to be a function, got ${describeReceived(value)}`);
-  }
+  expect(typeof value === 'function', name, 'a function', value);
 }
 
-/** @throws TypeError unless `value` is a boolean. */
 export function assertBoolean(name: string, value: unknown): asserts value is boolean {
-  if (typeof value !== 'boolean') {
-    throw new TypeError(`Expected \`${name}\` to be a boolean, got ${describeReceived(value)}`);
-  }
+  expect(typeof value === 'boolean', name, 'a boolean', value);
 }
 
-/**
- * Asserts that an options argument is a plain object (or `undefined`, meaning "all defaults").
- * @throws TypeError for `null`, arrays, primitives and functions.
- */
+/** Whether `value` is a plain options object (not null, not an array). */
+const isObject = (value: unknown): value is object =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Asserts an options object: `undefined` (all defaults) or an object that is not null or an array. */
 export function assertOptionsObject(name: string, value: unknown): asserts value is object | undefined {
-  if (value === undefined) return;
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new TypeError(`Expected \`${name}\` to be an object, got ${describeReceived(value)}`);
-  }
+  expect(value === undefined || isObject(value), name, 'an object', value);
 }
 
-/** @throws TypeError unless `value` is `false`, `undefined` or a plain object (not an array). */
+/** Like {@link assertOptionsObject}, also accepting `false` (a feature turned off). */
 export function assertObjectOrFalse(name: string, value: unknown): asserts value is object | false | undefined {
-  if (value === false || value === undefined) return;
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new TypeError(`Expected \`${name}\` to be an object or false, got ${describeReceived(value)}`);
-  }
+  expect(value === undefined || value === false || isObject(value), name, 'an object or false', value);
 }
 
-/**
- * The option's value, or `fallback` when it is `undefined`. Only `undefined` means "use the
- * default": `null` is passed through so that validation rejects it as a wrong type instead of
- * silently defaulting (which `??` would do).
- */
+/** The option's value, or `fallback` when it is `undefined`. Only `undefined` means "use the default". */
 export function withDefault<T>(value: T | undefined, fallback: T): T {
   return value === undefined ? fallback : value;
 }
 
-/**
- * A message for anything thrown, which never throws itself: `String(x)` does for a null-prototype
- * object or a value whose `toString` throws, and user code can throw anything.
- */
+/** A thrown value's message, for error messages (never throws itself, whatever was thrown). */
 export function describeThrown(thrown: unknown): string {
   try {
-    if (thrown instanceof Error) return thrown.message;
-    return String(thrown);
+    return thrown instanceof Error ? thrown.message : String(thrown);
   } catch {
     return Object.prototype.toString.call(thrown);
   }
 }
 
-// ─── unknown options ─────────────────────────────────────────────────────────────────────
-
-/** Longer keys are cut in messages: a key is shown to be found, and a long one may be pasted data. */
+/** Key names longer than this are cut in messages. */
 const MAX_KEY_SHOWN = 64;
 
-/** A key that reads as is after a dot (`heartbeat.interval`); any other is shown quoted (`["max delay"]`). */
-const PLAIN_KEY = /^[A-Za-z_$][\w$]*$/;
-
-/**
- * `key` as a message shows it inside backticks: quoted (JSON, with backticks escaped so that the
- * message's own backticks still delimit names) unless it is a plain identifier, and cut after
- * {@link MAX_KEY_SHOWN} characters.
- */
+/** A key as a quoted string literal, cut at 64 characters, backquotes escaped (messages use them as delimiters). */
 export function quoteKey(key: string): string {
-  const cut = key.length > MAX_KEY_SHOWN ? `${key.slice(0, MAX_KEY_SHOWN)}…` : key;
-  return JSON.stringify(cut).replace(/`/g, '\\u0060');
+  return JSON.stringify(key.length > MAX_KEY_SHOWN ? `${key.slice(0, MAX_KEY_SHOWN)}…` : key).replace(/`/g, '\\u0060');
 }
 
-/** The path of option `key` inside the options object `parent` ('' for a top-level options argument). */
+/** `parent.key`, or `parent["odd key"]` for a key that is not a plain identifier. */
 export function optionPath(parent: string, key: string): string {
-  if (PLAIN_KEY.test(key) && key.length <= MAX_KEY_SHOWN) return parent === '' ? key : `${parent}.${key}`;
+  if (/^[A-Za-z_$][\w$]*$/.test(key) && key.length <= MAX_KEY_SHOWN) return parent === '' ? key : `${parent}.${key}`;
   return `${parent}[${quoteKey(key)}]`;
 }
 
 /**
- * The optimal string alignment distance (Levenshtein plus the swap of two neighbours, each edit
- * counted once) between `a` and `b`, or `limit` as soon as it is known to be at least that.
+ * The edit distance between `a` and `b` (Levenshtein with adjacent swaps: optimal string
+ * alignment), or `limit` if it is at least that. Row by row, stopping early once a row's minimum
+ * reaches the limit.
  */
 function editDistance(a: string, b: string, limit: number): number {
   if (Math.abs(a.length - b.length) >= limit) return limit;
-  // Three rows of the dynamic programme: two back (for swaps), the previous one and the current one.
   let before: number[] = [];
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
-    let rowMin = i;
     for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, (previous[j - 1] as number) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        d = Math.min(d, (before[j - 2] as number) + 1);
-      }
-      current[j] = d;
-      if (d < rowMin) rowMin = d;
+      current[j] = Math.min(
+        (previous[j] as number) + 1,
+        (current[j - 1] as number) + 1,
+        (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+        i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1] ? (before[j - 2] as number) + 1 : limit,
+      );
     }
-    if (rowMin >= limit) return limit;
+    if (Math.min(...current) >= limit) return limit;
     before = previous;
     previous = current;
   }
   return Math.min(previous[b.length] as number, limit);
 }
 
-/** Names shorter than this get a suggestion only when they differ from a known one in case alone. */
-const MIN_FUZZY_LENGTH = 4;
-/** The most edits between a misspelt option and the one suggested. */
-const MAX_EDITS = 2;
-
 /**
- * The known key `key` was most likely meant to be: one equal to it but for case, else the closest
- * within {@link MAX_EDITS} edits (ignoring case) when `key` has at least {@link MIN_FUZZY_LENGTH}
- * characters; the first in `known` wins a tie.
+ * The known key `key` most likely meant: one that differs in case alone, else (for keys of at least
+ * 4 characters) the closest within 2 edits, the first on a tie.
  */
 export function closestKey(key: string, known: readonly string[]): string | undefined {
   const lower = key.toLowerCase();
   let best: string | undefined;
-  let bestDistance = MAX_EDITS + 1;
+  let distance = 3; // two edits at most
   for (const candidate of known) {
     const other = candidate.toLowerCase();
     if (other === lower) return candidate;
-    if (key.length < MIN_FUZZY_LENGTH) continue;
-    const distance = editDistance(lower, other, bestDistance);
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
+    const d = key.length < 4 ? 3 : editDistance(lower, other, distance);
+    if (d < distance) [best, distance] = [candidate, d];
   }
   return best;
 }
 
 /**
- * Rejects options nobody reads, so that a misspelt one (`maxDelays`) fails loudly instead of being
- * ignored. Every own enumerable string key of `value` must be in `known`; symbol keys, inherited
- * and non-enumerable properties are not looked at. `undefined` (no options) passes.
- *
- * @param name the path of the options object inside the user's options, prefixed to every key in
- *   the message: `'heartbeat'` for `options.heartbeat` (``Unknown option `heartbeat.intervall`: did
- *   you mean `heartbeat.interval`?``), `''` for an options argument of its own (``Unknown option
- *   `maxDelays`: did you mean `maxDelay`?``).
- * @param known the option names `value` may have.
- * @param owner what takes these options, for the message that lists them when nothing is close
- *   (e.g. `'fullJitter()'`); by default `name` in backticks, or nothing for `''`.
- * @throws TypeError naming the first unknown key and suggesting the closest known one (see
- *   {@link closestKey}), or, when none is close, listing the known ones. The value is never shown.
+ * Refuses keys of `value` not in `known` with a TypeError naming the option: ``Unknown option
+ * `maxDelays`: did you mean `maxDelay`?``, or, without a close match, listing the known ones (of
+ * `owner`, or of the option `name`).
  */
-export function assertKnownKeys(
-  name: string,
-  value: object | undefined,
-  known: readonly string[],
-  owner?: string,
-): void {
-  if (value === undefined) return;
-  for (const key of Object.keys(value)) {
-    if (!known.includes(key)) throw new TypeError(unknownKeyMessage(name, key, known, owner));
+export function assertKnownKeys(name: string, value: object | undefined, known: readonly string[], owner?: string): void {
+  for (const key of Object.keys(value ?? {})) {
+    if (known.includes(key)) continue;
+    const head = `Unknown option \`${optionPath(name, key)}\``;
+    const suggestion = closestKey(key, known);
+    const of = owner ?? (name && `\`${name}\``);
+    throw new TypeError(
+      suggestion !== undefined
+        ? `${head}: did you mean \`${optionPath(name, suggestion)}\`?`
+        : known.length === 0
+          ? `${head}: ${of || 'it'} takes no options`
+          : `${head}: the options${of ? ` of ${of}` : ''} are ${known.map((k) => `\`${k}\``).join(', ')}`,
+    );
   }
 }
 
-function unknownKeyMessage(name: string, key: string, known: readonly string[], owner: string | undefined): string {
-  const head = `Unknown option \`${optionPath(name, key)}\``;
-  const suggestion = closestKey(key, known);
-  if (suggestion !== undefined) return `${head}: did you mean \`${optionPath(name, suggestion)}\`?`;
-  const of = owner ?? (name === '' ? undefined : `\`${name}\``);
-  if (known.length === 0) return `${head}: ${of ?? 'it'} takes no options`;
-  const list = known.map((k) => `\`${k}\``).join(', ');
-  return `${head}: the options${of === undefined ? '' : ` of ${of}`} are ${list}`;
-}
-
-// ─── text that may carry a secret ────────────────────────────────────────────────────────
-
-/** RFC 7230 `token` (one or more `tchar`): what header names and WebSocket subprotocols must be. */
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** The first character that is not a `tchar`. */
+/** RFC 7230 `tchar`: what header names and WebSocket subprotocols are made of. */
 const NOT_TCHAR = /[^!#$%&'*+\-.^_`|~0-9A-Za-z]/;
 
-/** True when `value` is an RFC 7230 token: non-empty, letters, digits and ``!#$%&'*+-.^_`|~`` only. */
+/** Whether `value` is an HTTP token (one or more `tchar`). */
 export function isToken(value: string): boolean {
-  return TOKEN.test(value);
+  return value !== '' && !NOT_TCHAR.test(value);
 }
 
-/** The index of the first character of `value` that may not appear in a token, or -1. */
+/** The index of the first character that is not a `tchar`, or -1. */
 export function firstNonTokenChar(value: string): number {
   return value.search(NOT_TCHAR);
 }
 
-const CHAR_NAMES: Readonly<Record<string, string>> = {
-  '\0': 'NUL',
-  '\t': 'TAB',
-  '\n': 'LF',
-  '\r': 'CR',
-  ' ': 'a space',
-};
-
-/**
- * Names the character at `index` of `text` for a message without showing the text around it:
- * `LF`, `CR`, `NUL`, `TAB`, `a space`, `":"` (printable ASCII), or `U+2603` (anything else).
- */
+/** The character at `index` as a message shows it: a name for controls and spaces, quoted if printable, else `U+XXXX`. */
 export function describeChar(text: string, index: number): string {
   const code = text.codePointAt(index) ?? 0;
-  const char = String.fromCodePoint(code);
-  const named = CHAR_NAMES[char];
-  if (named !== undefined) return named;
-  if (code > 0x20 && code < 0x7f) return JSON.stringify(char).replace(/`/g, '\\u0060');
+  const named = ({ 0: 'NUL', 9: 'TAB', 10: 'LF', 13: 'CR', 32: 'a space' } as Record<number, string>)[code];
+  if (named) return named;
+  if (code > 0x20 && code < 0x7f) return JSON.stringify(String.fromCodePoint(code)).replace(/`/g, '\\u0060');
   return `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
-/** True for an `AbortSignal`, or anything with its shape (`aborted`, `addEventListener`, `removeEventListener`). */
+/** Whether `value` looks like an AbortSignal (duck-typed: signals from another realm or polyfill count). */
 export function isAbortSignal(value: unknown): value is AbortSignal {
+  const signal = value as Partial<AbortSignal> | null;
   return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as AbortSignal).aborted === 'boolean' &&
-    typeof (value as AbortSignal).addEventListener === 'function' &&
-    typeof (value as AbortSignal).removeEventListener === 'function'
+    typeof signal?.aborted === 'boolean' &&
+    typeof signal.addEventListener === 'function' &&
+    typeof signal.removeEventListener === 'function'
   );
 }

@@ -12,6 +12,13 @@ export async function loadPackage(): Promise<typeof import('../../src/node.js')>
   return (await import(url.href)) as typeof import('../../src/node.js');
 }
 
+/** The modular entry as users run it in Node: `dist/modular-node.js` (see {@link loadPackage}). */
+export async function loadModular(): Promise<typeof import('../../src/modular-node.js')> {
+  const url = new URL('../../dist/modular-node.js', import.meta.url);
+  if (!existsSync(fileURLToPath(url))) throw new Error('bench: dist/ is missing; run `npm run build` first');
+  return (await import(url.href)) as typeof import('../../src/modular-node.js');
+}
+
 /** Whether the module at `moduleUrl` (its `import.meta.url`) is the script Node was started with. */
 export function isMain(moduleUrl: string): boolean {
   const script = process.argv[1];

@@ -5,7 +5,7 @@
  */
 
 export { type Clock, systemClock, type TimerHandle } from '../clock.js';
-export { type RetryContext, type RetryInfo, type RetryOptions, retry } from '../retry/retry.js';
+export { type RetryContext, type RetryInfo, type RetryOptions, retry } from './retry.js';
 export type { BaseCapPolicy } from './base-cap.js';
 export { type ConstantOptions, type ConstantPolicy, constant } from './constant.js';
 export { decorrelatedJitter } from './decorrelated-jitter.js';

@@ -1,5 +1,5 @@
 /** The CLI without the process around it: `main(argv, io)` resolves with the exit code. */
-import { loadWs } from '../transport/load-ws.js';
+import { loadWs } from '../transports/ws/load-ws.js';
 import { parseCli, USAGE, UsageError } from './args.js';
 import { runDemo } from './demo.js';
 import { ExitCode } from './exit-codes.js';

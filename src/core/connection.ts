@@ -1,18 +1,12 @@
 /**
  * One connection attempt and the underlying WebSocket it creates: its number, the socket once it
- * exists (listened to by the socket's transport), and how far it got. A socket replaces it
- * wholesale for every attempt, so callbacks that outlive theirs (a URL provider, a handshake)
- * compare identity. It knows nothing of reconnection.
+ * exists (listened to by the socket's transport, which reports to the owner), and how far it got.
+ * A socket replaces it wholesale for every attempt, so callbacks that outlive theirs (a URL
+ * provider, a handshake) compare identity. It knows nothing of reconnection.
  */
-import type { Bound, ConnectionEvents, Transport } from '../transports/transport.js';
-import { ReadyState, type WebSocketLike } from '../transports/websocket-like.js';
+import type { Bound, Owner, Transport } from '../transports/transport.js';
+import type { WebSocketLike } from '../transports/websocket-like.js';
 import type { Rejection } from './feature.js';
-
-/** What a connection needs from the socket class that makes it: where to report, how to listen. */
-export interface Wiring {
-  readonly events: ConnectionEvents;
-  readonly transport: Transport;
-}
 
 export class Connection implements Bound {
   /** The WebSocket once bound; set back to `undefined` when the socket lets go of it. */
@@ -27,40 +21,37 @@ export class Connection implements Bound {
   binding: unknown = undefined;
 
   /**
-   * @param owner the socket (handles hold no closure over it: the events table gets it back from here)
-   * @param wiring shared by every connection of a socket class
+   * @param owner the socket's machine (the transport reports there)
+   * @param transport how it listens
    * @param number 1 for the first attempt after a reset, counting up
    */
   constructor(
-    readonly owner: object,
-    readonly wiring: Wiring,
+    readonly owner: Owner,
+    readonly transport: Transport,
     readonly number: number,
   ) {}
 
-  /** @internal for the transport */
-  get events(): ConnectionEvents {
-    return this.wiring.events;
-  }
-
   /** Starts listening to `socket`, which becomes this connection's. */
   bind(socket: WebSocketLike): void {
-    this.wiring.transport.bind(this, socket);
+    this.transport.bind(this, socket);
   }
 
-  /** Stops listening (late events of a socket we let go never reach the owner). */
-  detach(): void {
-    this.wiring.transport.detach(this);
+  /** Stops listening and lets the socket go (it closes by itself, or already did). */
+  release(): void {
+    this.transport.detach(this);
+    this.socket = undefined;
   }
 
-  /** Detaches and closes the socket without waiting for anything (terminate where available). */
+  /** Stops listening, closes the socket without waiting for anything (terminate where available) and lets it go. */
   abort(code = 1000, reason = ''): void {
-    this.detach();
+    this.transport.detach(this);
     const socket = this.socket;
+    this.socket = undefined;
     try {
-      if (socket === undefined) return;
-      if (typeof socket.terminate === 'function') socket.terminate();
-      else if (socket.readyState === ReadyState.CONNECTING) socket.close();
-      else if (socket.readyState === ReadyState.OPEN) socket.close(code, reason);
+      // CONNECTING (0): close() without arguments; OPEN (1): with them; closing or closed: nothing.
+      if (socket?.terminate) socket.terminate();
+      else if (socket?.readyState === 0) socket.close();
+      else if (socket?.readyState === 1) socket.close(code, reason);
     } catch {
       // Closing a socket that is already closing or broken may throw in some implementations.
     }

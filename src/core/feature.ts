@@ -3,62 +3,61 @@
  * and named hooks the core calls at fixed points, each feature in rank order. A feature owns its
  * options (validated by its factory), its error codes and its timer slots; it keeps what it needs
  * per socket in one data slot of that socket. One feature object serves every socket it is
- * installed on (sockets created alike share it), so a hook is told which socket and which of
- * that socket's features it is (`me`): no object and no closure per socket.
+ * installed on (sockets created alike share it), so a hook is told which socket (`m`, the
+ * socket's machine seen through {@link Host}) and which of that socket's features it is (`me`):
+ * no object and no closure per socket.
  *
  * The hooks, in the order a connection meets them:
  *
  * | hook      | when                                                                 | may                                    |
  * | --------- | -------------------------------------------------------------------- | -------------------------------------- |
+ * | `check`   | the constructor, while the options are validated (nothing made yet)  | refuse its per-socket options          |
  * | `init`    | the constructor, before the first attempt                            | read its own per-socket options        |
  * | `target`  | an attempt starts                                                    | resolve the URL and subprotocols       |
  * | `gate`    | the transport opened, before the socket is `open`                    | hold the open (a handshake)            |
  * | `flush`   | just before the queue is flushed                                     | take out stale messages (to drop)      |
- * | `open`    | the socket is `open` (queue flushed), before `open` is emitted       | start watching the connection          |
+ * | `open`    | the socket is `open` (queue flushed), before `open` is emitted       | start watching; add messages to deliver |
  * | `message` | a message arrived (not yet delivered)                                | consume it (a pong, a handshake reply) |
  * | `deliver` | a message is delivered, before the `message` listeners               | hand it to its own consumers           |
  * | `pong`    | a protocol pong arrived                                              | take it as an answer                   |
- * | `lost`    | an attempt or connection ended, before the decision                  | change the facts (stop, wait, offline) |
+ * | `lost`    | an attempt or connection ended, before the decision                  | change the facts (stop, wait longer)   |
+ * | `hold`    | a retry is decided, or its wait is over                              | hold it (offline: retried when back)   |
  * | `state`   | the state changed, before `state` is emitted                         | follow the state                       |
  * | `admit`   | `send()` is about to queue a message                                 | expire old ones, refuse the new one    |
  * | `timer`   | one of its timer slots is due                                        | anything                               |
  * | `end`     | the attempt ended (lost, replaced by `reconnect()`, or `close()`)    | stop watching it                       |
  * | `dispose` | `close()`                                                            | let go of everything it holds          |
  *
- * Features reach the socket through {@link Host}: the one table of functions the core lends
- * them (the socket's own state stays private).
+ * The core runs every hook through one loop (`Machine.run_`): a hook that returns something
+ * truthy ends the loop for that call (a consumed message, a gate, a target, a refusal, a hold).
  */
+import type { Clock } from '../clock.js';
 import type { Data } from '../data.js';
 import type { ResilientSocketError } from '../errors.js';
 import type { WebSocketLike } from '../transports/websocket-like.js';
 import type { CloseInfo } from './close-codes.js';
 import type { Connection } from './connection.js';
-import type { ProtocolsProvider, UrlProvider } from './options.js';
 import type { DropReason, ResilientSocketEvents } from './events.js';
+import type { Config, ProtocolsProvider, UrlProvider } from './options.js';
 import type { Queue } from './queue.js';
 import type { SocketState } from './states.js';
 
-/** A socket as a feature sees it: an opaque handle the {@link Host} functions take. */
-export type SocketHandle = object;
-
 /** An ended attempt or connection, on its way to being decided: what `lost` hooks may change. */
 export interface Loss {
+  /** The number of the attempt that ended (1 after a reset: consecutive attempts count up). */
+  readonly attempt: number;
   /** What failed (none for a connection the server or network simply closed). */
   error: ResilientSocketError | undefined;
   /** How its connection closed; given exactly when it had a socket, whose `close` is then due. */
   readonly close: CloseInfo | undefined;
   /** The refused upgrade behind it (HTTP status and raw `Retry-After`), when the transport saw one. */
   readonly rejection: Rejection | undefined;
-  /** Ask `shouldReconnect` about this close (not when a feature already decided). */
-  ask: boolean;
   /** A reason to stop already known (401/403 twice in a row). */
   stop: ResilientSocketError | undefined;
   /** The least wait before the retry, in ms (a capped Retry-After). */
   minimumDelay: number;
   /** Retry at once (a first 401/403: a fresh token may fix it). */
   immediate: boolean;
-  /** The network is down: make no attempt until it is back (resume awareness). */
-  offline: boolean;
   /** Callbacks that failed on the way (`shouldReconnect`, the backoff policy), reported after the state change. */
   notices: ResilientSocketError[];
 }
@@ -77,77 +76,61 @@ export interface Target {
 }
 
 /**
- * What the core lends its features: one table of functions for every socket, each taking the
- * socket first (no closure per socket).
+ * A socket as its features see it: its machine's state and the few actions the core lends them.
+ * Every member ends in `_` (the build shortens those names); it is the machine itself, typed down
+ * to what features may touch, so it costs nothing at run time.
  */
 export interface Host {
-  /** The current state. */
-  state(socket: SocketHandle): SocketState;
+  readonly config_: Config;
+  /** The socket its users hold (events are emitted on it). */
+  readonly socket_: object;
+  readonly state_: SocketState;
   /** The current attempt (its connection), if any. */
-  attempt(socket: SocketHandle): Connection | undefined;
-  /** The socket's clock. */
-  now(socket: SocketHandle): number;
-  /** This feature's per-socket data (`undefined` until it sets some). */
-  data(socket: SocketHandle, me: number): unknown;
-  setData(socket: SocketHandle, me: number, value: unknown): void;
-  /** Arms this feature's timer slot `local` (0-based among its own) to fire after `ms`. */
-  setTimer(socket: SocketHandle, me: number, local: number, ms: number): void;
-  clearTimer(socket: SocketHandle, me: number, local: number): void;
-  hasTimer(socket: SocketHandle, me: number, local: number): boolean;
+  readonly attempt_: Connection | undefined;
+  /** A loss an async `shouldReconnect` is deciding about (present only while it decides). */
+  readonly deciding_: Loss | undefined;
+  /** The URL of the latest attempt, whole (for user code only: events and errors show it redacted). */
+  readonly url_: string;
+  /** The outbound queue, while it holds messages. */
+  readonly queue_: Queue | undefined;
+  /** Messages written to the socket (a feature's own pings count too). */
+  messagesOut_: number;
+  /** This feature's per-socket data. */
+  get_(me: number): unknown;
+  set_(me: number, value: unknown): void;
+  /** Arms this feature's timer slot `local` (0-based among its own) to fire after `ms`; nothing after close(). */
+  setTimer_(me: number, local: number, ms: number): void;
+  clearTimer_(me: number, local: number): void;
+  hasTimer_(me: number, local: number): boolean;
   /** Emits an event (a throwing listener is reported, never rethrown). */
-  emit<E extends keyof ResilientSocketEvents>(socket: SocketHandle, event: E, ...args: ResilientSocketEvents[E]): void;
+  emit_<E extends keyof ResilientSocketEvents>(event: E, ...args: ResilientSocketEvents[E]): void;
   /** Reports a failure of the socket (`error`, and `stats.lastError`). */
-  report(socket: SocketHandle, error: ResilientSocketError): void;
+  report_(error: ResilientSocketError): void;
   /** Reports a failure of user code (a callback): an `error` event, or, unheard, never fatal. */
-  reportUserError(socket: SocketHandle, error: ResilientSocketError): void;
+  reportUserError_(error: ResilientSocketError): void;
   /** Reports messages that will never be sent. */
-  drop(socket: SocketHandle, reason: DropReason, messages: Data[]): void;
-  /** The messages waiting in the outbound buffer (oldest first); `expire` takes out those queued before `before`. */
-  expire(socket: SocketHandle, before: number): Data[];
-  /** When the oldest queued message was queued, if any. */
-  oldest(socket: SocketHandle): number | undefined;
+  drop_(reason: DropReason, messages: Data[]): void;
+  /** Takes out of the queue (oldest first) the messages queued at or before `before`. */
+  expire_(before: number): Data[];
   /** Gives up on `attempt` (a dead link, a timeout): it is closed with 1006 and `reason`, then decided. */
-  fail(socket: SocketHandle, attempt: Connection, code: string, message: string, reason: string, cause?: unknown): void;
+  fail_(attempt: Connection, code: string, message: string, reason: string, cause?: unknown): void;
+  /** While `reconnecting`, stops waiting for the retry timer (the network is down; `startAttempt_` later). */
+  pauseRetry_(): void;
   /** Starts an attempt now (from `reconnecting`: a resume signal). */
-  retryNow(socket: SocketHandle, reason: string): void;
-  /** While `reconnecting`, stops waiting for the retry timer (the network is down). */
-  pauseRetry(socket: SocketHandle): void;
-  /** Whether the socket is `reconnecting` with a retry pending or paused (not deciding). */
-  waiting(socket: SocketHandle): boolean;
-  /** Counts a message written to the socket that is not a user message (an app-level ping). */
-  wrote(socket: SocketHandle): void;
+  startAttempt_(reason: string): void;
   /** Another feature installed on the socket (by name), with its position, for its services. */
-  find(socket: SocketHandle, name: string): [feature: Feature, me: number] | undefined;
-  /** Whether the transport can send protocol pings on this socket and hear their pongs (ws). */
-  canPing(socket: SocketHandle, ws: WebSocketLike): boolean;
-  /** The socket as its users see it. */
-  user(socket: SocketHandle): unknown;
-  /** The counters the `stats()` feature reports. */
-  counters(socket: SocketHandle): Counters;
+  find_(name: string): [feature: Feature, me: number] | undefined;
 }
 
-/** What the core counts (for the `stats()` feature): the machine's own fields, read as they are. */
-export interface Counters {
-  readonly state_: SocketState;
-  readonly attempt_: { readonly opened: boolean } | undefined;
-  readonly deciding_: unknown;
-  readonly timers_: { has(slot: number): boolean };
-  readonly attempts_: number;
-  readonly connects_: number;
-  readonly dropped_: number;
-  readonly messagesIn_: number;
-  readonly messagesOut_: number;
-  readonly since_: number;
-  readonly lastError_: ResilientSocketError | undefined;
-  readonly nextRetryAt_: number | undefined;
-}
+/** A socket handle as the shared resume watchers hold it. */
+export type SocketHandle = Host;
 
 /**
  * A feature. Every hook is optional; `me` is the feature's position on that socket (its data
  * slot), so one feature object can serve many sockets.
  */
 export interface Feature {
-  /** The name errors and {@link Host.find} use, e.g. `'heartbeat'`. */
+  /** The name errors and {@link Host.find_} use, e.g. `'heartbeat'`. */
   readonly name: string;
   /** Hooks run in ascending rank (see the table above for what each rank is for). */
   readonly rank: number;
@@ -157,24 +140,41 @@ export interface Feature {
   readonly options?: readonly string[];
   /** Keep the socket's timers from holding a Node process open. */
   readonly unref?: boolean;
-  init?(host: Host, socket: SocketHandle, me: number, options: Record<string, unknown>): void;
+  /** Validates the per-socket options it takes (see `options`): throw a TypeError / RangeError naming one. */
+  check?(options: Record<string, unknown>): void;
+  init?(m: Host, me: number, options: Record<string, unknown>): void;
   target?(
-    host: Host,
-    socket: SocketHandle,
+    m: Host,
     me: number,
     url: UrlProvider,
     protocols: ProtocolsProvider | undefined,
   ): Target | PromiseLike<Target> | undefined;
-  gate?(host: Host, socket: SocketHandle, me: number, attempt: Connection): PromiseLike<unknown> | undefined;
-  flush?(host: Host, socket: SocketHandle, me: number): Data[] | undefined;
-  open?(host: Host, socket: SocketHandle, me: number, attempt: Connection, ws: WebSocketLike): Data[] | undefined;
-  message?(host: Host, socket: SocketHandle, me: number, attempt: Connection, data: Data): boolean;
-  deliver?(host: Host, socket: SocketHandle, me: number, data: Data): void;
-  pong?(host: Host, socket: SocketHandle, me: number, attempt: Connection): void;
-  lost?(host: Host, socket: SocketHandle, me: number, loss: Loss): void;
-  state?(host: Host, socket: SocketHandle, me: number, previous: SocketState, next: SocketState): void;
-  admit?(host: Host, socket: SocketHandle, me: number, queue: Queue | undefined, bytes: number): 'dropped' | undefined;
-  timer?(host: Host, socket: SocketHandle, me: number, local: number): void;
-  end?(host: Host, socket: SocketHandle, me: number, attempt: Connection): void;
-  dispose?(host: Host, socket: SocketHandle, me: number): void;
+  gate?(m: Host, me: number, attempt: Connection): PromiseLike<unknown> | undefined;
+  /** Pushes the messages that must not be sent any more (to be dropped as `expired`). */
+  flush?(m: Host, me: number, stale: Data[]): void;
+  /** Pushes messages to deliver after `open` (a handshake's inbox). */
+  open?(m: Host, me: number, attempt: Connection, ws: WebSocketLike, later: Data[]): void;
+  /** Returns true to consume the message. */
+  message?(m: Host, me: number, attempt: Connection, data: Data): boolean;
+  deliver?(m: Host, me: number, data: Data): void;
+  pong?(m: Host, me: number, attempt: Connection): void;
+  lost?(m: Host, me: number, loss: Loss): void;
+  /** Whether retries wait for it (the network is down); it starts the retry itself later. */
+  hold?(m: Host, me: number): boolean;
+  state?(m: Host, me: number, previous: SocketState, next: SocketState): void;
+  /** Returns `'dropped'` to refuse the message (may throw: `send()` throws it). */
+  admit?(m: Host, me: number, bytes: number): 'dropped' | undefined;
+  timer?(m: Host, me: number, local: number): void;
+  end?(m: Host, me: number, attempt: Connection): void;
+  dispose?(m: Host, me: number): void;
 }
+
+/** A hook's name. @internal */
+export type HookName = {
+  [K in keyof Feature]-?: NonNullable<Feature[K]> extends (...args: never[]) => unknown ? K : never;
+}[keyof Feature];
+
+/** Whether the transport can send protocol pings on a socket and hear their pongs (ws). @internal */
+export type CanPing = (ws: WebSocketLike) => boolean;
+
+export type { Clock };

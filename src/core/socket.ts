@@ -3,19 +3,18 @@ import { byteLengthOf, type Data, isData, ownCopy } from '../data.js';
 import { ResilientSocketError } from '../errors.js';
 import { browserTransport } from '../transports/browser.js';
 import type { Transport } from '../transports/transport.js';
-import { ReadyState } from '../transports/websocket-like.js';
-import { assertBoolean, assertKnownKeys, assertOptionsObject, describeReceived, withDefault } from '../validation.js';
+import { assertBoolean, assertKnownKeys, assertOptionsObject, describeReceived } from '../validation.js';
 import { assertCloseArgs, type CloseInfo } from './close-codes.js';
-import type { ResilientSocketEvents } from './events.js';
-import type { Feature } from './feature.js';
-import { HOST } from './host.js';
-import { wiringFor } from './link.js';
-import { emitClose } from './loss.js';
+import type { DropReason, ResilientSocketEvents } from './events.js';
+import type { Feature, Host } from './feature.js';
+import { dropRetiring, endAttempt, retire, startAttempt } from './link.js';
 import { Machine } from './machine.js';
 import { type BaseSocketOptions, resolveOptions, type UrlProvider } from './options.js';
 import { Queue } from './queue.js';
-import { drop, takeQueued, unsendable } from './report.js';
 import { STATES, type SocketState } from './states.js';
+
+/** WebSocket ready states. */
+const OPEN = 1;
 
 /** What `send()` did with a message. */
 export type SendResult = 'sent' | 'buffered' | 'dropped';
@@ -61,8 +60,8 @@ export interface SocketStats {
 
 /** What the `stats()` and `asyncIteration()` features offer beyond their hooks. @internal */
 interface Services {
-  snapshot?(host: typeof HOST, socket: object): SocketStats;
-  iterate?(host: typeof HOST, socket: object, me: number): AsyncIterableIterator<Data>;
+  snapshot?(m: Host): SocketStats;
+  iterate?(m: Host, me: number): AsyncIterableIterator<Data>;
 }
 
 /**
@@ -108,12 +107,11 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
     super();
     const Class = this.constructor as typeof BaseSocket;
     const prepared = Class.prepare(options);
-    const resolved = resolveOptions(url, prepared, Class.transport, wiringFor(Class.transport));
+    const resolved = resolveOptions(url, prepared, Class.transport);
     const m = new Machine(this, resolved);
     this.#m = m;
-    const raw = (prepared ?? {}) as Record<string, unknown>;
-    m.config_.features.forEach((f, me) => f.init?.(HOST, m, me, raw));
-    if (resolved.autoConnect && !m.disposed_) m.startAttempt_('autoConnect');
+    m.run_('init', prepared ?? {});
+    if (resolved.autoConnect && !m.disposed_) startAttempt(m, 'autoConnect');
   }
 
   // ─── read-only state ─────────────────────────────────────────────────────────────────────
@@ -154,14 +152,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
 
   /** WebSocket-style ready state: CONNECTING (0) until open, OPEN (1), CLOSING (2), CLOSED (3). */
   get readyState(): number {
-    const state = this.#m.state_;
-    return state === 'open'
-      ? ReadyState.OPEN
-      : state === 'closing'
-        ? ReadyState.CLOSING
-        : state === 'closed'
-          ? ReadyState.CLOSED
-          : ReadyState.CONNECTING;
+    return Math.max(0, ['open', 'closing', 'closed'].indexOf(this.#m.state_) + 1);
   }
 
   /** The subprotocol the server chose for the current connection ('' if none or not open). */
@@ -192,7 +183,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    */
   get stats(): SocketStats {
     const [feature] = this.#need('stats');
-    return (feature as Services).snapshot?.(HOST, this.#m) as SocketStats;
+    return (feature as Services).snapshot?.(this.#m) as SocketStats;
   }
 
   /**
@@ -203,7 +194,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    */
   [Symbol.asyncIterator](): AsyncIterableIterator<Data> {
     const [feature, me] = this.#need('asyncIteration');
-    return (feature as Services).iterate?.(HOST, this.#m, me) as AsyncIterableIterator<Data>;
+    return (feature as Services).iterate?.(this.#m, me) as AsyncIterableIterator<Data>;
   }
 
   // ─── what the user asks ──────────────────────────────────────────────────────────────────
@@ -223,12 +214,13 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
     }
     assertOptionsObject('send options', options);
     assertKnownKeys('', options, ['buffer'], 'send()');
-    const buffer = withDefault(options?.buffer, true);
+    const { buffer = true } = options ?? {};
     assertBoolean('buffer', buffer);
     const m = this.#m;
-    if (m.disposed_ || !STATES[m.state_].buffersSends) return dropOne(m, 'closed', data);
+    const closed = (): boolean => m.disposed_ || !STATES[m.state_].buffersSends;
+    if (closed()) return dropOne(m, 'closed', data);
     const ws = m.attempt_?.socket;
-    if (STATES[m.state_].sendsDirectly && ws && ws.readyState === ReadyState.OPEN && !m.queue_) {
+    if (STATES[m.state_].sendsDirectly && ws?.readyState === OPEN && !m.queue_) {
       try {
         ws.send(data as never);
         m.messagesOut_++;
@@ -236,7 +228,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
       } catch (thrown) {
         // Still open: the socket refused this message itself, and always will. Otherwise it is
         // going down, and the message waits for the next connection.
-        if (ws.readyState === ReadyState.OPEN) return unsendable(m, [data], thrown);
+        if (ws.readyState === OPEN) return m.unsendable_([data], thrown);
       }
     }
     if (!buffer) return dropOne(m, 'not-connected', data);
@@ -244,24 +236,19 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
     try {
       own = ownCopy(data);
     } catch (thrown) {
-      return unsendable(m, [data], thrown);
+      return m.unsendable_([data], thrown);
     }
-    const config = m.config_;
-    const bytes = byteLengthOf(own);
     // A feature may expire old messages (a drop listener may close the socket) or refuse this one.
-    for (let me = 0; me < config.features.length; me++) {
-      if ((config.features[me] as Feature).admit?.(HOST, m, me, m.queue_, bytes) === 'dropped') {
-        return dropOne(m, 'overflow', data);
-      }
-    }
-    if (m.disposed_ || !STATES[m.state_].buffersSends) return dropOne(m, 'closed', data);
-    const queue = (m.queue_ ??= new Queue(config.maxMessages, config.maxBytes));
-    const evicted = queue.push(own, config.clock.now());
-    if (evicted === undefined) {
-      if (queue.length === 0) m.queue_ = undefined;
+    if (m.run_('admit', byteLengthOf(own))) return dropOne(m, 'overflow', data);
+    if (closed()) return dropOne(m, 'closed', data);
+    const { maxMessages, maxBytes, clock } = m.config_;
+    const queue = (m.queue_ ??= new Queue(maxMessages, maxBytes));
+    const evicted = queue.push(own, clock.now());
+    if (!evicted) {
+      if (!queue.length) m.queue_ = undefined;
       return dropOne(m, 'overflow', data);
     }
-    drop(m, 'overflow', evicted);
+    m.drop_('overflow', evicted);
     // A drop listener that closed the socket made close() report this message as dropped too.
     return m.disposed_ ? 'dropped' : 'buffered';
   }
@@ -275,7 +262,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
     const m = this.#alive('open');
     if (m.state_ !== 'idle' && m.state_ !== 'closed') return;
     m.resetRun_();
-    m.startAttempt_('open() called');
+    startAttempt(m, 'open() called');
   }
 
   /**
@@ -299,15 +286,15 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
     const attempt = m.attempt_;
     let ended: CloseInfo | undefined;
     if (attempt?.socket) {
-      if (attempt.socket.readyState === ReadyState.OPEN) m.retire_(attempt, code, reason);
-      else m.endAttempt_(attempt, 'abort', reason); // not open yet: cut (as close() does)
+      if (attempt.socket.readyState === OPEN) retire(m, attempt, code, reason);
+      else endAttempt(m, attempt, 'abort', reason); // not open yet: cut (as close() does)
       ended = { code, reason, wasClean: false };
     } else if (attempt) {
-      m.endAttempt_(attempt, 'abort');
+      endAttempt(m, attempt, 'abort');
     }
-    m.startAttempt_('reconnect() called');
-    if (deciding?.close) emitClose(m, deciding.close);
-    if (ended) emitClose(m, ended);
+    startAttempt(m, 'reconnect() called');
+    if (deciding?.close) m.emitClose_(deciding.close);
+    if (ended) m.emitClose_(ended);
   }
 
   /**
@@ -322,21 +309,20 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
     const m = this.#m;
     if (m.disposed_) return;
     m.disposed_ = true;
-    const features = m.config_.features;
-    features.forEach((f, me) => f.dispose?.(HOST, m, me));
+    m.run_('dispose');
     m.timers_.clearAll();
-    m.dropRetiring_();
+    dropRetiring(m);
     const deciding = m.deciding_;
     m.deciding_ = undefined;
-    const queued = takeQueued(m);
+    const queued = m.takeQueued_();
     const attempt = m.attempt_;
     const ws = attempt?.socket;
-    if (attempt && ws && ws.readyState === ReadyState.OPEN) {
+    if (attempt && ws?.readyState === OPEN) {
       // Open (or in a gate): the features let go of it, and it closes politely, waiting for the
       // server's answer (the `closing` deadline cuts it after CLOSE_TIMEOUT).
-      features.forEach((f, me) => f.end?.(HOST, m, me, attempt));
+      m.run_('end', attempt);
       m.enter_('closing', 'close() called');
-      drop(m, 'closed', queued);
+      m.drop_('closed', queued);
       try {
         ws.close(code, reason);
       } catch {
@@ -344,11 +330,11 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
       }
       return;
     }
-    const hadSocket = attempt !== undefined && m.endAttempt_(attempt, 'abort', reason);
+    const hadSocket = attempt !== undefined && endAttempt(m, attempt, 'abort', reason);
     m.enter_('closed', 'close() called');
-    if (deciding?.close) emitClose(m, deciding.close);
-    if (hadSocket) emitClose(m, { code, reason, wasClean: false });
-    drop(m, 'closed', queued);
+    if (deciding?.close) m.emitClose_(deciding.close);
+    if (hadSocket) m.emitClose_({ code, reason, wasClean: false });
+    m.drop_('closed', queued);
   }
 
   // ─── helpers ─────────────────────────────────────────────────────────────────────────────
@@ -363,7 +349,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
 
   /** A feature the socket needs for what was asked, or a TypeError naming the factory to import. */
   #need(name: string): [Feature, number] {
-    const found = HOST.find(this.#m, name);
+    const found = this.#m.find_(name);
     if (found) return found;
     throw new TypeError(
       `This needs the ${name}() feature: import { ${name} } from 'resilient-socket/modular' and add ${name}() to \`features\``,
@@ -372,7 +358,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
 }
 
 /** Reports one message `send()` could not take. */
-function dropOne(m: Machine, reason: Parameters<typeof drop>[1], data: Data): 'dropped' {
-  drop(m, reason, [data]);
+function dropOne(m: Machine, reason: DropReason, data: Data): 'dropped' {
+  m.drop_(reason, [data]);
   return 'dropped';
 }

@@ -46,33 +46,37 @@ export interface StateBehaviour {
   readonly next: readonly SocketState[];
 }
 
-/** The per-state behaviour table; the state funnel refuses any transition not listed here. */
+/** One row of the table (written compactly: `flags` 1 = sends directly, 2 = buffers sends, 4 = terminal). */
+const row = (flags: number, deadline: Deadline | undefined, next: string): StateBehaviour =>
+  Object.freeze({
+    sendsDirectly: (flags & 1) > 0,
+    buffersSends: (flags & 2) > 0,
+    terminal: (flags & 4) > 0,
+    deadline,
+    next: Object.freeze(next.split(' ') as SocketState[]),
+  });
+
+/**
+ * The per-state behaviour table; the state funnel refuses any transition not listed here.
+ *
+ * | state          | `send()`               | deadline  | next                                   |
+ * | -------------- | ---------------------- | --------- | -------------------------------------- |
+ * | `idle`         | queues                 | —         | connecting, closed                     |
+ * | `connecting`   | queues                 | `connect` | open, reconnecting, closing, closed    |
+ * | `open`         | sends                  | `stable`  | connecting, reconnecting, closing, closed |
+ * | `reconnecting` | queues                 | `retry`   | connecting, closed                     |
+ * | `closing`      | drops (`closed`)       | `close`   | closed                                 |
+ * | `closed`       | drops (`closed`)       | —         | connecting                             |
+ *
+ * `closing` from `connecting`: close() while a gate (the handshake) holds an open socket.
+ */
 export const STATES: Readonly<Record<SocketState, StateBehaviour>> = /* @__PURE__ */ Object.freeze({
-  idle: { sendsDirectly: false, buffersSends: true, terminal: false, deadline: undefined, next: ['connecting', 'closed'] },
-  connecting: {
-    sendsDirectly: false,
-    buffersSends: true,
-    terminal: false,
-    deadline: 'connect',
-    // closing: close() while the handshake hook runs on an open socket (a close frame is sent).
-    next: ['open', 'reconnecting', 'closing', 'closed'],
-  },
-  open: {
-    sendsDirectly: true,
-    buffersSends: true,
-    terminal: false,
-    deadline: 'stable',
-    next: ['connecting', 'reconnecting', 'closing', 'closed'],
-  },
-  reconnecting: {
-    sendsDirectly: false,
-    buffersSends: true,
-    terminal: false,
-    deadline: 'retry',
-    next: ['connecting', 'closed'],
-  },
-  closing: { sendsDirectly: false, buffersSends: false, terminal: true, deadline: 'close', next: ['closed'] },
-  closed: { sendsDirectly: false, buffersSends: false, terminal: true, deadline: undefined, next: ['connecting'] },
+  idle: /* @__PURE__ */ row(2, undefined, 'connecting closed'),
+  connecting: /* @__PURE__ */ row(2, 'connect', 'open reconnecting closing closed'),
+  open: /* @__PURE__ */ row(3, 'stable', 'connecting reconnecting closing closed'),
+  reconnecting: /* @__PURE__ */ row(2, 'retry', 'connecting closed'),
+  closing: /* @__PURE__ */ row(4, 'close', 'closed'),
+  closed: /* @__PURE__ */ row(4, undefined, 'connecting'),
 });
 
 /** Whether `from → to` is a legal transition. */

@@ -1,123 +1,53 @@
 /**
- * The target of an attempt: its URL and subprotocols, checked the same way when given at
- * construction and when a provider returns them (the `providers` feature). Error messages show a
- * URL redacted and a long subprotocol by its start only: both often carry credentials.
+ * The URL and the subprotocols: checked at construction (and, with the `providers` feature, for
+ * every provider result), so that a value that would fail every attempt is a TypeError or
+ * RangeError naming the option, never a socket retrying forever. A URL is shown redacted.
  */
 import { redactUrl } from '../redact.js';
-import { characters, describeChar, describeReceived, describeValue, firstNonTokenChar } from '../validation.js';
-
-const URL_SCHEMES = ['ws:', 'wss:', 'http:', 'https:'];
-
-/** A URL as an error message shows it: redacted (userinfo, query values and fragment become `***`). */
-function showUrl(text: string): string {
-  return describeValue(redactUrl(text));
-}
+import { describeReceived, describeValue, isToken } from '../validation.js';
 
 /**
- * Checks a concrete URL (given directly or returned by a provider) and returns it as a string.
- * Error messages show it redacted: a URL's userinfo and query often carry credentials.
- * @throws TypeError for a non-string/URL, RangeError for an unparsable URL or a scheme other than ws(s)/http(s).
+ * `value` as the URL of an attempt: a string or `URL`, absolute, with a WebSocket (or HTTP) scheme
+ * and no fragment. Returns it as a string.
+ * @throws TypeError / RangeError naming `name`, with the URL redacted.
  */
 export function checkUrl(name: string, value: unknown): string {
   if (typeof value !== 'string' && !(value instanceof URL)) {
     throw new TypeError(`Expected \`${name}\` to be a string, a URL or a function, got ${describeReceived(value)}`);
   }
   const text = String(value);
-  let parsed: URL;
+  let url: URL | undefined;
   try {
-    parsed = new URL(text);
-  } catch {
-    throw new RangeError(`Expected \`${name}\` to be an absolute ws:, wss:, http: or https: URL, got ${showUrl(text)}`);
-  }
-  if (!URL_SCHEMES.includes(parsed.protocol)) {
-    throw new RangeError(`Expected \`${name}\` to use ws:, wss:, http: or https:, got ${showUrl(text)}`);
-  }
-  if (parsed.hash) {
-    // "#hash" (the URL API's name for it) rather than "fragment", so that no word of the message
-    // can be mistaken for a leaked part of the URL, whose fragment is shown as `#***`.
-    throw new RangeError(
-      `Expected \`${name}\` to have no #hash (a WebSocket URL cannot carry one), got ${showUrl(text)}`,
-    );
-  }
+    url = new URL(text);
+  } catch {}
+  // "#hash" (the URL API's name for it) rather than "fragment", so that no word of the message can
+  // be mistaken for a leaked part of the URL, whose fragment is shown as `#***`.
+  const wanted = !url
+    ? 'be an absolute ws:, wss:, http: or https: URL'
+    : !/^(wss?|https?):$/.test(url.protocol)
+      ? 'use ws:, wss:, http: or https:'
+      : url.hash && 'have no #hash (a WebSocket URL cannot carry one)';
+  if (wanted) throw new RangeError(`Expected \`${name}\` to ${wanted}, got ${describeValue(redactUrl(text))}`);
   return text;
 }
 
-/** Subprotocol names up to this length are shown whole in messages; a longer one may be a token. */
-const MAX_PROTOCOL_SHOWN = 32;
-
 /**
- * A subprotocol for an error message. Names are short (`graphql-ws`, `v2.json`); where browsers
- * cannot send headers, credentials travel as subprotocols (`base64url.bearer.authorization.k8s.io.…`),
- * so a long one is shown only by its first 8 characters and its length.
- */
-function showProtocol(protocol: string, note?: string): string {
-  const notes = note === undefined ? [] : [note];
-  let shown = protocol;
-  if (protocol.length > MAX_PROTOCOL_SHOWN) {
-    shown = `${protocol.slice(0, 8)}…`;
-    notes.unshift(characters(protocol.length));
-  }
-  return notes.length === 0 ? describeValue(shown) : `${describeValue(shown)} (${notes.join(', ')})`;
-}
-
-/** Why `protocol` is not a subprotocol name, or undefined when it is one. */
-function protocolProblem(protocol: string): string | undefined {
-  if (protocol === '') return 'an empty string';
-  const bad = firstNonTokenChar(protocol);
-  return bad === -1 ? undefined : showProtocol(protocol, `${describeChar(protocol, bad)} is not allowed`);
-}
-
-const PROTOCOL_RULE = "an HTTP token (RFC 6455 §4.1: letters, digits and !#$%&'*+-.^_|~ or the backquote)";
-
-/**
- * Checks concrete protocols and returns them in the form the WebSocket constructor takes. Each
- * must be a non-empty RFC 7230 token, and a list must not name one twice (RFC 6455 §4.1; the rule
- * of ws's `subprotocolRegex` and of browsers, which throw a SyntaxError otherwise). `undefined` and
- * `[]` mean no subprotocol.
- * @throws TypeError unless a string or an array of strings; RangeError for a name that is not a
- *   token, or a name listed twice.
+ * `value` as subprotocols: `undefined`, one name, or an array of distinct names, each an HTTP token
+ * (RFC 6455 §4.1). An array is copied (changing the caller's afterwards changes nothing). A bad
+ * name is shown by its index only (it may be a credential sent as a subprotocol).
+ * @throws TypeError / RangeError naming `name`.
  */
 export function checkProtocols(name: string, value: unknown): string | string[] | undefined {
+  const list = typeof value === 'string' ? [value] : value;
   if (value === undefined) return undefined;
-  if (typeof value === 'string') {
-    const problem = protocolProblem(value);
-    if (problem !== undefined) {
-      let hint = '';
-      if (value === '') {
-        hint = name.endsWith('()')
-          ? ' (for no subprotocol, return [] or undefined)'
-          : ` (for no subprotocol, leave \`${name}\` out or pass [])`;
-      }
-      throw new RangeError(`Expected \`${name}\` to be ${PROTOCOL_RULE}, got ${problem}${hint}`);
-    }
-    return value;
-  }
-  if (!Array.isArray(value)) {
+  if (!Array.isArray(list) || list.some((p) => typeof p !== 'string')) {
     throw new TypeError(`Expected \`${name}\` to be a string or an array of strings, got ${describeReceived(value)}`);
   }
-  // Types first, then values: a wrong type anywhere is a TypeError, whatever comes before it.
-  value.forEach((protocol: unknown, index) => {
-    if (typeof protocol !== 'string') {
-      throw new TypeError(
-        `Expected \`${name}\` to be a string or an array of strings, got ${describeReceived(protocol)} at index ${index}`,
-      );
-    }
-  });
-  const seen = new Map<string, number>();
-  (value as string[]).forEach((protocol, index) => {
-    const problem = protocolProblem(protocol);
-    if (problem !== undefined) {
-      throw new RangeError(
-        `Expected every entry of \`${name}\` to be ${PROTOCOL_RULE}, got ${problem} at index ${index}`,
-      );
-    }
-    const first = seen.get(protocol);
-    if (first !== undefined) {
-      throw new RangeError(
-        `Expected \`${name}\` to name each subprotocol once, got ${showProtocol(protocol)} at index ${first} and ${index}`,
-      );
-    }
-    seen.set(protocol, index);
-  });
-  return [...value];
+  const bad = list.findIndex((p: string, i) => !isToken(p) || list.indexOf(p) !== i);
+  if (bad >= 0) {
+    throw new RangeError(
+      `Expected \`${name}\` to name distinct subprotocols, each an HTTP token (RFC 6455 §4.1), got a bad or repeated one at index ${bad}`,
+    );
+  }
+  return typeof value === 'string' ? value : [...list];
 }

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import type { Client, Server } from 'mock-socket';
 import type { Data } from '../data.js';
-import type { WebSocketConstructorLike } from '../transport/websocket-like.js';
+import type { WebSocketConstructorLike } from '../transports/websocket-like.js';
 import { assertKnownKeys, assertOptionsObject } from '../validation.js';
 import { noteFlakySocket, registerFlakyServer, unregisterFlakyServer } from './flaky-registry.js';
 

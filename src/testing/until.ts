@@ -1,9 +1,9 @@
 /**
  * `until(socket, 'open')`: await what a socket does next, bounded, in real or fake time.
  */
-import { EVENT_NAMES, type ResilientSocketEvents } from '../socket/events.js';
-import type { ResilientSocket } from '../socket/resilient-socket.js';
-import type { SocketState } from '../socket/states.js';
+import { EVENT_NAMES, type ResilientSocketEvents } from '../core/events.js';
+import type { BaseSocket } from '../core/socket.js';
+import type { SocketState } from '../core/states.js';
 import { bypassHint, flakySocketsAt, isUntouched } from './flaky-registry.js';
 import { checkTiming, FAKE_TIMERS_HINT, fakeTimersInstalled, realClearTimeout, realSetTimeout } from './timing.js';
 
@@ -110,7 +110,7 @@ export interface UntilOptions<T extends UntilEvent | UntilState> {
  * ```
  */
 export function until<T extends UntilEvent | UntilState>(
-  socket: ResilientSocket,
+  socket: BaseSocket,
   target: T,
   options: UntilOptions<T> = {},
 ): Promise<UntilResult<T>> {
@@ -254,7 +254,7 @@ export function until<T extends UntilEvent | UntilState>(
  * - otherwise, from counters (attempts made before `until` was called): the socket has made
  *   attempts at a FlakyServer's URL, and nothing has ever tried to connect to that server.
  */
-function bypassedUrl(socket: ResilientSocket, seen: string | undefined): string | undefined {
+function bypassedUrl(socket: BaseSocket, seen: string | undefined): string | undefined {
   const { attempts, connects } = socket.stats;
   if (seen !== undefined) return connects === 0 ? seen : undefined;
   return attempts > 0 && isUntouched(socket.url) ? socket.url : undefined;

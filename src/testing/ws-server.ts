@@ -18,7 +18,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { WebSocket, WebSocketServer } from 'ws';
-import { loadWs } from '../transport/load-ws.js';
+import { loadWs } from '../transports/ws/load-ws.js';
 import { assertKnownKeys, describeReceived, describeValue } from '../validation.js';
 import { realClearTimeout, realSetTimeout } from './timing.js';
 

@@ -4,17 +4,17 @@
  * without the `WebSocket` option or a global one, the socket says to pass one (or install `ws`).
  */
 import type { Bound, Transport } from './transport.js';
-import { type CloseEventLike, type MessageEventLike, ReadyState, type WebSocketLike } from './websocket-like.js';
+import type { CloseEventLike, MessageEventLike, WebSocketLike } from './websocket-like.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: listeners of foreign WebSocket implementations take their own event types.
 type Listener = (...args: any[]) => void;
 
 /** Listens with closures of its own per connection (implementations need not call a listener with `this` = the socket). */
 function bind(connection: Bound, socket: WebSocketLike): void {
-  const events = connection.events;
+  const owner = connection.owner;
   const listeners: [string, Listener][] = [
-    ['open', () => events.open(connection)],
-    ['message', (event: MessageEventLike) => events.message(connection, event.data)],
+    ['open', () => owner.opened_(connection)],
+    ['message', (event: MessageEventLike) => owner.received_(connection, event.data)],
     [
       'error',
       (event: { error?: unknown } | undefined) => {
@@ -25,7 +25,7 @@ function bind(connection: Bound, socket: WebSocketLike): void {
       'close',
       (event: CloseEventLike | undefined) => {
         detach(connection);
-        events.close(connection, {
+        owner.closed_(connection, {
           code: typeof event?.code === 'number' ? event.code : 1006,
           reason: typeof event?.reason === 'string' ? event.reason : '',
           wasClean: event?.wasClean === true,
@@ -48,7 +48,7 @@ function detach(connection: Bound): void {
   if (!listeners || !socket) return;
   connection.binding = undefined;
   for (const [type, listener] of listeners) socket.removeEventListener(type, listener);
-  if (socket.readyState !== ReadyState.CLOSED) {
+  if (socket.readyState !== 3) {
     const absorb = (): void => undefined;
     const cleanup = (): void => {
       socket.removeEventListener('error', absorb);

@@ -1,4 +1,4 @@
-import { ErrorCodes, ResilientSocketError } from '../errors.js';
+import { ResilientSocketError } from '../errors.js';
 import { describeReceived } from '../validation.js';
 import type { WebSocketConstructorLike } from './websocket-like.js';
 
@@ -25,7 +25,7 @@ export function resolveWebSocket(
   const loaded = fallback();
   if (loaded) return loaded;
   throw new ResilientSocketError(
-    ErrorCodes.NO_WEBSOCKET,
+    'ERR_RS_NO_WEBSOCKET',
     'No WebSocket implementation found: this runtime has no global WebSocket. ' +
       'In Node < 22 install the `ws` package (npm install ws), or pass one: ' +
       "new ResilientSocket(url, { WebSocket: (await import('ws')).WebSocket })",

@@ -9,17 +9,16 @@ import type { CloseInfo } from '../core/close-codes.js';
 import type { WebSocketConstructorLike, WebSocketLike } from './websocket-like.js';
 
 /**
- * What one underlying WebSocket reports to the connection that listens to it. One table serves
- * every connection of a socket class: the connection passes itself (no closure per connection).
+ * Where one underlying WebSocket reports: the socket's machine. Its methods take the connection
+ * (no closure per connection); their names end in `_` (the build shortens them).
  */
-export interface ConnectionEvents {
-  open(connection: Bound): void;
-  message(connection: Bound, data: unknown): void;
-  close(connection: Bound, info: CloseInfo): void;
+export interface Owner {
+  opened_(connection: Bound): void;
+  received_(connection: Bound, data: unknown): void;
+  /** The socket closed; `fault` is a protocol error the client itself closed it for (ws: `WS_ERR_*`). */
+  closed_(connection: Bound, info: CloseInfo, fault?: Error): void;
   /** A protocol pong (ws only). */
-  pong(connection: Bound): void;
-  /** The server refused the upgrade with an HTTP status (ws only); the connection closes right after. */
-  rejected(connection: Bound, status: number, retryAfter: unknown): void;
+  ponged_(connection: Bound): void;
 }
 
 /** The part of a connection a transport works with. */
@@ -30,20 +29,21 @@ export interface Bound {
   error: unknown;
   /** How the transport listens (its own business), `undefined` once detached. */
   binding: unknown;
+  /** The server refused the upgrade with an HTTP status (ws only); the connection closes right after. */
+  rejection: { readonly status: number; readonly retryAfter: unknown } | undefined;
   /** Where to report. */
-  readonly events: ConnectionEvents;
+  readonly owner: Owner;
 }
 
-/** How a socket reaches the network. */
 export interface Transport {
-  /** The implementation to use when neither the `WebSocket` option nor a global one exists. */
+  /** The WebSocket to use when neither the option nor a global one is there (Node: ws). */
   fallback(): WebSocketConstructorLike | undefined;
-  /** Checks `wsOptions` at construction (the ws transport refuses what ws would refuse on every attempt). */
-  checkOptions(wsOptions: Record<string, unknown>): void;
-  /** Starts listening to `socket` for `connection`, which reports through `connection.events`. */
+  /** Refuses `wsOptions` that would fail every attempt (ws); the browser ignores them. */
+  checkOptions(value: Record<string, unknown>): void;
+  /** Starts listening to `socket`, which becomes the connection's. */
   bind(connection: Bound, socket: WebSocketLike): void;
-  /** Stops listening; an unheard late `error` of a socket still closing is absorbed. */
+  /** Stops listening (late events of a socket we let go never reach the owner). */
   detach(connection: Bound): void;
-  /** Whether protocol pings can watch `socket` (it sends them and we hear the pongs). */
+  /** Whether the socket can send protocol pings and hear their pongs (ws). */
   canPing(socket: WebSocketLike): boolean;
 }

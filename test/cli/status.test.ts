@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatStatus, type StatusInput, statusLine } from '../../src/cli/status.js';
-import type { ResilientSocket } from '../../src/socket/resilient-socket.js';
+import type { ResilientSocket } from '../../src/node.js';
 
 const status = (input: Partial<StatusInput> & Pick<StatusInput, 'state'>): string =>
   formatStatus({ attempt: 0, bufferedCount: 0, retryIn: undefined, ...input });

@@ -6,7 +6,7 @@
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 import type { CliIO } from '../../src/cli/session.js';
-import { loadWs } from '../../src/transport/load-ws.js';
+import { loadWs } from '../../src/transports/ws/load-ws.js';
 import { waitFor } from './wait.js';
 
 export interface FakeProcess {

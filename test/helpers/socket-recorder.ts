@@ -11,9 +11,9 @@ import type {
   OpenInfo,
   ReconnectingInfo,
   StateChange,
-} from '../../src/socket/events.js';
-import { EVENT_NAMES as EVENTS, type ResilientSocketEvents } from '../../src/socket/events.js';
-import type { ResilientSocket } from '../../src/socket/resilient-socket.js';
+} from '../../src/core/events.js';
+import { EVENT_NAMES as EVENTS, type ResilientSocketEvents } from '../../src/core/events.js';
+import type { ResilientSocket } from '../../src/node.js';
 import { waitFor } from './wait.js';
 
 type EventName = keyof ResilientSocketEvents;

@@ -2,7 +2,7 @@ import { createConnection } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { USAGE } from '../../src/cli/args.js';
 import { type DemoSchedule, runDemo } from '../../src/cli/demo.js';
-import { SOCKET_DEFAULTS } from '../../src/socket/options.js';
+import { CORE_DEFAULTS } from '../../src/core/options.js';
 import { ACCEPT, type BehaviourSetting, ECHO, TestWsServer } from '../faults/index.js';
 import { type CliRun, controlsIn, fakeProcess, startCli } from '../helpers/cli-io.js';
 import { activeTimeouts, timerBaseline } from '../helpers/timers.js';
@@ -667,7 +667,7 @@ describe('the status line and the event lines count attempts alike', () => {
     const run = cli([s.url(), ...SLOW], { tty: true });
     await run.proc.waitForOutput('* connected');
     // The CLI keeps the socket's default stableAfter; no event it prints says "stable".
-    await sleep(SOCKET_DEFAULTS.stableAfter + 300);
+    await sleep(CORE_DEFAULTS.stableAfter + 300);
     const from = run.proc.stderr.length;
     await s.stop();
     await expectSameAttempt(run, from);

@@ -33,12 +33,16 @@ afterAll(() => {
 });
 
 /**
- * The run worked: it printed the table, and exited 0, or 1 for the budget alone (what the bundles
+ * The run worked: it printed the tables (a row per named import, with its budget and target; what
+ * each feature adds to `BaseSocket`), and exited 0, or 1 for the budget alone (what the bundles
  * weigh is another test's business; this one is about the missing dist/).
  */
 function expectSizesReported(run: { code: number; stdout: string; stderr: string }): void {
-  expect(run.stdout).toMatch(/^\| `resilient-socket` \| [\d.]+ kB \| [\d.]+ kB \| [\d.]+ kB (✓|✗ over) \|$/m);
-  expect(run.stdout).toMatch(/^\| `resilient-socket\/backoff` \| /m);
+  expect(run.stdout).toMatch(
+    /^\| `\{ BaseSocket \} from 'resilient-socket\/modular'` \| [\d.]+ kB \| [\d.]+ kB \| [\d.]+ kB (✓|✗ over) \| [\d.]+ kB (✓ met|✗ not met) \|$/m,
+  );
+  expect(run.stdout).toMatch(/^\| `\{ truncatedBinaryExponential \} from 'resilient-socket\/backoff'` \| /m);
+  expect(run.stdout).toMatch(/^\| `heartbeat\(\)` \| [\d.]+ kB \|$/m);
   expect(run.stderr).not.toMatch(/Could not resolve|Error:/);
   if (run.code !== 0) {
     expect(run.code, run.stderr).toBe(1);
@@ -66,6 +70,7 @@ it('builds dist/ when it is missing, then reports the sizes; the next run does n
   const first = await npmRunSize();
   expect(first.stderr).toContain('building the library (dist/index.js is missing)');
   expect(existsSync(join(dir, 'dist', 'index.js'))).toBe(true);
+  expect(existsSync(join(dir, 'dist', 'modular.js'))).toBe(true);
   expect(existsSync(join(dir, 'dist', 'backoff.js'))).toBe(true);
   expectSizesReported(first);
 

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { constant } from '../../src/backoff/index.js';
 import type { Clock } from '../../src/clock.js';
-import type { StateChange } from '../../src/socket/events.js';
-import type { ResilientSocketOptions } from '../../src/socket/options.js';
-import type { SendResult } from '../../src/socket/resilient-socket.js';
+import type { StateChange } from '../../src/core/events.js';
+import type { ResilientSocketOptions } from '../../src/node.js';
+import type { SendResult } from '../../src/node.js';
 import { ACCEPT } from '../faults/index.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
 import { closeAndCheckLeftovers, createRig, type Rig, thrownBy } from './leftovers.js';

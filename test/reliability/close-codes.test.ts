@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { constant } from '../../src/backoff/index.js';
-import type { CloseInfo } from '../../src/socket/close-codes.js';
-import type { HandshakeConnection } from '../../src/socket/options.js';
+import type { CloseInfo } from '../../src/core/close-codes.js';
+import type { HandshakeConnection } from '../../src/node.js';
 import { ECHO } from '../faults/index.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
 import { closeAndCheckLeftovers, createRig } from './leftovers.js';

@@ -1,9 +1,9 @@
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { constant } from '../../src/backoff/index.js';
-import type { CloseEventInfo, ResilientSocketEvents, StateChange } from '../../src/socket/events.js';
-import type { ResilientSocketOptions, UrlProvider } from '../../src/socket/options.js';
-import { CLOSE_TIMEOUT, type ResilientSocket } from '../../src/socket/resilient-socket.js';
+import type { CloseEventInfo, ResilientSocketEvents, StateChange } from '../../src/core/events.js';
+import type { ResilientSocketOptions, UrlProvider } from '../../src/node.js';
+import { CLOSE_TIMEOUT, type ResilientSocket } from '../../src/node.js';
 import { ACCEPT, type BehaviourSetting, ECHO } from '../faults/index.js';
 import type { SocketRecorder } from '../helpers/socket-recorder.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';

@@ -14,9 +14,9 @@
 import { expect } from 'vitest';
 import { WebSocket as WsWebSocket } from 'ws';
 import { ResilientSocket } from '../../src/node.js';
-import { isBound } from '../../src/socket/connection.js';
-import type { ResilientSocketOptions, UrlProvider } from '../../src/socket/options.js';
-import type { WebSocketConstructorLike } from '../../src/transport/websocket-like.js';
+import { isBound } from '../../src/transports/ws/binding.js';
+import type { ResilientSocketOptions, UrlProvider } from '../../src/node.js';
+import type { WebSocketConstructorLike } from '../../src/transports/websocket-like.js';
 import { type BehaviourSetting, ECHO, startTestServer, type TestWsServer } from '../faults/index.js';
 import { SocketRecorder } from '../helpers/socket-recorder.js';
 import { activeTimeouts, timerBaseline } from '../helpers/timers.js';

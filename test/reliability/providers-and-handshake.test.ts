@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { constant } from '../../src/backoff/index.js';
-import type { ConnectingInfo } from '../../src/socket/events.js';
-import type { HandshakeConnection } from '../../src/socket/options.js';
+import type { ConnectingInfo } from '../../src/core/events.js';
+import type { HandshakeConnection } from '../../src/node.js';
 import { ECHO } from '../faults/index.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
 import { closeAndCheckLeftovers, createRig, named, watchUnhandled } from './leftovers.js';

@@ -5,7 +5,7 @@ import {
   type CloseInfo,
   defaultShouldReconnect,
   FATAL_CLOSE_CODES,
-} from '../../src/socket/close-codes.js';
+} from '../../src/core/close-codes.js';
 
 function info(code: number): CloseInfo {
   return { code, reason: '', wasClean: code === 1000 };

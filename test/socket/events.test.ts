@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
 import { ErrorCodes, ResilientSocketError } from '../../src/errors.js';
-import type { ResilientSocket } from '../../src/socket/resilient-socket.js';
+import type { ResilientSocket } from '../../src/node.js';
 import {
   advance,
   cleanup,

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
 import type { Data } from '../../src/data.js';
 import { ErrorCodes } from '../../src/errors.js';
-import type { HandshakeConnection } from '../../src/socket/options.js';
+import type { HandshakeConnection } from '../../src/node.js';
 import {
   advance,
   cleanup,

@@ -9,11 +9,11 @@ import { type Client, WebSocket as MockWebSocket, type Server } from 'mock-socke
 import { expect, vi } from 'vitest';
 import type { Data } from '../../src/data.js';
 import { isResilientSocketError, type ResilientSocketError } from '../../src/errors.js';
-import { EVENT_NAMES, type ResilientSocketEvents } from '../../src/socket/events.js';
-import type { ResilientSocketOptions, UrlProvider } from '../../src/socket/options.js';
-import { ResilientSocket } from '../../src/socket/resilient-socket.js';
+import { EVENT_NAMES, type ResilientSocketEvents } from '../../src/core/events.js';
+import type { ResilientSocketOptions, UrlProvider } from '../../src/node.js';
+import { ResilientSocket } from '../../src/node.js';
 import { FlakyServer } from '../../src/testing/flaky-server.js';
-import type { WebSocketConstructorLike } from '../../src/transport/websocket-like.js';
+import type { WebSocketConstructorLike } from '../../src/transports/websocket-like.js';
 
 /** mock-socket's delay before it dispatches open, close and client→server messages. */
 export const MOCK_DELAY = 4;

@@ -2,14 +2,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
 import { truncatedBinaryExponential } from '../../src/backoff/truncated-binary-exponential.js';
 import { ErrorCodes } from '../../src/errors.js';
-import {
-  checkProtocols,
-  checkUrl,
-  type ResilientSocketOptions,
-  resolveSocketOptions,
-  SOCKET_DEFAULTS,
-} from '../../src/socket/options.js';
-import { ResilientSocket } from '../../src/socket/resilient-socket.js';
+import { type Config, resolveOptions } from '../../src/core/options.js';
+import { checkUrl } from '../../src/core/target.js';
+import { checkSubprotocols as checkProtocols } from '../../src/features/providers/protocols.js';
+import { MAX_RETRY_AFTER } from '../../src/features/upgrade-rejection/upgrade-rejection.js';
+import { type ResilientSocketOptions, ResilientSocket } from '../../src/node.js';
+import { browserTransport } from '../../src/transports/browser.js';
+import type { Transport } from '../../src/transports/transport.js';
 import {
   advance,
   cleanup,
@@ -29,6 +28,25 @@ beforeEach(() => {
   vi.useFakeTimers();
 });
 afterEach(cleanup);
+
+/** `ResilientSocket`'s flat options made into the core's (its `prepare`), as the constructor does. */
+const prepare = (options: unknown): unknown =>
+  (ResilientSocket as unknown as { prepare(options: unknown): unknown }).prepare(options);
+
+/** Resolves `ResilientSocket` options the way its constructor does, on a transport whose fallback is `fallback`. */
+function resolveSocketOptions(url: unknown, options: unknown, fallback: () => unknown) {
+  // One transport per fallback implementation: configs are shared only between sockets of one transport.
+  const implementation = fallback();
+  const transport = transports.get(implementation) ?? { ...browserTransport, fallback: fallback as Transport['fallback'] };
+  transports.set(implementation, transport);
+  return resolveOptions(url, prepare(options), transport);
+}
+const transports = new Map<unknown, Transport>();
+
+/** The resolved options of the feature `name` in `config`. */
+function featureOptions(config: Config, name: string): Record<string, unknown> | undefined {
+  return (config.features.find((f) => f.name === name) as { options_?: Record<string, unknown> } | undefined)?.options_;
+}
 
 /** Constructs without connecting, so validation is all that runs. */
 function construct(url: unknown, options: Record<string, unknown> = {}): ResilientSocket {
@@ -351,7 +369,8 @@ describe('the resolved configuration', () => {
     const second = resolve('ws://localhost:2', { ...options(), wsOptions: {} }).config;
     expect(second).toBe(first);
     expect(Object.isFrozen(first)).toBe(true);
-    expect(Object.isFrozen(first.buffer)).toBe(true);
+    expect(Object.isFrozen(first.features)).toBe(false); // the config is frozen; its features are shared objects
+    expect(featureOptions(first, 'bufferPolicy')).toMatchObject({ ttl: 1_000 });
   });
 
   it('keeps its own copy of a protocols array, shared by sockets given equal arrays', () => {
@@ -393,11 +412,12 @@ describe('the resolved configuration', () => {
     const a = resolve(url, undefined).config;
     const b = resolve('ws://localhost:3', {}).config;
     expect(b).toBe(a);
-    expect(a.heartbeat).toEqual({
+    expect(featureOptions(a, 'heartbeat')).toEqual({
       interval: 30_000,
       timeout: 10_000,
       message: undefined,
       isPong: undefined,
+      periodic: true,
       explicit: false,
     });
   });
@@ -712,12 +732,12 @@ describe('maxRetryAfter', () => {
     resolveSocketOptions('ws://localhost:1', { WebSocket: WebSocketImpl, ...options }, () => undefined).config;
 
   it('defaults to 5 minutes', () => {
-    expect(SOCKET_DEFAULTS.maxRetryAfter).toBe(300_000);
-    expect(resolve({}).maxRetryAfter).toBe(300_000);
+    expect(MAX_RETRY_AFTER).toBe(300_000);
+    expect(featureOptions(resolve({}), 'upgradeRejection')?.cap).toBe(300_000);
   });
 
   it.each([0, 1, 60_000, 2 ** 31, Number.POSITIVE_INFINITY])('accepts %d', (value) => {
-    expect(resolve({ maxRetryAfter: value }).maxRetryAfter).toBe(value);
+    expect(featureOptions(resolve({ maxRetryAfter: value }), 'upgradeRejection')?.cap).toBe(value);
   });
 
   it.each<[unknown, ErrorConstructor, string]>([
@@ -755,8 +775,10 @@ describe('heartbeat: a heartbeat that sends pings must recognise their answers',
   it('accepts message with isPong, isPong alone, and silence detection (neither)', () => {
     const isPong = (data: unknown) => data === 'pong';
     const resolve = (heartbeat: unknown) =>
-      resolveSocketOptions('ws://localhost:1', { WebSocket: WebSocketImpl, heartbeat }, () => undefined).config
-        .heartbeat;
+      featureOptions(
+        resolveSocketOptions('ws://localhost:1', { WebSocket: WebSocketImpl, heartbeat }, () => undefined).config,
+        'heartbeat',
+      );
     expect(resolve({ message: 'ping', isPong })).toMatchObject({ message: 'ping', isPong, explicit: true });
     expect(resolve({ isPong })).toMatchObject({ message: undefined, isPong });
     expect(resolve({ interval: 1_000 })).toMatchObject({ message: undefined, isPong: undefined, explicit: true });

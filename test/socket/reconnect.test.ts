@@ -4,9 +4,9 @@ import { constant } from '../../src/backoff/constant.js';
 import { truncatedBinaryExponential } from '../../src/backoff/truncated-binary-exponential.js';
 import type { BackoffPolicyLike } from '../../src/backoff/types.js';
 import { ErrorCodes, type ResilientSocketError } from '../../src/errors.js';
-import type { CloseInfo } from '../../src/socket/close-codes.js';
-import { CLOSE_TIMEOUT, SHOULD_RECONNECT_TIMEOUT } from '../../src/socket/resilient-socket.js';
-import type { WebSocketConstructorLike } from '../../src/transport/websocket-like.js';
+import type { CloseInfo } from '../../src/core/close-codes.js';
+import { CLOSE_TIMEOUT, SHOULD_RECONNECT_TIMEOUT } from '../../src/node.js';
+import type { WebSocketConstructorLike } from '../../src/transports/websocket-like.js';
 import {
   advance,
   cleanup,

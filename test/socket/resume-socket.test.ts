@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
 import type { BackoffPolicyLike } from '../../src/backoff/types.js';
 import { ErrorCodes } from '../../src/errors.js';
-import { DRIFT_CHECK_INTERVAL } from '../../src/socket/resume.js';
+import { DRIFT_CHECK_INTERVAL } from '../../src/features/resume/signals.js';
 import { FlakyServer } from '../../src/testing/flaky-server.js';
 import { advance, cleanup, createSocket, expectOptionError, MOCK_DELAY, record, startServer } from './helpers.js';
 

@@ -5,13 +5,18 @@ import {
   DRIFT_CHECK_INTERVAL,
   DRIFT_THRESHOLD,
   isOffline,
-  RESUME,
-  type ResumeSubscriber,
+  type ResumeListener,
   unwatchResume,
   watchResume,
   watchSuspend,
-} from '../../src/socket/resume.js';
+} from '../../src/features/resume/signals.js';
 import { TestClock } from '../../src/testing/test-clock.js';
+
+/** The method a test subscriber is told through (a socket is told through its feature's listener). */
+const RESUME = Symbol('tell');
+type ResumeSubscriber = { [RESUME]: (signal: 'resumed' | 'offline', reason: string) => void };
+/** The one listener every test subscriber shares, as a feature's sockets share theirs. */
+const tell: ResumeListener = (subscriber, signal, reason) => (subscriber as ResumeSubscriber)[RESUME](signal, reason);
 
 /** A subscriber that records what it was told. */
 function recorder() {
@@ -24,8 +29,8 @@ function recorder() {
 
 /** Subscribes to both kinds of signal, as a socket with an open, watched connection is; returns the unsubscribe call. */
 function watch(subscriber: ResumeSubscriber, clock: Clock, detectSuspend: boolean): () => void {
-  watchResume(subscriber);
-  if (detectSuspend) watchSuspend(subscriber, clock);
+  watchResume(subscriber, tell);
+  if (detectSuspend) watchSuspend(subscriber, tell, clock);
   return () => unwatchResume(subscriber, clock);
 }
 

@@ -2,7 +2,7 @@ import { WebSocket as MockWebSocket } from 'mock-socket';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
 import { ErrorCodes } from '../../src/errors.js';
-import type { WebSocketConstructorLike } from '../../src/transport/websocket-like.js';
+import type { WebSocketConstructorLike } from '../../src/transports/websocket-like.js';
 import {
   advance,
   cleanup,

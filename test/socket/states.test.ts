@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canTransition, type SocketState, STATES } from '../../src/socket/states.js';
+import { canTransition, type SocketState, STATES } from '../../src/core/states.js';
 
 const ALL: readonly SocketState[] = ['idle', 'connecting', 'open', 'reconnecting', 'closing', 'closed'];
 

@@ -9,14 +9,12 @@ import { Socket } from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { WebSocket as NodeWebSocket } from 'ws';
-import { resolveSocketOptions } from '../../src/socket/options.js';
-
-class DummyWebSocket {}
+import { checkWsOptions } from '../../src/transports/ws/options.js';
 
 /** Whether our construction-time check refuses `wsOptions`. */
 function weRefuse(wsOptions: Record<string, unknown>): boolean {
   try {
-    resolveSocketOptions('ws://example.invalid/', { WebSocket: DummyWebSocket as never, wsOptions }, () => undefined);
+    checkWsOptions(wsOptions);
     return false;
   } catch (error) {
     expect([TypeError, RangeError]).toContain((error as Error).constructor);

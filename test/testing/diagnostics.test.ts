@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
-import type { ResilientSocketOptions } from '../../src/socket/options.js';
-import { ResilientSocket } from '../../src/socket/resilient-socket.js';
+import type { ResilientSocketOptions } from '../../src/node.js';
+import { ResilientSocket } from '../../src/node.js';
 import type { FlakyServer } from '../../src/testing/flaky-server.js';
 import { until } from '../../src/testing/until.js';
 import { waitFor } from '../../src/testing/wait-for.js';
-import type { WebSocketConstructorLike } from '../../src/transport/websocket-like.js';
+import type { WebSocketConstructorLike } from '../../src/transports/websocket-like.js';
 import { cleanup, flakyServer, MOCK_DELAY, socketOn, time, track } from './fixture.js';
 
 // What until() and waitFor() say when they give up: the likely cause, and only that. Fake timers

@@ -4,10 +4,10 @@
  * puts the real timers back.
  */
 import { vi } from 'vitest';
-import type { ResilientSocketEvents } from '../../src/socket/events.js';
-import { EVENT_NAMES } from '../../src/socket/events.js';
-import type { ResilientSocketOptions } from '../../src/socket/options.js';
-import { ResilientSocket } from '../../src/socket/resilient-socket.js';
+import type { ResilientSocketEvents } from '../../src/core/events.js';
+import { EVENT_NAMES } from '../../src/core/events.js';
+import type { ResilientSocketOptions } from '../../src/node.js';
+import { ResilientSocket } from '../../src/node.js';
 import { FlakyServer, type FlakyServerOptions } from '../../src/testing/flaky-server.js';
 
 /** mock-socket's delay before it dispatches open, close and client→server messages. */

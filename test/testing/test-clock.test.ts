@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
 import { exponential } from '../../src/backoff/exponential.js';
-import { retry } from '../../src/retry/retry.js';
-import { ResilientSocket } from '../../src/socket/resilient-socket.js';
+import { retry } from '../../src/backoff/retry.js';
+import { ResilientSocket } from '../../src/node.js';
 import { TestClock } from '../../src/testing/test-clock.js';
-import type { WebSocketConstructorLike } from '../../src/transport/websocket-like.js';
+import type { WebSocketConstructorLike } from '../../src/transports/websocket-like.js';
 import { collect } from './fixture.js';
 
 // TestClock on its own, then driving retry() and a ResilientSocket with no global timer at all

@@ -33,7 +33,7 @@ vi.mock('node:module', async (importOriginal) => {
 describe('without mock-socket', () => {
   it('the kit imports, and TestClock, until and waitFor work', async () => {
     const kit = await import('../../src/testing/index.js');
-    const { ResilientSocket } = await import('../../src/socket/resilient-socket.js');
+    const { ResilientSocket } = await import('../../src/node.js');
 
     const clock = new kit.TestClock();
     let fired = 0;

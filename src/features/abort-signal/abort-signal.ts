@@ -10,24 +10,24 @@ const SIGNAL: Feature = {
   name: 'abortSignal',
   rank: 70,
   options: ['signal'],
-  init(host, socket, me, options) {
-    const signal = options.signal;
-    if (signal === undefined) return;
-    if (!isAbortSignal(signal)) {
+  check({ signal }) {
+    if (signal !== undefined && !isAbortSignal(signal)) {
       throw new TypeError(`Expected \`signal\` to be an AbortSignal, got ${describeReceived(signal)}`);
     }
-    const user = host.user(socket) as Abortable;
+  },
+  init(m, me, { signal }) {
+    const user = m.socket_ as Abortable;
     // Already aborted: the socket starts closed, without connecting.
-    if (signal.aborted) user.close(1000, 'aborted');
-    else {
-      host.setData(socket, me, signal);
-      linkSignal(signal, user);
+    if ((signal as AbortSignal | undefined)?.aborted) user.close(1000, 'aborted');
+    else if (signal) {
+      m.set_(me, signal);
+      linkSignal(signal as AbortSignal, user);
     }
   },
-  dispose(host, socket, me) {
-    const signal = host.data(socket, me) as AbortSignal | undefined;
-    if (signal) unlinkSignal(signal, host.user(socket) as Abortable);
-    host.setData(socket, me, undefined);
+  dispose(m, me) {
+    const signal = m.get_(me) as AbortSignal | undefined;
+    if (signal) unlinkSignal(signal, m.socket_ as Abortable);
+    m.set_(me, undefined);
   },
 };
 

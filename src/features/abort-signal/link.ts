@@ -14,7 +14,7 @@ interface Link {
   readonly listener: () => void;
 }
 
-const links = new WeakMap<AbortSignal, Link>();
+const links = /* @__PURE__ */ new WeakMap<AbortSignal, Link>();
 
 /** Closes `socket` when `signal` aborts (the signal must not be aborted yet). @internal */
 export function linkSignal(signal: AbortSignal, socket: Abortable): void {

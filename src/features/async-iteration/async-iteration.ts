@@ -12,26 +12,25 @@ interface Sink {
   closed(): void;
 }
 
-function sinks(host: Host, socket: object, me: number): Set<Sink> | undefined {
-  return host.data(socket, me) as Set<Sink> | undefined;
+function sinks(m: Host, me: number): Set<Sink> | undefined {
+  return m.get_(me) as Set<Sink> | undefined;
 }
 
-const ITERATION: Feature & { iterate(host: Host, socket: object, me: number): AsyncIterableIterator<Data> } = {
+const ITERATION: Feature & { iterate(m: Host, me: number): AsyncIterableIterator<Data> } = {
   name: 'asyncIteration',
   rank: 100,
-  deliver(host, socket, me, data) {
-    const all = sinks(host, socket, me);
+  deliver(m, me, data) {
+    const all = sinks(m, me);
     if (all) for (const sink of all) sink.message(data);
   },
-  state(host, socket, me, _previous, next) {
-    if (next !== 'closed') return;
-    const all = sinks(host, socket, me);
-    if (all) for (const sink of [...all]) sink.closed();
+  state(m, me, _previous, next) {
+    const all = sinks(m, me);
+    if (all && next === 'closed') for (const sink of [...all]) sink.closed();
   },
-  iterate(host, socket, me) {
+  iterate(m, me) {
     const queue: Data[] = [];
     const waiting: ((result: IteratorResult<Data>) => void)[] = [];
-    let done = host.state(socket) === 'closed';
+    let done = m.state_ === 'closed';
     const sink: Sink = {
       message: (data) => {
         const resolve = waiting.shift();
@@ -43,12 +42,12 @@ const ITERATION: Feature & { iterate(host: Host, socket: object, me: number): As
     const finish = (): void => {
       if (done) return;
       done = true;
-      sinks(host, socket, me)?.delete(sink);
+      sinks(m, me)?.delete(sink);
       for (const resolve of waiting.splice(0)) resolve({ value: undefined, done: true });
     };
     if (!done) {
-      let all = sinks(host, socket, me);
-      if (!all) host.setData(socket, me, (all = new Set()));
+      let all = sinks(m, me);
+      if (!all) m.set_(me, (all = new Set()));
       all.add(sink);
     }
     const iterator: AsyncIterableIterator<Data> = {

@@ -11,15 +11,17 @@
  * server is found even while the server keeps streaming; only in `silence` does any message count.
  * Worst case, a link that goes silent is declared dead `interval + timeout` later.
  *
- * Per socket it keeps one small number (the mode, and whether a probe awaits its answer) and two
- * timer slots: `PING` (the next ping) and `PONG` (the deadline of the answer, or of the next sign
- * of life in `silence`). No object and no closure per socket or per connection.
+ * Per socket it keeps two timer slots, `PING` (the next ping) and `PONG` (the deadline of the
+ * answer, or of the next sign of life in `silence`), and, only while a resume probe awaits its
+ * answer, `true` in its data slot. The mode is not kept: it follows from the options and the open
+ * socket, so a watched connection costs no memory beyond its timers (the memory budget). No object
+ * and no closure per socket or per connection.
  */
 import { ResilientSocketError } from '../../errors.js';
 import type { Feature, Host } from '../../core/feature.js';
 import { callbackError } from '../../core/report.js';
 import { type Data, isData } from '../../data.js';
-import { ReadyState, type WebSocketLike } from '../../transports/websocket-like.js';
+import type { WebSocketLike } from '../../transports/websocket-like.js';
 import {
   assertFunction,
   assertKnownKeys,
@@ -82,15 +84,14 @@ export interface HeartbeatOptions {
 /** The defaults of {@link HeartbeatOptions}. */
 export const HEARTBEAT_DEFAULTS = /* @__PURE__ */ Object.freeze({ interval: 30_000, timeout: 10_000 });
 
+// The timer slots.
 const PING = 0;
 const PONG = 1;
-// The per-socket number: the mode in the low bits, PROBING while a probe awaits its answer.
+// The modes (computed from the options and the open socket: nothing kept per socket for them).
 const OFF = 0;
 const PROTOCOL = 1;
 const MESSAGE = 2;
 const SILENCE = 3;
-const MODE = 3;
-const PROBING = 4;
 
 /** What the resume feature asks of the heartbeat: ask the connection now, answer within `timeout`. */
 export interface HeartbeatService {
@@ -99,9 +100,9 @@ export interface HeartbeatService {
    * socket has one) and declares it dead if no answer comes within `timeout` ms (reason
    * `'probe timeout'`). A connection with no way to ask is left alone.
    */
-  probe(host: Host, socket: object, me: number, timeout: number): void;
+  probe(m: Host, me: number, timeout: number): void;
   /** Whether the current connection is watched (a mode other than `off`). */
-  watching(host: Host, socket: object, me: number): boolean;
+  watching(m: Host, me: number): boolean;
 }
 
 interface Resolved {
@@ -151,10 +152,18 @@ function resolve(value: unknown, explicit: boolean): Resolved {
  */
 export function createHeartbeat(options: HeartbeatOptions | false | undefined, explicit: boolean): Feature {
   const o = resolve(options, explicit);
-  const data = (host: Host, socket: object, me: number): number => (host.data(socket, me) as number | undefined) ?? OFF;
+  const canPing = (m: Host, ws: WebSocketLike): boolean => m.config_.transport.canPing(ws);
+  /** How the current connection is watched: chosen by the options and the socket, once it is open. */
+  const modeOf = (m: Host): number => {
+    const ws = m.attempt_?.opened ? m.attempt_.socket : undefined;
+    if (!o.periodic || !ws) return OFF;
+    return o.message !== undefined ? MESSAGE : canPing(m, ws) ? PROTOCOL : o.explicit ? SILENCE : OFF;
+  };
+  /** Whether a resume probe awaits its answer. */
+  const probing = (m: Host, me: number): boolean => m.get_(me) === true;
 
   /** Sends one ping; false when none went out (a failure is reported: a broken ping never declares the link dead). */
-  const ping = (host: Host, socket: object, ws: WebSocketLike, frame: boolean): boolean => {
+  const ping = (m: Host, ws: WebSocketLike, frame: boolean): boolean => {
     if (frame || o.message === undefined) {
       try {
         ws.ping?.();
@@ -167,36 +176,33 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
     try {
       message = typeof o.message === 'function' ? o.message() : o.message;
     } catch (thrown) {
-      host.reportUserError(socket, callbackError('heartbeat.message', 'threw', thrown));
+      m.reportUserError_(callbackError('heartbeat.message', 'threw', thrown));
       return false;
     }
     if (!isData(message)) {
       const problem = new TypeError(
         `Expected \`heartbeat.message()\` to return a string or binary data, got ${describeReceived(message)}`,
       );
-      host.reportUserError(
-        socket,
-        new ResilientSocketError('ERR_RS_CALLBACK_FAILED', `${problem.message}; no ping sent`, { cause: problem }),
-      );
+      m.reportUserError_(new ResilientSocketError('ERR_RS_CALLBACK_FAILED', `${problem.message}; no ping sent`, { cause: problem }));
       return false;
     }
     try {
       ws.send(message as never);
     } catch (thrown) {
-      if (ws.readyState === ReadyState.OPEN) {
+      if (ws.readyState === 1) {
         const reason = `The WebSocket refused the heartbeat's ping while open: ${describeThrown(thrown)}`;
-        host.report(socket, new ResilientSocketError('ERR_RS_UNSENDABLE', reason, { cause: thrown }));
+        m.report_(new ResilientSocketError('ERR_RS_UNSENDABLE', reason, { cause: thrown }));
       }
       return false;
     }
-    host.wrote(socket);
+    m.messagesOut_++;
     return true;
   };
 
   /** An answer arrived (a pong, or a message isPong accepts): the deadline and the probe are over. */
-  const answered = (host: Host, socket: object, me: number): void => {
-    host.setData(socket, me, data(host, socket, me) & MODE);
-    host.clearTimer(socket, me, PONG);
+  const answered = (m: Host, me: number): void => {
+    m.set_(me, undefined);
+    m.clearTimer_(me, PONG);
   };
 
   const feature: Feature & HeartbeatService & { readonly options_: Resolved } = {
@@ -204,86 +210,73 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
     rank: 30,
     slots: 2,
     options_: o,
-    open(host, socket, me, _attempt, ws) {
-      const mode = !o.periodic
-        ? OFF
-        : o.message !== undefined
-          ? MESSAGE
-          : host.canPing(socket, ws)
-            ? PROTOCOL
-            : o.explicit
-              ? SILENCE
-              : OFF;
-      host.setData(socket, me, mode);
-      if (mode === SILENCE) host.setTimer(socket, me, PONG, o.interval + o.timeout);
-      else if (mode !== OFF) host.setTimer(socket, me, PING, o.interval);
-      return undefined;
+    open(m, me) {
+      const mode = modeOf(m);
+      if (mode === SILENCE) m.setTimer_(me, PONG, o.interval + o.timeout);
+      else if (mode !== OFF) m.setTimer_(me, PING, o.interval);
     },
-    message(host, socket, me, _attempt, data) {
-      const state = data(host, socket, me);
-      if (host.state(socket) === 'closing') return false; // close() stopped the heartbeat
-      const mode = state & MODE;
-      if (mode === SILENCE) host.setTimer(socket, me, PONG, o.interval + o.timeout);
+    message(m, me, _attempt, data) {
+      const mode = modeOf(m);
+      if (m.state_ === 'closing') return false; // close() stopped the heartbeat
+      if (mode === SILENCE) m.setTimer_(me, PONG, o.interval + o.timeout);
       if (mode !== MESSAGE || !o.isPong) return false;
       let pong = false;
       try {
         pong = o.isPong(data) === true;
       } catch (thrown) {
-        host.reportUserError(socket, callbackError('heartbeat.isPong', 'threw', thrown));
+        m.reportUserError_(callbackError('heartbeat.isPong', 'threw', thrown));
       }
-      if (pong) answered(host, socket, me);
+      if (pong) answered(m, me);
       return pong; // the answer is consumed, not emitted
     },
-    pong(host, socket, me) {
-      const state = data(host, socket, me);
+    pong(m, me) {
+      const mode = modeOf(m);
       // App-level pings are answered by messages only.
-      if ((state & MODE) !== MESSAGE && ((state & MODE) === PROTOCOL || state & PROBING)) answered(host, socket, me);
+      if (mode !== MESSAGE && (mode === PROTOCOL || probing(m, me))) answered(m, me);
     },
-    timer(host, socket, me, local) {
-      const attempt = host.attempt(socket);
+    timer(m, me, local) {
+      const attempt = m.attempt_;
       const ws = attempt?.socket;
       if (!attempt || !ws) return;
-      const state = data(host, socket, me);
       if (local === PONG) {
-        if (state & PROBING) {
-          const resume = host.find(socket, 'resume')?.[0] as { options_?: { probeTimeout?: number } } | undefined;
+        if (probing(m, me)) {
+          const resume = m.find_('resume')?.[0] as { options_?: { probeTimeout?: number } } | undefined;
           const message = `No answer to the probe within ${resume?.options_?.probeTimeout ?? 0} ms after a resume`;
-          host.fail(socket, attempt, 'ERR_RS_DEAD_LINK', message, 'probe timeout');
+          m.fail_(attempt, 'ERR_RS_DEAD_LINK', message, 'probe timeout');
         } else {
-          host.fail(socket, attempt, 'ERR_RS_DEAD_LINK', 'The heartbeat found the connection dead', 'heartbeat timeout');
+          m.fail_(attempt, 'ERR_RS_DEAD_LINK', 'The heartbeat found the connection dead', 'heartbeat timeout');
         }
         return;
       }
       // PING: the deadline before the ping (an answer may come back before send() returns), and
       // before the next ping: when both are due at once, the unanswered ping is found dead first.
-      const armed = !host.hasTimer(socket, me, PONG);
-      if (armed) host.setTimer(socket, me, PONG, o.timeout);
-      const sent = ping(host, socket, ws, (state & MODE) === PROTOCOL);
-      if (host.attempt(socket) !== attempt || host.state(socket) !== 'open') return; // a listener took over
-      if (!sent && armed) host.clearTimer(socket, me, PONG); // no ping went out: no answer to wait for
-      host.setTimer(socket, me, PING, o.interval);
+      const armed = !m.hasTimer_(me, PONG);
+      if (armed) m.setTimer_(me, PONG, o.timeout);
+      const sent = ping(m, ws, modeOf(m) === PROTOCOL);
+      if (m.attempt_ !== attempt || m.state_ !== 'open') return; // a listener took over
+      if (!sent && armed) m.clearTimer_(me, PONG); // no ping went out: no answer to wait for
+      m.setTimer_(me, PING, o.interval);
     },
-    end(host, socket, me) {
-      host.clearTimer(socket, me, PING);
-      host.clearTimer(socket, me, PONG);
-      host.setData(socket, me, undefined);
+    end(m, me) {
+      m.clearTimer_(me, PING);
+      m.clearTimer_(me, PONG);
+      m.set_(me, undefined);
     },
-    probe(host, socket, me, timeout) {
-      const attempt = host.attempt(socket);
+    probe(m, me, timeout) {
+      const attempt = m.attempt_;
       const ws = attempt?.socket;
       if (!attempt?.opened || !ws) return;
-      const mode = data(host, socket, me) & MODE;
-      const byMessage = mode === MESSAGE;
-      if (!byMessage && !host.canPing(socket, ws)) return; // no way to ask: left to the heartbeat
-      host.setData(socket, me, mode | PROBING);
-      if (!ping(host, socket, ws, !byMessage)) {
-        host.setData(socket, me, mode);
+      const byMessage = modeOf(m) === MESSAGE;
+      if (!byMessage && !canPing(m, ws)) return; // no way to ask: left to the heartbeat
+      m.set_(me, true);
+      if (!ping(m, ws, !byMessage)) {
+        m.set_(me, undefined);
         return;
       }
       // Unless the answer came back while we were sending it.
-      if (data(host, socket, me) & PROBING && host.attempt(socket) === attempt) host.setTimer(socket, me, PONG, timeout);
+      if (probing(m, me) && m.attempt_ === attempt) m.setTimer_(me, PONG, timeout);
     },
-    watching: (host, socket, me) => (data(host, socket, me) & MODE) !== OFF,
+    watching: (m) => modeOf(m) !== OFF,
   };
   return intern(feature);
 }

@@ -5,18 +5,19 @@
  * (`ERR_RS_PROVIDER_FAILED`), which is retried with backoff.
  */
 import type { Feature, Target } from '../../core/feature.js';
-import { checkProtocols, checkUrl } from '../../core/target.js';
+import { checkUrl } from '../../core/target.js';
+import { checkSubprotocols } from './protocols.js';
 
 async function resolve(url: unknown, protocols: unknown): Promise<Target> {
   const rawUrl = typeof url === 'function' ? await (url as () => unknown)() : url;
   const rawProtocols = typeof protocols === 'function' ? await (protocols as () => unknown)() : protocols;
-  return { url: checkUrl('url()', rawUrl), protocols: checkProtocols('protocols()', rawProtocols) };
+  return { url: checkUrl('url()', rawUrl), protocols: checkSubprotocols('protocols()', rawProtocols) };
 }
 
 const PROVIDERS: Feature = {
   name: 'providers',
   rank: 10,
-  target: (_host, _socket, _me, url, protocols) =>
+  target: (_m, _me, url, protocols) =>
     typeof url === 'function' || typeof protocols === 'function' ? resolve(url, protocols) : undefined,
 };
 

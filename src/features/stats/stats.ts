@@ -3,14 +3,15 @@
  * and out, drops, uptime and downtime, the last error, when the next retry is due).
  */
 import type { Feature, Host } from '../../core/feature.js';
+import type { Machine } from '../../core/machine.js';
 import type { SocketStats } from '../../core/socket.js';
 
-const STATS: Feature & { snapshot(host: Host, socket: object): SocketStats } = {
+const STATS: Feature & { snapshot(m: Host): SocketStats } = {
   name: 'stats',
   rank: 90,
-  snapshot(host, socket) {
-    const c = host.counters(socket);
-    const now = host.now(socket);
+  snapshot(m) {
+    const c = m as unknown as Machine;
+    const now = c.config_.clock.now();
     // An opened attempt is current from open until its connection is torn down (closing included).
     const opened = c.attempt_?.opened === true;
     return {

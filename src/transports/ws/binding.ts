@@ -8,7 +8,7 @@
  * class's `emit`. Only here do pongs and refused upgrades (HTTP status, Retry-After) reach us.
  */
 import { browserTransport } from '../browser.js';
-import type { Bound, Transport } from '../transport.js';
+import type { Bound } from '../transport.js';
 import type { WebSocketLike } from '../websocket-like.js';
 
 /** The subset of ws's (Node EventEmitter) API the native binding uses. */
@@ -34,7 +34,7 @@ export function isNodeStyle(socket: WebSocketLike): socket is NodeStyleSocket {
 }
 
 /** Where a natively bound ws socket keeps its connection (the technique ws uses for its own listeners). */
-const kConnection = Symbol('resilient-socket.connection');
+const kConnection = /* @__PURE__ */ Symbol('resilient-socket.connection');
 type TaggedSocket = NodeStyleSocket & { [kConnection]?: Bound | undefined };
 
 /** The `binding` of a natively bound connection. */
@@ -64,36 +64,40 @@ function nativeEmit(this: TaggedSocket, type: string, a?: unknown, b?: unknown):
 
 /** Hands one ws event (with ws's own arguments) to the connection; `true` if it was one of ours. */
 function dispatch(socket: TaggedSocket, connection: Bound, type: string, a: unknown, b: unknown): boolean {
-  const events = connection.events;
+  const owner = connection.owner;
   switch (type) {
     case 'open':
-      events.open(connection);
+      owner.opened_(connection);
       return true;
     case 'message':
       // ws's own event arguments: text frames arrive as a Buffer with isBinary false.
-      events.message(connection, b === true ? a : String(a));
+      owner.received_(connection, b === true ? a : String(a));
       return true;
     case 'error':
       connection.error = a;
       return true;
     case 'close':
       detach(connection);
-      events.close(connection, {
-        code: typeof a === 'number' ? a : 1006,
-        reason: b === undefined ? '' : String(b),
-        // What ws's own CloseEvent reports as wasClean.
-        wasClean: socket._closeFrameReceived === true && socket._closeFrameSent === true,
-      });
+      owner.closed_(
+        connection,
+        {
+          code: typeof a === 'number' ? a : 1006,
+          reason: b === undefined ? '' : String(b),
+          // What ws's own CloseEvent reports as wasClean.
+          wasClean: socket._closeFrameReceived === true && socket._closeFrameSent === true,
+        },
+        protocolError(connection.error),
+      );
       return true;
     case 'pong':
-      events.pong(connection);
+      owner.ponged_(connection);
       return true;
     case 'unexpected-response': {
       // A refused upgrade (non-101 response). Handling it stops ws from turning it into a generic
       // error; the owner records the status and Retry-After, then the attempt is cut.
       const response = b as { statusCode?: number; headers?: Record<string, unknown>; resume?: () => void } | undefined;
       const status = typeof response?.statusCode === 'number' ? response.statusCode : 0;
-      events.rejected(connection, status, response?.headers?.['retry-after']);
+      connection.rejection = { status, retryAfter: response?.headers?.['retry-after'] };
       response?.resume?.();
       socket.terminate?.();
       return true;
@@ -103,7 +107,18 @@ function dispatch(socket: TaggedSocket, connection: Bound, type: string, a: unkn
   }
 }
 
-function bind(connection: Bound, socket: WebSocketLike): void {
+/**
+ * A protocol error ws raised on an open connection before closing it (its codes start `WS_ERR_`:
+ * a message over `maxPayload`, invalid UTF-8, a malformed frame): the close code alone (1006) does
+ * not say so, so the owner is told.
+ */
+function protocolError(value: unknown): Error | undefined {
+  const code = value instanceof Error ? (value as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && code.startsWith('WS_ERR_') ? (value as Error) : undefined;
+}
+
+/** Binds ws sockets natively (anything else as the browser transport does). */
+export function bind(connection: Bound, socket: WebSocketLike): void {
   if (!isNodeStyle(socket)) {
     browserTransport.bind(connection, socket);
     return;
@@ -114,7 +129,7 @@ function bind(connection: Bound, socket: WebSocketLike): void {
   connection.socket = socket;
 }
 
-function detach(connection: Bound): void {
+export function detach(connection: Bound): void {
   const socket = connection.socket;
   if (connection.binding !== NATIVE || !socket) {
     browserTransport.detach(connection);
@@ -126,5 +141,3 @@ function detach(connection: Bound): void {
   (socket as TaggedSocket)[kConnection] = undefined;
 }
 
-/** Binds ws sockets natively (anything else as the browser transport does). */
-export const wsBinding: Pick<Transport, 'bind' | 'detach' | 'canPing'> = { bind, detach, canPing: isNodeStyle };

@@ -4,12 +4,14 @@
  * (pongs, refused upgrades), and checks `wsOptions` at construction.
  */
 import type { Transport } from '../transport.js';
-import { wsBinding } from './binding.js';
+import { bind, detach, isNodeStyle } from './binding.js';
 import { loadWs } from './load-ws.js';
 import { checkWsOptions } from './options.js';
 
 export const wsTransport: Transport = {
   fallback: loadWs,
   checkOptions: checkWsOptions,
-  ...wsBinding,
+  bind,
+  detach,
+  canPing: isNodeStyle,
 };

@@ -1,6 +1,6 @@
-import { assertBackoffPolicy, clampDelay } from '../backoff/policy.js';
-import { truncatedBinaryExponential } from '../backoff/truncated-binary-exponential.js';
-import type { BackoffPolicyLike } from '../backoff/types.js';
+import { assertBackoffPolicy, clampDelay } from './policy.js';
+import { truncatedBinaryExponential } from './truncated-binary-exponential.js';
+import type { BackoffPolicyLike } from './types.js';
 import { assertClock, type Clock, systemClock, type TimerHandle, unrefTimer } from '../clock.js';
 import {
   assertBoolean,

@@ -5,18 +5,11 @@
  * the network came back (`online`), and `offline` says attempts would be wasted. In Node: timers
  * firing far later than asked mean the process (or the machine) was suspended.
  *
- * One set of listeners and at most one drift timer per clock serve every socket: a socket
- * is its own {@link ResumeSubscriber} (a symbol-keyed method) and costs one Set entry, not listeners
- * or objects of its own.
+ * One set of listeners and at most one drift timer per clock serve every socket: a socket costs
+ * one Map entry (its handle, and its feature's shared listener), not listeners or objects of its
+ * own.
  */
-import { type Clock, systemClock, type TimerHandle, unrefTimer } from '../clock.js';
-
-/**
- * The method a subscriber is told through, under a symbol so that a socket can be its own
- * subscriber without a public method or a per-socket object.
- * @internal
- */
-export const RESUME: unique symbol = Symbol('resilient-socket.resume');
+import { type Clock, systemClock, type TimerHandle, unrefTimer } from '../../clock.js';
 
 /**
  * What can happen: `'resumed'` (page visible, restored from the back/forward cache, process
@@ -25,10 +18,12 @@ export const RESUME: unique symbol = Symbol('resilient-socket.resume');
  */
 export type ResumeSignal = 'resumed' | 'offline';
 
-/** @internal */
-export interface ResumeSubscriber {
-  [RESUME](signal: ResumeSignal, reason: string): void;
-}
+/**
+ * Who is told: one function per feature object, shared by all its sockets, called with the
+ * socket (a handle) that subscribed.
+ * @internal
+ */
+export type ResumeListener = (socket: object, signal: ResumeSignal, reason: string) => void;
 
 /** How often the drift watcher checks, in ms. */
 export const DRIFT_CHECK_INTERVAL = 1_000;
@@ -61,14 +56,14 @@ function browserEnvironment(): BrowserEnvironment | undefined {
 // ---------------------------------------------------------------------------------------------
 // Browser signals: one set of listeners on window/document for all subscribers.
 
-const browserSubscribers = new Set<ResumeSubscriber>();
+const browserSubscribers = /* @__PURE__ */ new Map<object, ResumeListener>();
 let attached: { env: BrowserEnvironment; detach: () => void } | undefined;
 
-function notify(set: ReadonlySet<ResumeSubscriber>, signal: ResumeSignal, reason: string): void {
+function notify(subscribers: ReadonlyMap<object, ResumeListener>, signal: ResumeSignal, reason: string): void {
   // A copy: a subscriber may unsubscribe (close) while being told.
-  for (const subscriber of [...set]) {
+  for (const [socket, listener] of [...subscribers]) {
     try {
-      subscriber[RESUME](signal, reason);
+      listener(socket, signal, reason);
     } catch {
       // a socket reports its own failures; one cannot keep the others from hearing
     }
@@ -103,7 +98,7 @@ function attachBrowser(env: BrowserEnvironment): () => void {
 // Suspension (Node): one self-rearming, unref'd timer per clock, for all subscribers on it.
 
 interface DriftWatcher {
-  readonly subscribers: Set<ResumeSubscriber>;
+  readonly subscribers: Map<object, ResumeListener>;
   handle: TimerHandle | undefined;
   last: number;
   /**
@@ -115,7 +110,7 @@ interface DriftWatcher {
   armedWith: unknown;
 }
 
-const driftWatchers = new WeakMap<Clock, DriftWatcher>();
+const driftWatchers = /* @__PURE__ */ new WeakMap<Clock, DriftWatcher>();
 
 function armDrift(clock: Clock, watcher: DriftWatcher): void {
   watcher.last = clock.now();
@@ -141,7 +136,7 @@ function armDrift(clock: Clock, watcher: DriftWatcher): void {
  * twice is the same as once.
  * @internal
  */
-export function watchResume(subscriber: ResumeSubscriber): void {
+export function watchResume(socket: object, listener: ResumeListener): void {
   const env = browserEnvironment();
   if (!env) return;
   if (attached && attached.env.window !== env.window) {
@@ -149,7 +144,7 @@ export function watchResume(subscriber: ResumeSubscriber): void {
     attached.detach();
     attached = undefined;
   }
-  browserSubscribers.add(subscriber);
+  browserSubscribers.set(socket, listener);
   if (!attached) attached = { env, detach: attachBrowser(env) };
 }
 
@@ -160,14 +155,14 @@ export function watchResume(subscriber: ResumeSubscriber): void {
  * already running (tests that run all fake timers keep working with sockets that have none).
  * @internal
  */
-export function watchSuspend(subscriber: ResumeSubscriber, clock: Clock): void {
+export function watchSuspend(socket: object, listener: ResumeListener, clock: Clock): void {
   if (browserEnvironment()) return;
   let watcher = driftWatchers.get(clock);
   if (!watcher) {
-    watcher = { subscribers: new Set(), handle: undefined, last: 0, armedWith: undefined };
+    watcher = { subscribers: new Map(), handle: undefined, last: 0, armedWith: undefined };
     driftWatchers.set(clock, watcher);
   }
-  watcher.subscribers.add(subscriber);
+  watcher.subscribers.set(socket, listener);
   if (watcher.handle !== undefined && clock === systemClock && watcher.armedWith !== globalThis.setTimeout) {
     // Armed with timers that are gone (fake timers swapped): clear it, arm anew.
     clock.clearTimeout(watcher.handle);
@@ -177,19 +172,19 @@ export function watchSuspend(subscriber: ResumeSubscriber, clock: Clock): void {
 }
 
 /** Ends a {@link watchSuspend} subscription (idempotent); the last one clears the clock's drift timer. @internal */
-export function unwatchSuspend(subscriber: ResumeSubscriber, clock: Clock): void {
+export function unwatchSuspend(socket: object, clock: Clock): void {
   const watcher = driftWatchers.get(clock);
-  if (watcher?.subscribers.delete(subscriber) && watcher.subscribers.size === 0 && watcher.handle !== undefined) {
+  if (watcher?.subscribers.delete(socket) && watcher.subscribers.size === 0 && watcher.handle !== undefined) {
     clock.clearTimeout(watcher.handle);
     watcher.handle = undefined;
   }
 }
 
 /** Ends every subscription of `subscriber` (idempotent); the last one takes the shared listeners with it. @internal */
-export function unwatchResume(subscriber: ResumeSubscriber, clock: Clock): void {
-  if (browserSubscribers.delete(subscriber) && browserSubscribers.size === 0 && attached) {
+export function unwatchResume(socket: object, clock: Clock): void {
+  if (browserSubscribers.delete(socket) && browserSubscribers.size === 0 && attached) {
     attached.detach();
     attached = undefined;
   }
-  unwatchSuspend(subscriber, clock);
+  unwatchSuspend(socket, clock);
 }

@@ -1,0 +1,168 @@
+/**
+ * `bufferPolicy()`: what the outbound queue does beyond evicting the oldest message to make room.
+ * `overflow: 'drop-newest'` keeps the queue and drops the new message; `overflow: 'error'` throws
+ * `ERR_RS_BUFFER_OVERFLOW` from `send()`; `ttl` drops messages that waited too long (reported
+ * with reason `'expired'`: on the next send, before the flush, and by a timer in between).
+ *
+ * Per socket it keeps nothing but one timer slot: the next expiry.
+ */
+import type { Feature, Host } from '../../core/feature.js';
+import type { Data } from '../../data.js';
+import { clampDelay } from '../../backoff/policy.js';
+import { ResilientSocketError } from '../../errors.js';
+import {
+  assertKnownKeys,
+  assertNumber,
+  assertOptionsObject,
+  describeReceived,
+  describeValue,
+  withDefault,
+} from '../../validation.js';
+import { intern } from '../intern.js';
+
+/**
+ * What `send()` does when a message does not fit in the outbound queue:
+ *
+ * - `'drop-oldest'`: evict the oldest queued messages until the new one fits (the default).
+ * - `'drop-newest'`: drop the new message and keep the queue as it is.
+ * - `'error'`: throw a `ResilientSocketError` with code `ERR_RS_BUFFER_OVERFLOW`.
+ */
+export type OverflowPolicy = 'drop-oldest' | 'drop-newest' | 'error';
+
+/** Options of {@link bufferPolicy} (with `maxMessages` and `maxBytes`, `ResilientSocket`'s `buffer` option). */
+export interface BufferPolicyOptions {
+  /**
+   * What to do when a message does not fit (see {@link OverflowPolicy}).
+   * @default 'drop-oldest'
+   * @example
+   * ```ts
+   * new ResilientSocket(url, { buffer: { maxMessages: 50, overflow: 'drop-newest' } })
+   * ```
+   */
+  overflow?: OverflowPolicy;
+  /**
+   * How long, in milliseconds, a message may wait in the buffer before it is discarded as stale.
+   * A number > 0, or `Infinity` to keep messages until they are sent or evicted.
+   * @default Infinity
+   * @example
+   * ```ts
+   * new ResilientSocket(url, { buffer: { ttl: 30_000 } }) // quotes older than 30 s are useless
+   * ```
+   */
+  ttl?: number;
+}
+
+/** The options of `ResilientSocket`'s outbound buffer: the core queue's limits and this feature's policies. */
+export interface BufferOptions extends BufferPolicyOptions {
+  /**
+   * The most messages the buffer holds. An integer >= 0; `0` disables buffering, so every
+   * `send()` while disconnected is handled by the `overflow` policy (dropped, or an error with
+   * `'error'`).
+   * @default 1000
+   * @example
+   * ```ts
+   * new ResilientSocket(url, { buffer: { maxMessages: 100 } })
+   * ```
+   */
+  maxMessages?: number;
+  /**
+   * The most bytes the buffer holds, summed over the queued messages: UTF-8 bytes for strings,
+   * `byteLength` for binary data, `size` for Blobs. An integer >= 0, or `Infinity` for no limit.
+   * @default 1_048_576 (1 MiB)
+   * @example
+   * ```ts
+   * new ResilientSocket(url, { buffer: { maxBytes: 64 * 1024 } }) // at most 64 KiB queued
+   * ```
+   */
+  maxBytes?: number;
+}
+
+/** The overflow policies, in the order error messages list them. */
+const POLICIES: readonly string[] = ['drop-oldest', 'drop-newest', 'error'];
+const LISTED = '"drop-oldest", "drop-newest" or "error"';
+
+const TTL = 0;
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/**
+ * The `bufferPolicy` feature: the queue's `overflow` policy and `ttl` (see
+ * {@link BufferPolicyOptions}). Options are named as `ResilientSocket` names them
+ * (`buffer.overflow`, `buffer.ttl`).
+ * @throws TypeError / RangeError naming the option.
+ * @example
+ * ```ts
+ * new BaseSocket(url, { buffer: { maxMessages: 100 }, features: [bufferPolicy({ overflow: 'error', ttl: 30_000 })] })
+ * ```
+ */
+export function bufferPolicy(options?: BufferPolicyOptions): Feature {
+  assertOptionsObject('buffer', options);
+  assertKnownKeys('buffer', options, ['overflow', 'ttl'], 'bufferPolicy()');
+  const overflow = withDefault(options?.overflow, 'drop-oldest') as unknown;
+  if (typeof overflow !== 'string') {
+    throw new TypeError(`Expected \`buffer.overflow\` to be ${LISTED}, got ${describeReceived(overflow)}`);
+  }
+  if (!POLICIES.includes(overflow)) {
+    throw new RangeError(`Expected \`buffer.overflow\` to be ${LISTED}, got ${describeValue(overflow)}`);
+  }
+  const ttl = withDefault(options?.ttl, Number.POSITIVE_INFINITY);
+  assertNumber('buffer.ttl', ttl, { above: 0, allowInfinity: true });
+
+  /** Takes out the messages that waited `ttl` or longer. */
+  const stale = (m: Host): Data[] => (ttl < Number.POSITIVE_INFINITY ? m.expire_(m.config_.clock.now() - ttl) : []);
+
+  /** Arms the timer for the next expiry (`oldest` queued at), or clears it when nothing is queued. */
+  const arm = (m: Host, me: number, oldest = m.queue_?.oldest()): void => {
+    if (oldest === undefined || ttl === Number.POSITIVE_INFINITY) m.clearTimer_(me, TTL);
+    else m.setTimer_(me, TTL, clampDelay(oldest + ttl - m.config_.clock.now()));
+  };
+
+  return intern<Feature & { readonly options_: object }>({
+    name: 'bufferPolicy',
+    rank: 60,
+    slots: 1,
+    options_: { overflow, ttl },
+    admit(m, me, bytes) {
+      // A drop listener may close the socket: send() looks again afterwards.
+      m.drop_('expired', stale(m));
+      const { length = 0, bytes: held = 0 } = m.queue_ ?? {};
+      const { maxMessages, maxBytes } = m.config_;
+      if (length >= maxMessages || held + bytes > maxBytes) {
+        if (overflow === 'error') {
+          const fitsAlone = maxMessages >= 1 && bytes <= maxBytes;
+          const holds = `holds ${plural(length, 'message')} of ${maxMessages} and ${plural(held, 'byte')} of ${maxBytes}`;
+          const reason = fitsAlone
+            ? `a message of ${plural(bytes, 'byte')} does not fit`
+            : maxMessages === 0
+              ? 'buffering is disabled (`buffer.maxMessages` is 0)'
+              : `a message of ${plural(bytes, 'byte')} is larger than \`buffer.maxBytes\``;
+          throw new ResilientSocketError(
+            'ERR_RS_BUFFER_OVERFLOW',
+            `Outbound buffer overflow: the buffer ${holds}; ${reason} (\`buffer.overflow\` is "error")`,
+          );
+        }
+        if (overflow === 'drop-newest') return 'dropped';
+      }
+      // The message is about to be queued: the queue's oldest, or it, expires first (it is the
+      // older when the clock went back).
+      const now = m.config_.clock.now();
+      arm(m, me, Math.min(m.queue_?.oldest() ?? now, now));
+      return undefined;
+    },
+    flush(m, _me, out) {
+      out.push(...stale(m));
+    },
+    open(m, me) {
+      arm(m, me); // what a socket that closed mid-flush kept
+    },
+    timer(m, me) {
+      m.drop_('expired', stale(m));
+      arm(m, me);
+    },
+    state(m, me, _previous, next) {
+      if (next === 'closed') m.clearTimer_(me, TTL); // the queue was dropped
+    },
+  });
+}

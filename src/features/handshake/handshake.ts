@@ -1,0 +1,233 @@
+/**
+ * `handshake(hook)`: your code runs on every new connection before anyone else sees it
+ * (authenticate, resubscribe, await the server's ack); the socket becomes `open`, flushes its
+ * queue and emits `open` only once the hook is done. A hook that throws, rejects or outlasts its
+ * `timeout` fails the attempt, which is retried with backoff.
+ *
+ * The hook holds the open through the core's `gate`; while it runs, messages go to its
+ * `nextMessage()` calls or wait in an inbox, delivered after `open`. Its state lives in the
+ * socket's data slot only while it runs.
+ */
+import type { Connection } from '../../core/connection.js';
+import type { Feature, Host } from '../../core/feature.js';
+import type { Data } from '../../data.js';
+import { ResilientSocketError } from '../../errors.js';
+import type { WebSocketLike } from '../../transports/websocket-like.js';
+import {
+  assertFunction,
+  assertKnownKeys,
+  assertNumber,
+  assertOptionsObject,
+  describeReceived,
+  describeThrown,
+  withDefault,
+} from '../../validation.js';
+import { intern } from '../intern.js';
+
+/** What the `handshake` hook receives: the fresh connection, before anyone else sees it. */
+export interface HandshakeConnection {
+  /** The URL of this attempt, whole (your own code: unlike events and errors, it is not redacted). */
+  readonly url: string;
+  /** The negotiated subprotocol ('' if none). */
+  readonly protocol: string;
+  /** The attempt number. */
+  readonly attempt: number;
+  /** Aborted when the attempt is abandoned (handshake timeout, close(), connection lost). */
+  readonly signal: AbortSignal;
+  /** Sends directly on this connection (bypassing the outbound buffer, which is flushed after the handshake). */
+  send(data: Data): void;
+  /**
+   * Resolves with the next incoming message that `predicate` accepts (any message without one),
+   * consuming it. Messages not consumed during the handshake are emitted as `message` after `open`.
+   * Rejects if the attempt is abandoned.
+   */
+  nextMessage(predicate?: (data: Data) => boolean): Promise<Data>;
+}
+
+/** The hook: runs on every open, before the queue is flushed and `open` is emitted. */
+export type HandshakeHook = (connection: HandshakeConnection) => void | PromiseLike<void>;
+
+/** Options of {@link handshake}. */
+export interface HandshakeOptions {
+  /**
+   * How long the hook may take, in ms (> 0). `Infinity` disables the limit. One that outlasts it
+   * fails the attempt (`ERR_RS_HANDSHAKE_TIMEOUT`, close reason `'handshake timeout'`).
+   * @default 10_000
+   * @example
+   * ```ts
+   * handshake(authenticate, { timeout: 5_000 })
+   * ```
+   */
+  timeout?: number;
+}
+
+/** The default of {@link HandshakeOptions.timeout}. */
+export const HANDSHAKE_TIMEOUT = 10_000;
+
+/** A `nextMessage()` waiting for its message. */
+interface Waiter {
+  readonly predicate: ((data: Data) => boolean) | undefined;
+  resolve(data: Data): void;
+  reject(error: unknown): void;
+}
+
+/** A running handshake (the socket's data slot holds it while the hook runs). */
+interface Running {
+  readonly attempt: Connection;
+  readonly controller: AbortController;
+  /** Messages that arrived and no `nextMessage()` took yet. */
+  readonly inbox: Data[];
+  readonly waiters: Waiter[];
+  /** The hook finished: its connection no longer sends or waits. */
+  done: boolean;
+}
+
+const DEADLINE = 0;
+
+function running(m: Host, me: number): Running | undefined {
+  return m.get_(me) as Running | undefined;
+}
+
+/** Ends the handshake phase: its deadline, its waiters (rejected) and, when `abandoned`, its signal. */
+function finish(m: Host, me: number, run: Running, abandoned: boolean): void {
+  const over = run.done;
+  run.done = true;
+  m.clearTimer_(me, DEADLINE);
+  if (abandoned) {
+    m.set_(me, undefined);
+    if (!over) run.controller.abort(); // not once the hook succeeded
+  }
+  const error = new ResilientSocketError(
+    'ERR_RS_CLOSED',
+    abandoned ? 'The handshake was abandoned' : 'The handshake already finished',
+  );
+  for (const waiter of run.waiters.splice(0)) waiter.reject(error);
+}
+
+/** The connection the hook sees. */
+function connectionFor(m: Host, run: Running, ws: WebSocketLike): HandshakeConnection {
+  return {
+    url: m.url_,
+    protocol: ws.protocol ?? '',
+    attempt: run.attempt.number,
+    signal: run.controller.signal,
+    send: (data) => {
+      if (run.done) throw new ResilientSocketError('ERR_RS_CLOSED', 'The handshake is over; use socket.send()');
+      ws.send(data as never);
+      m.messagesOut_++;
+    },
+    nextMessage: (predicate) => {
+      if (run.done) return Promise.reject(new ResilientSocketError('ERR_RS_CLOSED', 'The handshake is over'));
+      if (predicate !== undefined && typeof predicate !== 'function') {
+        return Promise.reject(new TypeError(`Expected \`predicate\` to be a function, got ${describeReceived(predicate)}`));
+      }
+      const inbox = run.inbox;
+      for (let i = 0; i < inbox.length; i++) {
+        // A predicate that throws rejects this nextMessage() (the hook decides what that means).
+        let match: unknown;
+        try {
+          match = !predicate || predicate(inbox[i] as Data);
+        } catch (thrown) {
+          return Promise.reject(thrown);
+        }
+        if (match) return Promise.resolve(inbox.splice(i, 1)[0] as Data);
+      }
+      return new Promise<Data>((resolve, reject) => run.waiters.push({ predicate, resolve, reject }));
+    },
+  };
+}
+
+/**
+ * A message while the hook runs goes to the first `nextMessage()` whose predicate takes it, or
+ * waits in the inbox. A predicate that throws rejects its own `nextMessage()` (never our caller:
+ * this runs inside the transport's receive path).
+ */
+function route(run: Running, data: Data): void {
+  const waiters = run.waiters;
+  for (let i = 0; i < waiters.length; i++) {
+    const waiter = waiters[i] as Waiter;
+    let match: unknown;
+    try {
+      match = !waiter.predicate || waiter.predicate(data);
+    } catch (thrown) {
+      waiters.splice(i--, 1);
+      waiter.reject(thrown);
+      continue;
+    }
+    if (match) {
+      waiters.splice(i, 1);
+      waiter.resolve(data);
+      return;
+    }
+  }
+  run.inbox.push(data);
+}
+
+/**
+ * The `handshake` feature: `hook` runs on every open before the queue is flushed and before
+ * `open` is emitted (see {@link HandshakeConnection}). `ResilientSocket`'s `handshake` and
+ * `handshakeTimeout` options.
+ * @throws TypeError / RangeError naming the option.
+ * @example
+ * ```ts
+ * new BaseSocket(url, {
+ *   features: [
+ *     handshake(async (connection) => {
+ *       connection.send(JSON.stringify({ type: 'auth', token: await getToken() }));
+ *       await connection.nextMessage((data) => data === 'authenticated');
+ *     }),
+ *   ],
+ * })
+ * ```
+ */
+export function handshake(hook: HandshakeHook, options?: HandshakeOptions): Feature {
+  assertFunction('handshake', hook);
+  assertOptionsObject('handshake options', options);
+  assertKnownKeys('', options, ['timeout'], 'handshake()');
+  const timeout = withDefault(options?.timeout, HANDSHAKE_TIMEOUT);
+  assertNumber('handshakeTimeout', timeout, { above: 0, allowInfinity: true });
+
+  return intern<Feature & { readonly options_: object }>({
+    name: 'handshake',
+    rank: 20,
+    slots: 1,
+    options_: { hook, timeout },
+    gate(m, me, attempt) {
+      const ws = attempt.socket as WebSocketLike;
+      const run: Running = { attempt, controller: new AbortController(), inbox: [], waiters: [], done: false };
+      m.set_(me, run);
+      if (timeout < Number.POSITIVE_INFINITY) m.setTimer_(me, DEADLINE, timeout);
+      const current = (): boolean => running(m, me) === run && !run.controller.signal.aborted;
+      return new Promise<void>((resolve) => resolve(hook(connectionFor(m, run, ws)))).then(
+        () => {
+          if (!current()) throw run.controller.signal.reason;
+          finish(m, me, run, false); // the inbox stays, for the `open` hook to deliver
+        },
+        (error: unknown) => {
+          if (current()) m.fail_(attempt, 'ERR_RS_HANDSHAKE_FAILED', `The handshake failed: ${describeThrown(error)}`, 'handshake failed', error);
+          throw error;
+        },
+      );
+    },
+    message(m, me, attempt, data) {
+      const run = running(m, me);
+      if (run?.attempt !== attempt) return false;
+      route(run, data);
+      return true;
+    },
+    open(m, me, _attempt, _ws, later) {
+      later.push(...(running(m, me)?.inbox ?? []));
+      m.set_(me, undefined);
+    },
+    timer(m, me) {
+      const run = running(m, me);
+      if (run && !run.done) {
+        m.fail_(run.attempt, 'ERR_RS_HANDSHAKE_TIMEOUT', `The handshake did not finish within ${timeout} ms`, 'handshake timeout');
+      }
+    },
+    end(m, me) {
+      const run = running(m, me);
+      if (run) finish(m, me, run, true);
+    },
+  });
+}
