@@ -167,7 +167,7 @@ function checkTarballContents(info) {
 }
 
 /**
- * A `src/` path (`src/socket/states.ts`, `./src/x`, `../src/x`) in the text, but not the tail of a
+ * A `src/` path (`src/core/states.ts`, `./src/x`, `../src/x`) in the text, but not the tail of a
  * longer path or URL (`https://github.com/o/r/blob/main/src/x` may be linked: it exists).
  */
 const SRC_PATH = /(?<![\w/.@-])(?:\.{1,2}\/)*src\/[\w.-]/;

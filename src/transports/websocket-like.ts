@@ -41,7 +41,7 @@ export interface WebSocketLike {
   removeEventListener(type: string, listener: AnyListener): void;
   // The ws-only members are declared as methods (not function-typed properties), so that ws's
   // signatures, and classes extending ws, are assignable: TypeScript compares method parameters
-  // bivariantly. (ws's EventEmitter API is found at run time: src/socket/connection.ts.)
+  // bivariantly. (ws's EventEmitter API is found at run time: src/transports/ws/binding.ts.)
   /** `ws` only: a protocol-level ping. */
   ping?(data?: unknown, mask?: boolean, callback?: (error?: Error) => void): void;
   /** `ws` only: destroy the connection at once, without a closing handshake. */

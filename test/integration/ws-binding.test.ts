@@ -5,7 +5,7 @@ import { startTestServer } from '../faults/index.js';
 import { closeAndExpectGone, SocketRecorder } from '../helpers/socket-recorder.js';
 import { Cleanup, waitFor } from '../helpers/wait.js';
 
-// How a ws socket is bound (src/socket/connection.ts): through its own `emit`, with no listener on
+// How a ws socket is bound (src/transports/ws/binding.ts): through its own `emit`, with no listener on
 // ws's EventEmitter, while anything else listening on the socket still hears every event.
 
 const cleanup = new Cleanup();

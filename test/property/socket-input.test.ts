@@ -24,7 +24,7 @@ import {
   thrown,
   uniqueUrl,
   WebSocketImpl,
-} from '../socket/helpers.js';
+} from '../full/helpers.js';
 import {
   anyNumber,
   anything,
@@ -570,7 +570,7 @@ describe('new ResilientSocket(url, options) under arbitrary input', () => {
     );
   });
 
-  // Regression (fixed in src): was src/socket/options.ts isAbortSignal() accepts any object with a boolean `aborted` and an
+  // Regression (fixed in src): was (before the core redesign) src/socket/options.ts isAbortSignal() accepts any object with a boolean `aborted` and an
   // `addEventListener` function, but close() calls `signal.removeEventListener(...)` (resilient-
   // socket.ts, close(): `this.#options.signal?.removeEventListener(...)`). For such a duck-typed
   // signal close() throws `TypeError: this[#options].signal?.removeEventListener is not a function`

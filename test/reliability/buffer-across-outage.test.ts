@@ -187,7 +187,7 @@ describe('ttl over a real outage', () => {
     await closeAndCheckLeftovers(rig, socket, rec);
   });
 
-  // Regression (fixed in src): was src/socket/resilient-socket.ts #acceptOpen takes the expired messages out of the buffer
+  // Regression (fixed in src): was (before the core redesign) src/socket/resilient-socket.ts #acceptOpen takes the expired messages out of the buffer
   // (`this.#buffer.expire(attempt.openedAt)`), then emits `state` (→ open) and returns early when a
   // listener called close() or reconnect() (`if (!this.#isLive(attempt)) return;`) before the
   // `#reportDrop('expired', …)` that follows. Those messages are neither sent nor in the buffer any

@@ -481,7 +481,7 @@ describe('close() from a drop listener while send() is running', () => {
     expect(spins).toBeGreaterThan(0);
   }
 
-  // Regression (fixed in src): was src/socket/resilient-socket.ts send() calls #expireBuffered() (which emits `drop`
+  // Regression (fixed in src): was (before the core redesign) src/socket/resilient-socket.ts send() calls #expireBuffered() (which emits `drop`
   // 'expired') and then, unconditionally, `this.#buffer.push(data, …)` and returns 'buffered'. If a
   // `drop` listener called close() in between, the message is pushed into the buffer of a socket
   // that is closed for good: never sent, never reported (no `drop`, not in stats.dropped), and

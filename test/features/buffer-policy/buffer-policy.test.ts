@@ -2,7 +2,7 @@
  * The `bufferPolicy()` feature: the options of `ResilientSocket`'s `buffer` (and of the factory),
  * the `overflow` policies and the `ttl`, through real sockets on mock-socket. The queue itself
  * (FIFO, bytes, eviction of the oldest, expire) is tested in test/core/queue.test.ts; the basics
- * of buffering through a socket in test/socket/send-buffer.test.ts.
+ * of buffering through a socket in test/full/send-buffer.test.ts.
  */
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -30,7 +30,7 @@ import {
   thrown,
   uniqueUrl,
   WebSocketImpl,
-} from '../../socket/helpers.js';
+} from '../../full/helpers.js';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -667,7 +667,7 @@ describe('ttl', () => {
     expect(log.of('drop')).toHaveLength(1);
   });
 
-  // close() with a ttl and messages queued: test/socket/send-buffer.test.ts ('close() with queued messages …').
+  // close() with a ttl and messages queued: test/full/send-buffer.test.ts ('close() with queued messages …').
   it('nothing is left running after a give-up (the queue is dropped)', async () => {
     const socket = createSocket(uniqueUrl(), { maxRetries: 0, buffer: { ttl: 10_000 } }); // no server
     const log = record(socket, ['drop']);

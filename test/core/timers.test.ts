@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type Clock, systemClock } from '../src/clock.js';
-import { TimerSlots, type TimerSpec } from '../src/core/timers.js';
+import { type Clock, systemClock } from '../../src/clock.js';
+import { TimerSlots, type TimerSpec } from '../../src/core/timers.js';
 
 /** Three slots, named for the test. */
 const [a, b, c] = [0, 1, 2];

@@ -3,9 +3,9 @@
  * whose `setTimeout` returns no handle (so its `clearTimeout` cannot cancel anything).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { constant } from '../../src/backoff/constant.js';
-import type { Clock } from '../../src/clock.js';
-import { advance, cleanup, createSocket, MOCK_DELAY, record, startServer } from './helpers.js';
+import { constant } from '../src/backoff/constant.js';
+import type { Clock } from '../src/clock.js';
+import { advance, cleanup, createSocket, MOCK_DELAY, record, startServer } from './full/helpers.js';
 
 beforeEach(() => {
   vi.useFakeTimers();

@@ -9,7 +9,7 @@ import { Socket } from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { WebSocket as NodeWebSocket } from 'ws';
-import { checkWsOptions } from '../../src/transports/ws/options.js';
+import { checkWsOptions } from '../../../src/transports/ws/options.js';
 
 /** Whether our construction-time check refuses `wsOptions`. */
 function weRefuse(wsOptions: Record<string, unknown>): boolean {

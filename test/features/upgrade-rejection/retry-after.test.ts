@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRetryAfter } from '../../src/features/upgrade-rejection/retry-after.js';
+import { parseRetryAfter } from '../../../src/features/upgrade-rejection/retry-after.js';
 
 const NOW = Date.parse('2026-11-21T12:00:00Z');
 

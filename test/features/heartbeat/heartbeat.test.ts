@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { constant } from '../../src/backoff/constant.js';
-import { ErrorCodes } from '../../src/errors.js';
-import { advance, cleanup, expectRsError, MOCK_DELAY, openSocket, startServer, uniqueUrl } from './helpers.js';
+import { constant } from '../../../src/backoff/constant.js';
+import { ErrorCodes } from '../../../src/errors.js';
+import { advance, cleanup, expectRsError, MOCK_DELAY, openSocket, startServer, uniqueUrl } from '../../full/helpers.js';
 
 beforeEach(() => {
   vi.useFakeTimers();

@@ -181,9 +181,9 @@ describe('stats', () => {
   // Regression (fixed in src), it was: reconnect() tears the connection down without updating the "down since" timestamp, so
   // `stats.downtime` right after reconnect() counts from the socket's creation (or the previous
   // loss) instead of from the reconnect() call. Expected 2, actual 10_006 here. Only
-  // #connectionLost updates it (src/socket/resilient-socket.ts:774
+  // #connectionLost updates it ((before the core redesign) src/socket/resilient-socket.ts:774
   // `if (attempt.opened) this.#stats.downSince = this.#clock.now();`); reconnect()
-  // (src/socket/resilient-socket.ts:323, via #teardown) never does.
+  // ((before the core redesign) src/socket/resilient-socket.ts:323, via #teardown) never does.
   it('downtime after reconnect() counts from the reconnect() call', async () => {
     const { socket } = await openSocket();
     await advance(10_000);

@@ -4,12 +4,12 @@
  * browser globals are stubbed (the real browser is covered in test/browser/resume.test.ts).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { constant } from '../../src/backoff/constant.js';
-import type { BackoffPolicyLike } from '../../src/backoff/types.js';
-import { ErrorCodes } from '../../src/errors.js';
-import { DRIFT_CHECK_INTERVAL } from '../../src/features/resume/signals.js';
-import { FlakyServer } from '../../src/testing/flaky-server.js';
-import { advance, cleanup, createSocket, expectOptionError, MOCK_DELAY, record, startServer } from './helpers.js';
+import { constant } from '../../../src/backoff/constant.js';
+import type { BackoffPolicyLike } from '../../../src/backoff/types.js';
+import { ErrorCodes } from '../../../src/errors.js';
+import { DRIFT_CHECK_INTERVAL } from '../../../src/features/resume/signals.js';
+import { FlakyServer } from '../../../src/testing/flaky-server.js';
+import { advance, cleanup, createSocket, expectOptionError, MOCK_DELAY, record, startServer } from '../../full/helpers.js';
 
 const PING = { interval: 30_000, timeout: 10_000, message: 'ping', isPong: (d: unknown) => d === 'pong' };
 

@@ -382,7 +382,7 @@ describe('close() from inside event listeners', () => {
   // close() cleared every timer, and emits `open` while the state is already `closing` (expected:
   // no `open` after close(); actual: [..., state open→closing, open, close, state closing→closed]).
   // The guard after the state change only checks the attempt identity, which close() keeps for
-  // the closing handshake: src/socket/resilient-socket.ts:596 `if (this.#attempt !== attempt) return;`
+  // the closing handshake: (before the core redesign) src/socket/resilient-socket.ts:596 `if (this.#attempt !== attempt) return;`
   // (it should also stop when the state is no longer `open`, e.g. `|| this.#state !== 'open'`).
   it('state (connecting → open): no `open` event and no new timer after close()', async () => {
     const socket = createSocket(startServer().url, { heartbeat: { interval: 1000, timeout: 500 } });
@@ -406,9 +406,9 @@ describe('close() from inside event listeners', () => {
   // OPEN, then #connectionLost resumes, its guard passes (close() kept #attempt), and #teardown
   // clears the CLOSE_TIMEOUT timer and detaches the socket, so neither the server's close nor
   // the timeout can ever finish the close. Expected: state `closed`; actual: `closing` with no
-  // timer (readyState 2 for ever). Guard at src/socket/resilient-socket.ts:773
+  // timer (readyState 2 for ever). Guard at (before the core redesign) src/socket/resilient-socket.ts:773
   // `if (this.#attempt !== attempt) return; // an error listener took over` misses close(); the
-  // function then returns at src/socket/resilient-socket.ts:776 without reaching `closed`.
+  // function then returns at (before the core redesign) src/socket/resilient-socket.ts:776 without reaching `closed`.
   it('error (ERR_RS_DEAD_LINK): the socket ends closed', async () => {
     const { socket, log } = await openSocket({ heartbeat: { interval: 1000, timeout: 500 } });
     socket.on('error', () => socket.close());

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Clock } from '../../src/clock.js';
-import { systemClock } from '../../src/clock.js';
+import type { Clock } from '../../../src/clock.js';
+import { systemClock } from '../../../src/clock.js';
 import {
   DRIFT_CHECK_INTERVAL,
   DRIFT_THRESHOLD,
@@ -9,8 +9,8 @@ import {
   unwatchResume,
   watchResume,
   watchSuspend,
-} from '../../src/features/resume/signals.js';
-import { TestClock } from '../../src/testing/test-clock.js';
+} from '../../../src/features/resume/signals.js';
+import { TestClock } from '../../../src/testing/test-clock.js';
 
 /** The method a test subscriber is told through (a socket is told through its feature's listener). */
 const RESUME = Symbol('tell');

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { constant } from '../../src/backoff/constant.js';
-import type { Data } from '../../src/data.js';
-import { ErrorCodes } from '../../src/errors.js';
-import type { HandshakeConnection } from '../../src/node.js';
+import { constant } from '../../../src/backoff/constant.js';
+import type { Data } from '../../../src/data.js';
+import { ErrorCodes } from '../../../src/errors.js';
+import type { HandshakeConnection } from '../../../src/node.js';
 import {
   advance,
   cleanup,
@@ -12,7 +12,7 @@ import {
   record,
   startServer,
   uniqueUrl,
-} from './helpers.js';
+} from '../../full/helpers.js';
 
 beforeEach(() => {
   vi.useFakeTimers();
