@@ -24,10 +24,16 @@ export type {
   ResilientSocketEvents,
   StateChange,
 } from './core/events.js';
-export { CLOSE_TIMEOUT, SHOULD_RECONNECT_TIMEOUT } from './core/machine.js';
 export type { ProtocolsProvider, UrlProvider } from './core/options.js';
 export type { SendOptions, SendResult, SocketStats } from './core/socket.js';
-export { type Deadline, type SocketState, STATES, type StateBehaviour } from './core/states.js';
+export {
+  CLOSE_TIMEOUT,
+  type Deadline,
+  SHOULD_RECONNECT_TIMEOUT,
+  type SocketState,
+  STATES,
+  type StateBehaviour,
+} from './core/states.js';
 export type { Data } from './data.js';
 export {
   type ErrorCode,

@@ -38,7 +38,8 @@ import type { WebSocketLike } from '../transports/websocket-like.js';
 import type { CloseInfo } from './close-codes.js';
 import type { Connection } from './connection.js';
 import type { DropReason, ResilientSocketEvents } from './events.js';
-import type { Config, ProtocolsProvider, UrlProvider } from './options.js';
+import type { ProtocolsProvider, UrlProvider } from './options.js';
+import type { Config } from './resolve.js';
 import type { Queue } from './queue.js';
 import type { SocketState } from './states.js';
 
@@ -126,46 +127,58 @@ export interface Host {
 export type SocketHandle = Host;
 
 /**
- * A feature. Every hook is optional; `me` is the feature's position on that socket (its data
- * slot), so one feature object can serve many sockets.
+ * A feature, made by its factory (`heartbeat()`, `resume()`, …): give it to the `features` option.
+ * How it plugs in (its rank, timer slots and hooks) is internal. Every hook is optional; `me` is
+ * the feature's position on that socket (its data slot), so one feature object can serve many
+ * sockets.
  */
 export interface Feature {
-  /** The name errors and {@link Host.find_} use, e.g. `'heartbeat'`. */
+  /** Its name, as errors give it, e.g. `'heartbeat'`. */
   readonly name: string;
-  /** Hooks run in ascending rank (see the table above for what each rank is for). */
+  /** Hooks run in ascending rank (see the table above for what each rank is for). @internal */
   readonly rank: number;
-  /** How many timer slots it needs (numbered from 0 in its own calls). @default 0 */
+  /** How many timer slots it needs (numbered from 0 in its own calls). @default 0 @internal */
   readonly slots?: number;
-  /** The per-socket options it takes from the socket's options object (e.g. `signal`). */
+  /** The per-socket options it takes from the socket's options object (e.g. `signal`). @internal */
   readonly options?: readonly string[];
-  /** Keep the socket's timers from holding a Node process open. */
+  /** Keep the socket's timers from holding a Node process open. @internal */
   readonly unref?: boolean;
-  /** Validates the per-socket options it takes (see `options`): throw a TypeError / RangeError naming one. */
+  /** Validates the per-socket options it takes (see `options`): throw a TypeError / RangeError naming one. @internal */
   check?(options: Record<string, unknown>): void;
+  /** @internal */
   init?(m: Host, me: number, options: Record<string, unknown>): void;
+  /** @internal */
   target?(
     m: Host,
     me: number,
     url: UrlProvider,
     protocols: ProtocolsProvider | undefined,
   ): Target | PromiseLike<Target> | undefined;
+  /** @internal */
   gate?(m: Host, me: number, attempt: Connection): PromiseLike<unknown> | undefined;
-  /** Pushes the messages that must not be sent any more (to be dropped as `expired`). */
+  /** Pushes the messages that must not be sent any more (to be dropped as `expired`). @internal */
   flush?(m: Host, me: number, stale: Data[]): void;
-  /** Pushes messages to deliver after `open` (a handshake's inbox). */
+  /** Pushes messages to deliver after `open` (a handshake's inbox). @internal */
   open?(m: Host, me: number, attempt: Connection, ws: WebSocketLike, later: Data[]): void;
-  /** Returns true to consume the message. */
+  /** Returns true to consume the message. @internal */
   message?(m: Host, me: number, attempt: Connection, data: Data): boolean;
+  /** @internal */
   deliver?(m: Host, me: number, data: Data): void;
+  /** @internal */
   pong?(m: Host, me: number, attempt: Connection): void;
+  /** @internal */
   lost?(m: Host, me: number, loss: Loss): void;
-  /** Whether retries wait for it (the network is down); it starts the retry itself later. */
+  /** Whether retries wait for it (the network is down); it starts the retry itself later. @internal */
   hold?(m: Host, me: number): boolean;
+  /** @internal */
   state?(m: Host, me: number, previous: SocketState, next: SocketState): void;
-  /** Returns `'dropped'` to refuse the message (may throw: `send()` throws it). */
+  /** Returns `'dropped'` to refuse the message (may throw: `send()` throws it). @internal */
   admit?(m: Host, me: number, bytes: number): 'dropped' | undefined;
+  /** @internal */
   timer?(m: Host, me: number, local: number): void;
+  /** @internal */
   end?(m: Host, me: number, attempt: Connection): void;
+  /** @internal */
   dispose?(m: Host, me: number): void;
 }
 

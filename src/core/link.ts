@@ -13,7 +13,8 @@ import type { CloseInfo } from './close-codes.js';
 import { Connection } from './connection.js';
 import type { Target } from './feature.js';
 import { lost } from './loss.js';
-import { CLOSE_TIMEOUT, type Machine, PHASE, RETIRE } from './machine.js';
+import type { Machine } from './machine.js';
+import { CLOSE_TIMEOUT, PHASE, RETIRE } from './states.js';
 
 /** WebSocket ready states. */
 const OPEN = 1;

@@ -12,7 +12,8 @@ import type { CloseInfo } from './close-codes.js';
 import type { Connection } from './connection.js';
 import { decide, retryDelay } from './decide.js';
 import type { Loss } from './feature.js';
-import { type Machine, SHOULD_RECONNECT_TIMEOUT } from './machine.js';
+import type { Machine } from './machine.js';
+import { SHOULD_RECONNECT_TIMEOUT } from './states.js';
 import { callbackError } from './report.js';
 
 /** The wait used when a user backoff policy throws or returns something other than a number. */

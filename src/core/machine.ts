@@ -26,24 +26,12 @@ import type { DropReason, ResilientSocketEvents } from './events.js';
 import type { Feature, Host, HookName, Loss } from './feature.js';
 import { dropRetiring, endAttempt, fail, finishClose, onClose, onMessage, onOpen, startAttempt } from './link.js';
 import { decided } from './loss.js';
-import type { Config, Resolved, UrlProvider } from './options.js';
+import type { UrlProvider } from './options.js';
+import type { Config, Resolved } from './resolve.js';
 import type { Queue } from './queue.js';
 import { callbackError, listenerError, surface } from './report.js';
-import { canTransition, STATES, type SocketState } from './states.js';
+import { CLOSE_TIMEOUT, canTransition, PHASE, RETIRE, SHOULD_RECONNECT_TIMEOUT, STATES, type SocketState } from './states.js';
 import { TimerSlots, type TimerSpec } from './timers.js';
-
-/** The core's timer slots: `PHASE` is the current state's deadline, `RETIRE` bounds reconnect()'s background close. */
-export const PHASE = 0;
-export const RETIRE = 1;
-
-/** How long `close()` (and `reconnect()`, in the background) waits for the server's close frame, in ms. */
-export const CLOSE_TIMEOUT = 3_000;
-
-/**
- * How long the socket waits for a `shouldReconnect` that returned a promise, in ms. A promise that
- * has not settled by then is reported (`ERR_RS_CALLBACK_FAILED`) and counts as `true`.
- */
-export const SHOULD_RECONNECT_TIMEOUT = 10_000;
 
 /** What each timer slot does when due: one table for all machines (no closure per timer). */
 const TIMERS: TimerSpec<Machine> = { fire: (m, slot) => m.fire_(slot) };

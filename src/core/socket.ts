@@ -9,7 +9,8 @@ import type { DropReason, ResilientSocketEvents } from './events.js';
 import type { Feature, Host } from './feature.js';
 import { dropRetiring, endAttempt, retire, startAttempt } from './link.js';
 import { Machine } from './machine.js';
-import { type BaseSocketOptions, resolveOptions, type UrlProvider } from './options.js';
+import type { BaseSocketOptions, UrlProvider } from './options.js';
+import { resolveOptions } from './resolve.js';
 import { Queue } from './queue.js';
 import { STATES, type SocketState } from './states.js';
 

@@ -83,3 +83,17 @@ export const STATES: Readonly<Record<SocketState, StateBehaviour>> = /* @__PURE_
 export function canTransition(from: SocketState, to: SocketState): boolean {
   return STATES[from].next.includes(to);
 }
+
+/** The core's timer slots: `PHASE` holds the current state's deadline, `RETIRE` bounds reconnect()'s background close. */
+export const PHASE = 0;
+export const RETIRE = 1;
+
+/** How long `close()` (and `reconnect()`, in the background) waits for the server's close frame, in ms: the `close` deadline. */
+export const CLOSE_TIMEOUT = 3_000;
+
+/**
+ * How long the socket waits for a `shouldReconnect` that returned a promise, in ms (the `retry`
+ * deadline while it decides). A promise that has not settled by then is reported
+ * (`ERR_RS_CALLBACK_FAILED`) and counts as `true`.
+ */
+export const SHOULD_RECONNECT_TIMEOUT = 10_000;

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
 import { truncatedBinaryExponential } from '../../src/backoff/truncated-binary-exponential.js';
 import { ErrorCodes } from '../../src/errors.js';
-import { type Config, resolveOptions } from '../../src/core/options.js';
+import { type Config, resolveOptions } from '../../src/core/resolve.js';
 import { checkUrl } from '../../src/core/target.js';
 import { checkSubprotocols as checkProtocols } from '../../src/features/providers/protocols.js';
 import { MAX_RETRY_AFTER } from '../../src/features/upgrade-rejection/upgrade-rejection.js';

@@ -2,7 +2,7 @@ import { createConnection } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { USAGE } from '../../src/cli/args.js';
 import { type DemoSchedule, runDemo } from '../../src/cli/demo.js';
-import { CORE_DEFAULTS } from '../../src/core/options.js';
+import { CORE_DEFAULTS } from '../../src/core/resolve.js';
 import { ACCEPT, type BehaviourSetting, ECHO, TestWsServer } from '../faults/index.js';
 import { type CliRun, controlsIn, fakeProcess, startCli } from '../helpers/cli-io.js';
 import { activeTimeouts, timerBaseline } from '../helpers/timers.js';

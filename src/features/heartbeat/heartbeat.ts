@@ -33,49 +33,62 @@ import {
 } from '../../validation.js';
 import { intern } from '../intern.js';
 
-/** Dead-link detection. */
+/**
+ * Dead-link detection. It runs in one of three modes, and only an answer to its own kind of probe
+ * proves the link alive:
+ *
+ * - **protocol ping** (ws, no `message`): a ping frame every `interval`, answered only by a pong
+ *   frame. Messages do not count: a server that streams data but no longer answers pings is dead.
+ * - **app-level ping** (`message` with `isPong`): `message` is sent every `interval` and answered
+ *   only by an incoming message that `isPong` accepts; such answers are consumed (never emitted as
+ *   `message`). Other messages do not count.
+ * - **silence detection** (no `message`, no protocol ping: a browser WebSocket): nothing is sent,
+ *   and any incoming message counts as a sign of life. This is the only mode in which it does.
+ */
 export interface HeartbeatOptions {
   /**
-   * How often to ping the link, in ms (> 0).
+   * How often to probe the link, in ms (> 0).
    * @default 30_000
    * @example
    * ```ts
-   * heartbeat({ interval: 15_000 })
+   * new ResilientSocket(url, { heartbeat: { interval: 15_000 } })
    * ```
    */
   interval?: number;
   /**
-   * How long to wait for the answer to a ping before declaring the link dead, in ms (> 0). A
-   * protocol ping is answered only by a pong, an app-level ping only by a message `isPong`
-   * accepts; in silence detection (no `message`, no protocol ping) any message counts. A dead
-   * link is closed (`close` with code 1006, reason `'heartbeat timeout'`) and reconnected, within
-   * `interval + timeout` of going silent.
+   * How long to wait for the answer to a probe before declaring the link dead, in ms (> 0): a pong
+   * frame for a protocol ping, a message `isPong` accepts for an app-level ping, any message in
+   * silence detection. A dead link is closed (`close` with code 1006, reason `'heartbeat timeout'`)
+   * and reconnected, within `interval + timeout` of its last answer.
    * @default 10_000
    * @example
    * ```ts
-   * heartbeat({ interval: 15_000, timeout: 5_000 })
+   * new ResilientSocket(url, { heartbeat: { interval: 15_000, timeout: 5_000 } })
    * ```
    */
   timeout?: number;
   /**
-   * An application-level ping to send every `interval` where the transport has no protocol ping
-   * (browsers); a function is called for each ping. It needs `isPong`, which recognises the
-   * answer. Without `message` (and without protocol ping) the heartbeat watches for silence.
+   * An application-level ping to send every `interval` when the transport has no protocol ping
+   * (browsers), or a function returning a fresh one each time. Requires `isPong`: a heartbeat that
+   * sends pings must recognise their answers (a TypeError at construction otherwise). Without it,
+   * and without protocol ping, the heartbeat watches for silence: no message for
+   * `interval + timeout` means dead, and any incoming message counts as a sign of life.
    * @default undefined (protocol ping with ws; silence detection otherwise)
    * @example
    * ```ts
-   * heartbeat({ message: '{"type":"ping"}', isPong: (d) => d === '{"type":"pong"}' })
+   * new ResilientSocket(url, { heartbeat: { message: '{"type":"ping"}', isPong: (d) => d === '{"type":"pong"}' } })
    * ```
    */
   message?: Data | (() => Data);
   /**
-   * Recognises the server's answer to `message` (required with `message`). Messages it accepts
-   * answer the ping and are consumed (not emitted as `message`); no other message answers it.
-   * One that throws is reported (`ERR_RS_CALLBACK_FAILED`) and counts as "no".
-   * @default undefined (required when `message` is set)
+   * Recognises the server's answer to `message`; required when `message` is set. Only messages it
+   * accepts answer a ping, and they are consumed (not emitted as `message`); every other message is
+   * emitted and proves nothing. It is not consulted for protocol pings (only a pong frame answers
+   * those) nor in silence detection (where any message is a sign of life).
+   * @default undefined (required with `message`; unused without it)
    * @example
    * ```ts
-   * heartbeat({ message: 'ping', isPong: (data) => data === 'pong' })
+   * new ResilientSocket(url, { heartbeat: { message: 'ping', isPong: (data) => data === 'pong' } })
    * ```
    */
   isPong?: (data: Data) => boolean;

@@ -1,0 +1,245 @@
+/**
+ * The core's options validated once, at construction, into a {@link Config} that every socket
+ * created alike shares (frozen; a socket holds a pointer instead of a copy). A feature validates
+ * its own options in its factory; an option of a feature that is not installed is refused here,
+ * naming the factory to import.
+ */
+import { assertBackoffPolicy } from '../backoff/policy.js';
+import { checkTruncatedBinaryExponential } from '../backoff/truncated-binary-exponential.js';
+import type { BackoffPolicyLike } from '../backoff/types.js';
+import { assertClock, type Clock, systemClock } from '../clock.js';
+import { resolveWebSocket } from '../transports/resolve-websocket.js';
+import type { Transport } from '../transports/transport.js';
+import type { WebSocketConstructorLike } from '../transports/websocket-like.js';
+import {
+  assertBoolean,
+  assertFunction,
+  assertKnownKeys,
+  assertNumber,
+  assertOptionsObject,
+  describeReceived,
+  type NumberRule,
+} from '../validation.js';
+import { type CloseInfo, defaultShouldReconnect } from './close-codes.js';
+import type { Feature } from './feature.js';
+import type { BaseSocketOptions, ProtocolsProvider, QueueOptions, UrlProvider } from './options.js';
+import { checkProtocols, checkUrl } from './target.js';
+
+/** The validated core options, frozen and shared by sockets created alike. @internal */
+export interface Config {
+  readonly WebSocket: WebSocketConstructorLike;
+  /** A string, our own copy of an array (compared element by element), or a provider. */
+  readonly protocols: ProtocolsProvider | undefined;
+  /** `T` and `N` of the default backoff; `undefined` when the `backoff` option is given. */
+  readonly maxDelay: number | undefined;
+  readonly ceiling: number | undefined;
+  readonly stableAfter: number;
+  readonly connectTimeout: number;
+  readonly maxRetries: number;
+  readonly shouldReconnect: (close: CloseInfo) => boolean | PromiseLike<boolean>;
+  readonly maxMessages: number;
+  readonly maxBytes: number;
+  readonly clock: Clock;
+  readonly unref: boolean;
+  /** The features, in rank order. */
+  readonly features: readonly Feature[];
+  /** Per feature: its first timer slot (the core's slots come first). */
+  readonly slotBase: readonly number[];
+  /** Per timer slot: the feature that owns it, or -1 for the core's. */
+  readonly slotOwner: readonly number[];
+  /** How connections listen, and what else the runtime offers (per socket class). */
+  readonly transport: Transport;
+}
+
+/** What a socket keeps of its options besides the shared config. @internal */
+export interface Resolved {
+  readonly config: Config;
+  /** The `url` argument: a URL string, or a provider. */
+  readonly url: UrlProvider;
+  readonly autoConnect: boolean;
+  /** The `backoff` option's policy; `undefined` for the default (a formula, no object). */
+  readonly backoff: BackoffPolicyLike | undefined;
+  readonly binaryType: string | undefined;
+  /** Per socket (not in the shared config): a header may carry this socket's own token. */
+  readonly wsOptions: Record<string, unknown> | undefined;
+}
+
+/** The core's timer slots: the deadline of the current state, and `reconnect()`'s background close. */
+export const CORE_SLOTS = 2;
+
+/** The defaults of the core's options. */
+export const CORE_DEFAULTS = {
+  autoConnect: true,
+  stableAfter: 5_000,
+  connectTimeout: 10_000,
+  maxRetries: Number.POSITIVE_INFINITY,
+  maxMessages: 1000,
+  maxBytes: 1_048_576,
+} as const;
+
+/** The core's number options: name, default, rule (one loop validates them all). */
+const NUMBERS: readonly [name: 'stableAfter' | 'connectTimeout' | 'maxRetries', rule: NumberRule][] = [
+  ['stableAfter', { min: 0 }],
+  ['connectTimeout', { above: 0, allowInfinity: true }],
+  ['maxRetries', { integer: true, min: 0, allowInfinity: true }],
+];
+
+const CORE_OPTIONS = [
+  'WebSocket',
+  'protocols',
+  'wsOptions',
+  'autoConnect',
+  'maxDelay',
+  'ceiling',
+  'backoff',
+  'stableAfter',
+  'connectTimeout',
+  'maxRetries',
+  'shouldReconnect',
+  'buffer',
+  'binaryType',
+  'clock',
+  'features',
+];
+
+/** Options that belong to a feature, and the factory that brings it. */
+const FEATURE_OPTIONS: Readonly<Record<string, string>> = {
+  heartbeat: 'heartbeat',
+  resume: 'resume',
+  handshake: 'handshake',
+  handshakeTimeout: 'handshake',
+  maxRetryAfter: 'upgradeRejection',
+  signal: 'abortSignal',
+  unref: 'unref',
+  overflow: 'bufferPolicy',
+  ttl: 'bufferPolicy',
+};
+
+/**
+ * A TypeError for `name`, an option of the `factory()` feature: it is not installed (import it and
+ * add it), or it is and takes its options itself.
+ */
+function needs(name: string, factory: string, features: readonly Feature[] = []): TypeError {
+  return new TypeError(
+    features.some((f) => f.name === factory)
+      ? `\`${name}\` is not an option of the socket: give it to the ${factory}() factory itself`
+      : `\`${name}\` belongs to the ${factory}() feature: import { ${factory} } from 'resilient-socket/modular' and add ${factory}(…) to \`features\``,
+  );
+}
+
+/** The latest config handed out, held weakly: sockets created alike share it while any of them lives. */
+let latest: WeakRef<Config> | undefined;
+
+/**
+ * Validates the core options and the features, and returns what the socket keeps. Sockets created
+ * alike share one frozen config (the memory budget): it is compared with the latest one handed out,
+ * value by value (arrays element by element; features by identity, their factories intern them).
+ * @throws TypeError / RangeError naming the option; ResilientSocketError `ERR_RS_NO_WEBSOCKET`.
+ * @internal
+ */
+export function resolveOptions(url: unknown, options: unknown, transport: Transport): Resolved {
+  assertOptionsObject('options', options);
+  const o = (options ?? {}) as BaseSocketOptions & Record<string, unknown>;
+  const features = resolveFeatures(o.features);
+  const owned = features.flatMap((f) => f.options ?? []);
+  const known = [...CORE_OPTIONS, ...owned];
+  for (const key of Object.keys(o)) {
+    if (!known.includes(key) && FEATURE_OPTIONS[key]) throw needs(key, FEATURE_OPTIONS[key] as string, features);
+  }
+  assertKnownKeys('', o, [...known, ...Object.keys(FEATURE_OPTIONS)]);
+  for (const feature of features) feature.check?.(o);
+  const providers = features.some((f) => f.target);
+  const { protocols: given, buffer = {}, backoff, maxDelay, ceiling, binaryType, wsOptions } = o;
+  if (typeof url === 'function' && !providers) throw needs('url', 'providers');
+  if (typeof given === 'function' && !providers) throw needs('protocols', 'providers');
+  if (typeof url !== 'function') checkUrl('url', url);
+  const protocols = typeof given === 'function' ? given : checkProtocols('protocols', given);
+  if (wsOptions !== undefined) {
+    assertOptionsObject('wsOptions', wsOptions);
+    transport.checkOptions(wsOptions);
+  }
+  // Only `undefined` means "the default" (`null` is refused, as any other wrong type).
+  const { autoConnect = CORE_DEFAULTS.autoConnect, shouldReconnect = defaultShouldReconnect, clock = systemClock } = o;
+  assertBoolean('autoConnect', autoConnect);
+  const numbers = { ...CORE_DEFAULTS } as Record<string, unknown>;
+  for (const [name, rule] of NUMBERS) {
+    if (o[name] !== undefined) numbers[name] = o[name];
+    assertNumber(name, numbers[name], rule);
+  }
+  assertFunction('shouldReconnect', shouldReconnect);
+  if (binaryType !== undefined && typeof binaryType !== 'string') {
+    throw new TypeError(`Expected \`binaryType\` to be a string, got ${describeReceived(binaryType)}`);
+  }
+  assertClock('clock', clock);
+  assertOptionsObject('buffer', buffer);
+  for (const key of Object.keys(buffer)) if (FEATURE_OPTIONS[key]) throw needs(`buffer.${key}`, 'bufferPolicy', features);
+  assertKnownKeys('buffer', buffer, ['maxMessages', 'maxBytes']);
+  const { maxMessages = CORE_DEFAULTS.maxMessages, maxBytes = CORE_DEFAULTS.maxBytes } = buffer as QueueOptions;
+  assertNumber('buffer.maxMessages', maxMessages, { integer: true, min: 0 });
+  assertNumber('buffer.maxBytes', maxBytes, { integer: true, min: 0, allowInfinity: true });
+  let policy: BackoffPolicyLike | undefined;
+  let tbe: { readonly maxDelay: number; readonly ceiling: number } | undefined;
+  if (backoff === undefined) tbe = checkTruncatedBinaryExponential(maxDelay, ceiling);
+  else {
+    if (maxDelay !== undefined || ceiling !== undefined) {
+      throw new TypeError('`maxDelay` and `ceiling` configure the default backoff; they cannot be combined with `backoff`');
+    }
+    policy = typeof backoff === 'function' ? backoff() : backoff;
+    assertBackoffPolicy(typeof backoff === 'function' ? 'backoff()' : 'backoff', policy);
+  }
+  const slotBase: number[] = [];
+  const slotOwner: number[] = [-1, -1]; // CORE_SLOTS
+  features.forEach((feature, me) => {
+    slotBase.push(slotOwner.length);
+    for (let n = 0; n < (feature.slots ?? 0); n++) slotOwner.push(me);
+  });
+  let config: Config = {
+    protocols,
+    maxDelay: tbe?.maxDelay,
+    ceiling: tbe?.ceiling,
+    stableAfter: numbers.stableAfter as number,
+    connectTimeout: numbers.connectTimeout as number,
+    maxRetries: numbers.maxRetries as number,
+    shouldReconnect,
+    maxMessages,
+    maxBytes,
+    clock,
+    unref: features.some((f) => f.unref),
+    features,
+    slotBase,
+    slotOwner,
+    transport,
+    // Last: a missing implementation is reported only for otherwise valid options.
+    WebSocket: resolveWebSocket(o.WebSocket, transport.fallback),
+  };
+  const shared = latest?.deref();
+  if (
+    shared &&
+    (Object.keys(config) as (keyof Config)[]).every((key) => {
+      const [a, b] = [config[key] as unknown, shared[key] as unknown];
+      return Object.is(a, b) || (Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => Object.is(v, b[i])));
+    })
+  ) {
+    config = shared;
+  } else latest = new WeakRef(Object.freeze(config));
+  return { config, url: url as UrlProvider, autoConnect, backoff: policy, binaryType, wsOptions };
+}
+
+/** The `features` option: feature objects, each at most once, sorted by rank (the hooks' order). */
+function resolveFeatures(value: unknown): readonly Feature[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) {
+    throw new TypeError(`Expected \`features\` to be an array of features, got ${describeReceived(value)}`);
+  }
+  value.forEach((feature: Partial<Feature> | null, i) => {
+    if (typeof feature?.name !== 'string' || typeof feature.rank !== 'number') {
+      throw new TypeError(
+        `Expected \`features[${i}]\` to be a feature (from heartbeat(), resume(), …), got ${describeReceived(feature)}`,
+      );
+    }
+    if (value.findIndex((other: Feature) => other.name === feature.name) !== i) {
+      throw new RangeError(`Expected \`features\` to have each feature once, got ${feature.name}() twice`);
+    }
+  });
+  return [...(value as Feature[])].sort((a, b) => a.rank - b.rank);
+}
