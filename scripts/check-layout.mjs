@@ -126,6 +126,44 @@ for (const path of sources(join(repo, 'src'))) {
   if (lines > MAX_LINES) problems.push(`${relative(repo, path)} has ${lines} lines (at most ${MAX_LINES})`);
 }
 
+// 4. No module-level side effects in what browsers import: importing an entry for nothing
+// (`import 'resilient-socket/modular'`) must leave no code at all, even with the package's
+// `sideEffects: false` ignored, so that tree-shaking never keeps anything alive by a top-level
+// call (an unmarked Object.freeze, new Map, Symbol()). PURE annotations are honoured.
+for (const entry of ['src/index.ts', 'src/modular.ts', 'src/backoff/index.ts']) {
+  const bare = await esbuild.build({
+    stdin: { contents: `import ${JSON.stringify(`./${entry}`)};`, resolveDir: repo, loader: 'js' },
+    bundle: true,
+    write: false,
+    minify: true,
+    metafile: true,
+    format: 'esm',
+    platform: 'browser',
+    logLevel: 'silent',
+    plugins: [
+      {
+        name: 'every-file-may-have-side-effects',
+        setup(build) {
+          // Our own sources only (dependencies keep their own flags).
+          build.onResolve({ filter: /^\./ }, (args) =>
+            args.resolveDir.includes('node_modules')
+              ? undefined
+              : { path: join(args.resolveDir, args.path).replace(/\.js$/, '.ts'), sideEffects: true },
+          );
+        },
+      },
+    ],
+  });
+  // Only our files count: a dependency (eventemitter3's CommonJS wrapper) is dropped with the
+  // modules that import it once our `sideEffects: false` applies.
+  const kept = Object.entries(Object.values(bare.metafile.outputs)[0]?.inputs ?? {})
+    .filter(([file, input]) => file.startsWith('src/') && input.bytesInOutput > 0)
+    .map(([file]) => file);
+  if (kept.length > 0) {
+    problems.push(`importing ${entry} for nothing keeps code of ${kept.join(', ')} alive (a module-level side effect)`);
+  }
+}
+
 if (problems.length > 0) {
   for (const problem of problems) console.error(`FAIL ${problem}`);
   process.exit(1);

@@ -18,7 +18,7 @@ export interface Clock {
 }
 
 /** Where a Node timer handle keeps the `clearTimeout` that goes with the `setTimeout` that made it. */
-const CLEAR: unique symbol = Symbol('resilient-socket.clearTimeout');
+const CLEAR: unique symbol = /* @__PURE__ */ Symbol('resilient-socket.clearTimeout');
 
 /**
  * The default clock: the runtime's global timers and `Date.now()`, looked up at call time so
@@ -30,7 +30,7 @@ const CLEAR: unique symbol = Symbol('resilient-socket.clearTimeout');
  * after `close()`. Node timer handles are objects and carry their own; browser handles are
  * numbers, and a real browser timer left over does no harm (its callback finds its slot cleared).
  */
-export const systemClock: Clock = Object.freeze({
+export const systemClock: Clock = /* @__PURE__ */ Object.freeze({
   setTimeout: (callback: () => void, ms: number): TimerHandle => {
     const clear = globalThis.clearTimeout;
     const handle: unknown = globalThis.setTimeout(callback, ms);

@@ -62,4 +62,4 @@ export function ownCopy(data: Data): Data {
 }
 
 /** `%TypedArray%.prototype.slice`: copies into a new array of the same type (it throws when detached). */
-const TYPED_ARRAY_SLICE = Object.getPrototypeOf(Uint8Array.prototype).slice as unknown;
+const TYPED_ARRAY_SLICE = /* @__PURE__ */ (() => Object.getPrototypeOf(Uint8Array.prototype).slice as unknown)();

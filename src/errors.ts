@@ -65,7 +65,7 @@ export interface ErrorDetails {
   closeCode?: number;
 }
 
-const BRAND = Symbol.for('resilient-socket.error');
+const BRAND = /* @__PURE__ */ Symbol.for('resilient-socket.error');
 
 /**
  * `cause` without secrets from URLs: an error whose message or stack shows a URL with userinfo or
@@ -95,8 +95,6 @@ export class ResilientSocketError extends Error {
   readonly retryAfter: number | undefined;
   /** The close code for `ERR_RS_FATAL_CLOSE`. */
   readonly closeCode: number | undefined;
-  /** @internal brand checked by {@link isResilientSocketError} */
-  readonly [BRAND] = true;
 
   constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
     super(redactUrls(message), details.cause === undefined ? undefined : { cause: redactCause(details.cause) });
@@ -105,6 +103,9 @@ export class ResilientSocketError extends Error {
     this.status = details.status;
     this.retryAfter = details.retryAfter;
     this.closeCode = details.closeCode;
+    // The brand {@link isResilientSocketError} checks; set here rather than as a class field with a
+    // computed key, which bundlers would keep alive as a possible side effect.
+    (this as unknown as Record<symbol, boolean>)[BRAND] = true;
   }
 }
 

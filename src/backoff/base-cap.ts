@@ -3,7 +3,7 @@ import { resolveRandom } from './policy.js';
 import type { BackoffPolicy, BaseCapOptions, RandomSource } from './types.js';
 
 /** Defaults for the `base`/`cap` strategies (the values used by the AWS article's examples scaled to ms). */
-export const BASE_CAP_DEFAULTS = Object.freeze({ base: 100, cap: 10_000 });
+export const BASE_CAP_DEFAULTS = /* @__PURE__ */ Object.freeze({ base: 100, cap: 10_000 });
 
 /** The parameters of the base/cap strategies. */
 export interface BaseCap {

@@ -28,7 +28,7 @@ export interface DemoSchedule {
   readonly stableAfter: number;
 }
 
-export const DEFAULT_SCHEDULE: DemoSchedule = Object.freeze({
+export const DEFAULT_SCHEDULE: DemoSchedule = /* @__PURE__ */ Object.freeze({
   crashes: [2_000, 7_000],
   restarts: [5_000, 8_000],
   end: 10_500,

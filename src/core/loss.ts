@@ -4,20 +4,14 @@
  * asked about a close the server or the network caused (it may answer later: a promise), the pure
  * `decide()` chooses, and the socket enters its next state and reports, state first.
  */
-import { clampDelay } from '../backoff/policy.js';
-import { truncatedWindow } from '../backoff/truncated-binary-exponential.js';
 import { ResilientSocketError } from '../errors.js';
-import { describeReceived } from '../validation.js';
 import type { CloseInfo } from './close-codes.js';
 import type { Connection } from './connection.js';
-import { decide, retryDelay } from './decide.js';
+import { decide } from './decide.js';
 import type { Loss } from './feature.js';
 import type { Machine } from './machine.js';
 import { SHOULD_RECONNECT_TIMEOUT } from './states.js';
 import { callbackError } from './report.js';
-
-/** The wait used when a user backoff policy throws or returns something other than a number. */
-const FALLBACK_DELAY = 1_000;
 
 /**
  * The one path for every ended attempt or connection. `close` is given exactly when the attempt
@@ -73,9 +67,9 @@ export function decided(m: Machine, loss: Loss, again: boolean): void {
   act(m, loss, again);
 }
 
-/** Acts on `decide()`: give up, wait for the network, or draw the delay and wait. */
+/** Acts on `decide()`: give up, wait for the network, or wait out a backoff delay (`Machine.wait_`). */
 function act(m: Machine, loss: Loss, again: boolean): void {
-  const { close, stop, error, notices } = loss;
+  const { close, stop, error } = loss;
   const decision = decide({
     failures: m.failures_,
     maxRetries: m.config_.maxRetries,
@@ -85,12 +79,11 @@ function act(m: Machine, loss: Loss, again: boolean): void {
     error,
     offline: !!m.run_('hold'),
   });
-  let changes = m.changes_;
   if (decision.kind === 'give-up') {
     const queued = m.takeQueued_();
     m.enter_('closed', decision.error.message);
-    changes = m.changes_;
-    tell(m, loss, decision.error);
+    const changes = m.changes_;
+    m.tell_(loss, decision.error);
     m.drop_('closed', queued);
     // Not when a listener called close() (the user ended it) or open()/reconnect() (it goes on).
     if (m.changes_ === changes && !m.disposed_) {
@@ -99,52 +92,6 @@ function act(m: Machine, loss: Loss, again: boolean): void {
   } else if (decision.kind === 'wait-for-network') {
     // No network: draw no delay and burn no attempt; the feature that saw it go retries when it is back.
     m.enter_('reconnecting', 'offline: waiting for the network');
-    tell(m, loss);
-  } else {
-    // A refusal retried at once still counts for the backoff: the delay is drawn either way.
-    const delay = retryDelay(nextDelay(m, notices), loss.minimumDelay, loss.immediate);
-    m.nextRetryAt_ = m.config_.clock.now() + delay;
-    m.enter_('reconnecting', error?.message ?? 'connection lost', delay);
-    changes = m.changes_;
-    tell(m, loss);
-    // A listener that closed or replaced the socket took over: this wait no longer holds.
-    if (m.changes_ === changes && !m.disposed_) m.emit_('reconnecting', { attempt: m.runAttempts_ + 1, delay });
-  }
-}
-
-/** Reports a loss once the socket is in its next state: what failed, failed callbacks, why it gives up, the close. */
-function tell(m: Machine, { error, notices, close }: Loss, stop?: ResilientSocketError): void {
-  if (error) m.report_(error);
-  for (const notice of notices) m.reportUserError_(notice);
-  if (stop) m.report_(stop);
-  if (close) m.emitClose_(close);
-}
-
-/**
- * The backoff's next delay, clamped to [0, 2^31 − 1]. The default is the truncated binary
- * exponential window `a·2^(min(n, N) − 1)` (`../backoff/truncated-binary-exponential.ts`) times a
- * fresh `Math.random()`: a formula, no policy object per socket (the memory budget). A user policy
- * that throws or returns something other than a number is reported (`ERR_RS_CALLBACK_FAILED`,
- * added to `notices`) and replaced by a 1 s wait, so a broken policy can neither crash the socket
- * nor spin it in a loop.
- */
-function nextDelay(m: Machine, notices: ResilientSocketError[]): number {
-  const { maxDelay, ceiling } = m.config_;
-  const policy = m.backoff_;
-  if (!policy) return clampDelay(Math.random() * truncatedWindow(maxDelay as number, ceiling as number, ++m.draws_));
-  let raw: unknown;
-  try {
-    raw = policy.next();
-  } catch (thrown) {
-    notices.push(callbackError('backoff.next()', 'threw', thrown));
-    return FALLBACK_DELAY;
-  }
-  if (typeof raw !== 'number' || Number.isNaN(raw)) {
-    const problem = new TypeError(`Expected \`backoff.next()\` to return a number, got ${describeReceived(raw)}`);
-    notices.push(
-      new ResilientSocketError('ERR_RS_CALLBACK_FAILED', `${problem.message}; waiting ${FALLBACK_DELAY} ms`, { cause: problem }),
-    );
-    return FALLBACK_DELAY;
-  }
-  return clampDelay(raw);
+    m.tell_(loss);
+  } else m.wait_(loss);
 }

@@ -15,15 +15,18 @@
  *
  * @internal
  */
+import { clampDelay } from '../backoff/policy.js';
+import { truncatedWindow } from '../backoff/truncated-binary-exponential.js';
 import type { BackoffPolicyLike } from '../backoff/types.js';
 import type { Data } from '../data.js';
 import { isResilientSocketError, ResilientSocketError } from '../errors.js';
 import type { Bound, Owner } from '../transports/transport.js';
-import { describeThrown } from '../validation.js';
+import { describeReceived, describeThrown } from '../validation.js';
 import type { CloseInfo } from './close-codes.js';
 import type { Connection } from './connection.js';
 import type { DropReason, ResilientSocketEvents } from './events.js';
 import type { Feature, Host, HookName, Loss } from './feature.js';
+import { retryDelay } from './decide.js';
 import { dropRetiring, endAttempt, fail, finishClose, onClose, onMessage, onOpen, startAttempt } from './link.js';
 import { decided } from './loss.js';
 import type { UrlProvider } from './options.js';
@@ -212,6 +215,55 @@ export class Machine implements Host, Owner {
       case 'close':
         finishClose(this, { code: 1006, reason: 'close timeout', wasClean: false });
     }
+  }
+
+  /**
+   * Waits out a backoff delay before the next attempt: draws it ({@link delay_}; at least a
+   * server's Retry-After, or none for an immediate retry), enters `reconnecting` with that
+   * deadline, tells what happened, then `reconnecting`. A refusal retried at once still counts for
+   * the backoff: the delay is drawn either way.
+   */
+  wait_(loss: Loss): void {
+    const delay = retryDelay(this.delay_(loss.notices), loss.minimumDelay, loss.immediate);
+    this.nextRetryAt_ = this.config_.clock.now() + delay;
+    this.enter_('reconnecting', loss.error?.message ?? 'connection lost', delay);
+    const changes = this.changes_;
+    this.tell_(loss);
+    // A listener that closed or replaced the socket took over: this wait no longer holds.
+    if (this.changes_ === changes && !this.disposed_) this.emit_('reconnecting', { attempt: this.runAttempts_ + 1, delay });
+  }
+
+  /** Reports a loss once the socket is in its next state: what failed, failed callbacks, why it gives up, the close. */
+  tell_({ error, notices, close }: Loss, stop?: ResilientSocketError): void {
+    if (error) this.report_(error);
+    for (const notice of notices) this.reportUserError_(notice);
+    if (stop) this.report_(stop);
+    if (close) this.emitClose_(close);
+  }
+
+  /**
+   * The wait before the next retry, in ms, clamped to [0, 2^31 − 1]. The default backoff is the
+   * truncated binary exponential window `a·2^(min(n, N) − 1)` with `a = T / 2^(N − 1)`, `T =
+   * maxDelay`, `N = ceiling` (the pure step of `../backoff/truncated-binary-exponential.ts`), times
+   * a fresh `Math.random()`: a formula, no policy object per socket (the memory budget). A `backoff`
+   * policy that throws or returns something other than a number is reported
+   * (`ERR_RS_CALLBACK_FAILED`, added to `notices`) and replaced by a 1 s wait, so a broken policy
+   * can neither crash the socket nor spin it in a loop.
+   */
+  delay_(notices: ResilientSocketError[]): number {
+    const { maxDelay, ceiling } = this.config_;
+    const policy = this.backoff_;
+    if (!policy) return clampDelay(Math.random() * truncatedWindow(maxDelay as number, ceiling as number, ++this.draws_));
+    let raw: unknown;
+    try {
+      raw = policy.next();
+      if (typeof raw === 'number' && !Number.isNaN(raw)) return clampDelay(raw);
+      const problem = new TypeError(`Expected \`backoff.next()\` to return a number, got ${describeReceived(raw)}`);
+      notices.push(new ResilientSocketError('ERR_RS_CALLBACK_FAILED', `${problem.message}; waiting 1000 ms`, { cause: problem }));
+    } catch (thrown) {
+      notices.push(callbackError('backoff.next()', 'threw', thrown));
+    }
+    return 1_000;
   }
 
   /** The connection stayed open `stableAfter` ms: the failure count and the backoff reset. */

@@ -5,7 +5,6 @@
  * naming the factory to import.
  */
 import { assertBackoffPolicy } from '../backoff/policy.js';
-import { checkTruncatedBinaryExponential } from '../backoff/truncated-binary-exponential.js';
 import type { BackoffPolicyLike } from '../backoff/types.js';
 import { assertClock, type Clock, systemClock } from '../clock.js';
 import { resolveWebSocket } from '../transports/resolve-websocket.js';
@@ -72,16 +71,21 @@ export const CORE_DEFAULTS = {
   autoConnect: true,
   stableAfter: 5_000,
   connectTimeout: 10_000,
-  maxRetries: Number.POSITIVE_INFINITY,
+  maxRetries: Infinity,
   maxMessages: 1000,
   maxBytes: 1_048_576,
+  /** `T` and `N` of the default backoff (as `truncatedBinaryExponential()`'s defaults). */
+  maxDelay: 10_000,
+  ceiling: 10,
 } as const;
 
-/** The core's number options: name, default, rule (one loop validates them all). */
-const NUMBERS: readonly [name: 'stableAfter' | 'connectTimeout' | 'maxRetries', rule: NumberRule][] = [
+/** The core's number options and their rules (one loop validates them all; the backoff's two only without `backoff`). */
+const NUMBERS: readonly [name: keyof typeof CORE_DEFAULTS, rule: NumberRule][] = [
   ['stableAfter', { min: 0 }],
   ['connectTimeout', { above: 0, allowInfinity: true }],
   ['maxRetries', { integer: true, min: 0, allowInfinity: true }],
+  ['maxDelay', { above: 0 }],
+  ['ceiling', { integer: true, min: 1 }],
 ];
 
 const CORE_OPTIONS = [
@@ -102,7 +106,7 @@ const CORE_OPTIONS = [
   'features',
 ];
 
-/** Options that belong to a feature, and the factory that brings it. */
+/** Options that belong to a feature, and the factory that brings it (own keys only: see {@link factoryOf}). */
 const FEATURE_OPTIONS: Readonly<Record<string, string>> = {
   heartbeat: 'heartbeat',
   resume: 'resume',
@@ -111,9 +115,11 @@ const FEATURE_OPTIONS: Readonly<Record<string, string>> = {
   maxRetryAfter: 'upgradeRejection',
   signal: 'abortSignal',
   unref: 'unref',
-  overflow: 'bufferPolicy',
-  ttl: 'bufferPolicy',
 };
+
+/** The factory an option belongs to (`toString` and the like are no options: own keys only). */
+const factoryOf = (key: string): string | undefined =>
+  Object.hasOwn(FEATURE_OPTIONS, key) ? FEATURE_OPTIONS[key] : undefined;
 
 /**
  * A TypeError for `name`, an option of the `factory()` feature: it is not installed (import it and
@@ -144,7 +150,8 @@ export function resolveOptions(url: unknown, options: unknown, transport: Transp
   const owned = features.flatMap((f) => f.options ?? []);
   const known = [...CORE_OPTIONS, ...owned];
   for (const key of Object.keys(o)) {
-    if (!known.includes(key) && FEATURE_OPTIONS[key]) throw needs(key, FEATURE_OPTIONS[key] as string, features);
+    const factory = factoryOf(key);
+    if (!known.includes(key) && factory) throw needs(key, factory, features);
   }
   assertKnownKeys('', o, [...known, ...Object.keys(FEATURE_OPTIONS)]);
   for (const feature of features) feature.check?.(o);
@@ -161,7 +168,10 @@ export function resolveOptions(url: unknown, options: unknown, transport: Transp
   // Only `undefined` means "the default" (`null` is refused, as any other wrong type).
   const { autoConnect = CORE_DEFAULTS.autoConnect, shouldReconnect = defaultShouldReconnect, clock = systemClock } = o;
   assertBoolean('autoConnect', autoConnect);
-  const numbers = { ...CORE_DEFAULTS } as Record<string, unknown>;
+  if (backoff !== undefined && (maxDelay !== undefined || ceiling !== undefined)) {
+    throw new TypeError('`maxDelay` and `ceiling` configure the default backoff; they cannot be combined with `backoff`');
+  }
+  const numbers: Record<string, unknown> = { ...CORE_DEFAULTS };
   for (const [name, rule] of NUMBERS) {
     if (o[name] !== undefined) numbers[name] = o[name];
     assertNumber(name, numbers[name], rule);
@@ -172,18 +182,15 @@ export function resolveOptions(url: unknown, options: unknown, transport: Transp
   }
   assertClock('clock', clock);
   assertOptionsObject('buffer', buffer);
-  for (const key of Object.keys(buffer)) if (FEATURE_OPTIONS[key]) throw needs(`buffer.${key}`, 'bufferPolicy', features);
+  for (const key of Object.keys(buffer)) {
+    if (key === 'overflow' || key === 'ttl') throw needs(`buffer.${key}`, 'bufferPolicy', features);
+  }
   assertKnownKeys('buffer', buffer, ['maxMessages', 'maxBytes']);
   const { maxMessages = CORE_DEFAULTS.maxMessages, maxBytes = CORE_DEFAULTS.maxBytes } = buffer as QueueOptions;
   assertNumber('buffer.maxMessages', maxMessages, { integer: true, min: 0 });
   assertNumber('buffer.maxBytes', maxBytes, { integer: true, min: 0, allowInfinity: true });
   let policy: BackoffPolicyLike | undefined;
-  let tbe: { readonly maxDelay: number; readonly ceiling: number } | undefined;
-  if (backoff === undefined) tbe = checkTruncatedBinaryExponential(maxDelay, ceiling);
-  else {
-    if (maxDelay !== undefined || ceiling !== undefined) {
-      throw new TypeError('`maxDelay` and `ceiling` configure the default backoff; they cannot be combined with `backoff`');
-    }
+  if (backoff !== undefined) {
     policy = typeof backoff === 'function' ? backoff() : backoff;
     assertBackoffPolicy(typeof backoff === 'function' ? 'backoff()' : 'backoff', policy);
   }
@@ -195,8 +202,9 @@ export function resolveOptions(url: unknown, options: unknown, transport: Transp
   });
   let config: Config = {
     protocols,
-    maxDelay: tbe?.maxDelay,
-    ceiling: tbe?.ceiling,
+    // The default backoff's T and N (read by `Machine.delay_`); none when `backoff` is given.
+    maxDelay: policy ? undefined : (numbers.maxDelay as number),
+    ceiling: policy ? undefined : (numbers.ceiling as number),
     stableAfter: numbers.stableAfter as number,
     connectTimeout: numbers.connectTimeout as number,
     maxRetries: numbers.maxRetries as number,

@@ -15,7 +15,7 @@ interface Entry {
   sockets: number;
 }
 
-const live = new Map<string, Entry>();
+const live = /* @__PURE__ */ new Map<string, Entry>();
 
 /** The URL as mock-socket and WebSocket compare it (`ws://a.test` and `ws://a.test/` are one). */
 function normalise(url: string | URL): string {

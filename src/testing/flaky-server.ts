@@ -89,7 +89,7 @@ let kit: MockSocketKit | undefined;
 let nextId = 0;
 
 /** Marks a mock socket that opened (a symbol, not a #field: mock-socket hands out Proxies of its sockets). */
-const OPENED = Symbol('opened');
+const OPENED = /* @__PURE__ */ Symbol('opened');
 
 /**
  * Loads mock-socket: beside this file first (where a peer dependency is installed), then from the

@@ -8,13 +8,13 @@ import { bypassHint, flakySocketsAt, isUntouched } from './flaky-registry.js';
 import { checkTiming, FAKE_TIMERS_HINT, fakeTimersInstalled, realClearTimeout, realSetTimeout } from './timing.js';
 
 const EVENT_TARGETS: readonly UntilEvent[] = EVENT_NAMES;
-const STATE_TARGETS: ReadonlySet<string> = new Set<UntilState>(['idle', 'closing', 'closed']);
-const TARGETS: ReadonlySet<string> = new Set([...EVENT_TARGETS, ...STATE_TARGETS]);
+const STATE_TARGETS: ReadonlySet<string> = /* @__PURE__ */ new Set<UntilState>(['idle', 'closing', 'closed']);
+const TARGETS: ReadonlySet<string> = /* @__PURE__ */ new Set([...EVENT_TARGETS, ...STATE_TARGETS]);
 /**
  * Events named like a state, each emitted as the socket enters that state: called while the
  * socket is already there, `until` waits for the next time it enters it.
  */
-const STATE_EVENTS: ReadonlySet<string> = new Set<Extract<SocketState, UntilEvent>>([
+const STATE_EVENTS: ReadonlySet<string> = /* @__PURE__ */ new Set<Extract<SocketState, UntilEvent>>([
   'connecting',
   'open',
   'reconnecting',
@@ -22,7 +22,7 @@ const STATE_EVENTS: ReadonlySet<string> = new Set<Extract<SocketState, UntilEven
 /** Every option of `until`: any other key is refused (a misspelling would otherwise be ignored). */
 const UNTIL_OPTIONS: readonly (keyof UntilOptions<UntilEvent>)[] = ['where', 'within', 'advance', 'step'];
 /** Events that may still be emitted in the turn the socket becomes closed. */
-const AFTER_CLOSED: ReadonlySet<string> = new Set(['close', 'giveup', 'drop', 'error', 'state']);
+const AFTER_CLOSED: ReadonlySet<string> = /* @__PURE__ */ new Set(['close', 'giveup', 'drop', 'error', 'state']);
 
 /** Event names of a socket: `until` waits for the next one. */
 export type UntilEvent = keyof ResilientSocketEvents;

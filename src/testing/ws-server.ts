@@ -127,9 +127,9 @@ function checkBehaviourSetting(value: unknown): BehaviourSetting {
 }
 
 /** Accept every upgrade, answer pings, echo nothing. */
-export const ACCEPT: Behaviour = Object.freeze({ kind: 'accept' });
+export const ACCEPT: Behaviour = /* @__PURE__ */ Object.freeze({ kind: 'accept' });
 /** Accept every upgrade and echo every message back. */
-export const ECHO: Behaviour = Object.freeze({ kind: 'accept', echo: true });
+export const ECHO: Behaviour = /* @__PURE__ */ Object.freeze({ kind: 'accept', echo: true });
 
 /**
  * A real ws server for integration tests:

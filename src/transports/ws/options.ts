@@ -21,10 +21,10 @@ import {
 const MAX_NAME_SHOWN = 32;
 
 /** The most a Node timer waits (2^31 − 1 ms); a longer `timeout` makes Node warn and change it. */
-const MAX_NODE_TIMER = 2 ** 31 - 1;
+const MAX_NODE_TIMER = 2_147_483_647; // 2^31 − 1 (a literal: `**` would count as a side effect)
 
 /** ws reads `maxPayload` with `| 0`: beyond 2^31 − 1 it wraps (to no limit, or to a tiny one). */
-const MAX_WS_PAYLOAD = 2 ** 31 - 1;
+const MAX_WS_PAYLOAD = 2_147_483_647; // 2^31 − 1 (a literal: `**` would count as a side effect)
 
 /** A header value may hold tab, visible ASCII and Latin-1, nothing else (Node's `checkInvalidHeaderChar`). */
 const NOT_HEADER_TEXT = /[^\t\x20-\x7e\x80-\xff]/;
