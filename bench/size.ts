@@ -40,8 +40,20 @@ interface Subject {
  * targets are issue 13's.
  */
 export const SUBJECTS: readonly Subject[] = [
-  { label: "{ BaseSocket } from 'resilient-socket/modular'", names: 'BaseSocket', from: './dist/modular.js', budget: 10_000, target: 5_000 },
-  { label: "{ ResilientSocket } from 'resilient-socket'", names: 'ResilientSocket', from: './dist/index.js', budget: 15_500, target: 12_000 },
+  {
+    label: "{ BaseSocket } from 'resilient-socket/modular'",
+    names: 'BaseSocket',
+    from: './dist/modular.js',
+    budget: 10_000,
+    target: 5_000,
+  },
+  {
+    label: "{ ResilientSocket } from 'resilient-socket'",
+    names: 'ResilientSocket',
+    from: './dist/index.js',
+    budget: 15_500,
+    target: 12_000,
+  },
   {
     label: "{ truncatedBinaryExponential } from 'resilient-socket/backoff'",
     names: 'truncatedBinaryExponential',
@@ -50,7 +62,7 @@ export const SUBJECTS: readonly Subject[] = [
     target: 1_300,
   },
   { label: "{ retry } from 'resilient-socket/backoff'", names: 'retry', from: './dist/backoff.js', budget: 3_000 },
-  { label: "reconnecting-websocket (default export)", names: 'default', from: 'reconnecting-websocket' },
+  { label: 'reconnecting-websocket (default export)', names: 'default', from: 'reconnecting-websocket' },
   { label: "{ WebSocket } from 'partysocket'", names: 'WebSocket', from: 'partysocket' },
 ];
 

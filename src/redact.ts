@@ -32,7 +32,7 @@ export function redactUrl(url: string): string {
     rest = rest.slice(0, question);
   }
   const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(rest)?.[0] ?? '';
-  const authority = scheme ? rest.slice(scheme.length).split('/')[0] ?? '' : rest;
+  const authority = scheme ? (rest.slice(scheme.length).split('/')[0] ?? '') : rest;
   const at = authority.lastIndexOf('@');
   if (at >= 0) rest = `${scheme}${REDACTED}${rest.slice(scheme.length + at)}`;
   return rest + query + fragment;

@@ -45,7 +45,8 @@ export interface NumberRule {
  * value out of bounds.
  */
 export function assertNumber(name: string, value: unknown, rule: NumberRule = {}): asserts value is number {
-  if (typeof value !== 'number') throw new TypeError(`Expected \`${name}\` to be a number, got ${describeReceived(value)}`);
+  if (typeof value !== 'number')
+    throw new TypeError(`Expected \`${name}\` to be a number, got ${describeReceived(value)}`);
   const { min, above, max, integer, allowInfinity } = rule;
   const infinite = allowInfinity && value === Number.POSITIVE_INFINITY;
   if (
@@ -57,9 +58,15 @@ export function assertNumber(name: string, value: unknown, rule: NumberRule = {}
         (above !== undefined && value <= above) ||
         (max !== undefined && value > max)
   ) {
-    const bounds = [above === undefined ? '' : `> ${above}`, min === undefined ? '' : `>= ${min}`, max === undefined ? '' : `<= ${max}`];
+    const bounds = [
+      above === undefined ? '' : `> ${above}`,
+      min === undefined ? '' : `>= ${min}`,
+      max === undefined ? '' : `<= ${max}`,
+    ];
     const wanted = [integer ? 'an integer' : 'a finite number', ...bounds.filter(Boolean)].join(' ');
-    throw new RangeError(`Expected \`${name}\` to be ${wanted}${allowInfinity ? ' or Infinity' : ''}, got ${describeValue(value)}`);
+    throw new RangeError(
+      `Expected \`${name}\` to be ${wanted}${allowInfinity ? ' or Infinity' : ''}, got ${describeValue(value)}`,
+    );
   }
 }
 
@@ -166,7 +173,12 @@ export function closestKey(key: string, known: readonly string[]): string | unde
  * `maxDelays`: did you mean `maxDelay`?``, or, without a close match, listing the known ones (of
  * `owner`, or of the option `name`).
  */
-export function assertKnownKeys(name: string, value: object | undefined, known: readonly string[], owner?: string): void {
+export function assertKnownKeys(
+  name: string,
+  value: object | undefined,
+  known: readonly string[],
+  owner?: string,
+): void {
   for (const key of Object.keys(value ?? {})) {
     if (known.includes(key)) continue;
     const head = `Unknown option \`${optionPath(name, key)}\``;

@@ -5,7 +5,6 @@
  */
 
 export { type Clock, systemClock, type TimerHandle } from '../clock.js';
-export { type RetryContext, type RetryInfo, type RetryOptions, retry } from './retry.js';
 export type { BaseCapPolicy } from './base-cap.js';
 export { type ConstantOptions, type ConstantPolicy, constant } from './constant.js';
 export { decorrelatedJitter } from './decorrelated-jitter.js';
@@ -13,6 +12,7 @@ export { equalJitter } from './equal-jitter.js';
 export { type ExponentialOptions, exponential } from './exponential.js';
 export { fullJitter } from './full-jitter.js';
 export { isBackoffPolicy, MAX_TIMER_DELAY } from './policy.js';
+export { type RetryContext, type RetryInfo, type RetryOptions, retry } from './retry.js';
 export {
   TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS,
   type TruncatedBinaryExponentialOptions,

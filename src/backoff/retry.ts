@@ -1,6 +1,3 @@
-import { assertBackoffPolicy, clampDelay } from './policy.js';
-import { truncatedBinaryExponential } from './truncated-binary-exponential.js';
-import type { BackoffPolicyLike } from './types.js';
 import { assertClock, type Clock, systemClock, type TimerHandle, unrefTimer } from '../clock.js';
 import {
   assertBoolean,
@@ -12,6 +9,9 @@ import {
   isAbortSignal,
   withDefault,
 } from '../validation.js';
+import { assertBackoffPolicy, clampDelay } from './policy.js';
+import { truncatedBinaryExponential } from './truncated-binary-exponential.js';
+import type { BackoffPolicyLike } from './types.js';
 
 /** What `onRetry` is told before each wait. */
 export interface RetryInfo {

@@ -6,8 +6,8 @@
  */
 import { truncatedBinaryExponential, truncatedWindow } from '../backoff/truncated-binary-exponential.js';
 import type { BackoffPolicyLike } from '../backoff/types.js';
-import { ResilientSocket } from '../node.js';
 import type { SocketState } from '../core/states.js';
+import { ResilientSocket } from '../node.js';
 import { ECHO, TestWsServer } from '../testing/ws-server.js';
 import { ExitCode } from './exit-codes.js';
 

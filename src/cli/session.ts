@@ -6,8 +6,8 @@
 import { createInterface, type Interface } from 'node:readline';
 import type { BackoffPolicyLike } from '../backoff/types.js';
 import { byteLengthOf, type Data } from '../data.js';
-import { ResilientSocket } from '../node.js';
 import type { ResilientSocketOptions } from '../full/options.js';
+import { ResilientSocket } from '../node.js';
 import type { WebSocketConstructorLike } from '../transports/websocket-like.js';
 import type { CliOptions } from './args.js';
 import { createBackoff } from './backoff.js';

@@ -39,8 +39,8 @@ import type { CloseInfo } from './close-codes.js';
 import type { Connection } from './connection.js';
 import type { DropReason, ResilientSocketEvents } from './events.js';
 import type { ProtocolsProvider, UrlProvider } from './options.js';
-import type { Config } from './resolve.js';
 import type { Queue } from './queue.js';
+import type { Config } from './resolve.js';
 import type { SocketState } from './states.js';
 
 /** An ended attempt or connection, on its way to being decided: what `lost` hooks may change. */

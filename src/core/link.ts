@@ -19,17 +19,23 @@ import { CLOSE_TIMEOUT, PHASE, RETIRE } from './states.js';
 /** WebSocket ready states. */
 const OPEN = 1;
 
-/** Starts an attempt: `connecting`, then (asynchronously, even for a plain URL) its target and its WebSocket. */
+/**
+ * Starts an attempt: `connecting`, then its target (a `target` hook, i.e. a URL provider, is called
+ * now, as the promise is made) and, asynchronously even for a plain URL, its WebSocket.
+ */
 export function startAttempt(m: Machine, reason: string): void {
   const attempt = new Connection(m, m.config_.transport, ++m.runAttempts_);
   m.attempt_ = attempt;
   m.attempts_++;
   m.enter_('connecting', reason);
   if (!m.isLive_(attempt)) return;
-  // After the constructor returns, so that listeners attached right after `new` hear `connecting`.
-  // A provider (the `providers` feature's `target`) that throws or rejects fails the attempt.
+  // The WebSocket (and `connecting`) after the constructor returns, so that listeners attached
+  // right after `new` hear `connecting`. A provider (the `providers` feature's `target`) that
+  // throws or rejects fails the attempt.
   new Promise<Target>((resolve) =>
-    resolve(m.run_('target', m.target_, m.config_.protocols) ?? ({ url: m.url_, protocols: m.config_.protocols } as Target)),
+    resolve(
+      m.run_('target', m.target_, m.config_.protocols) ?? ({ url: m.url_, protocols: m.config_.protocols } as Target),
+    ),
   ).then(
     (target) => m.isLive_(attempt) && openSocket(m, attempt, target),
     (error: unknown) => {
@@ -47,7 +53,8 @@ function openSocket(m: Machine, attempt: Connection, { url, protocols }: Target)
   let ws: WebSocketLike | undefined;
   try {
     ws = options ? new m.config_.WebSocket(url, protocols ?? [], options) : new m.config_.WebSocket(url, protocols);
-    if (!isWebSocket(ws)) throw new TypeError('the `WebSocket` constructor returned an object without the WebSocket API');
+    if (!isWebSocket(ws))
+      throw new TypeError('the `WebSocket` constructor returned an object without the WebSocket API');
     if (m.binaryType_ !== undefined) ws.binaryType = m.binaryType_;
     attempt.bind(ws);
   } catch (error) {
@@ -57,7 +64,14 @@ function openSocket(m: Machine, attempt: Connection, { url, protocols }: Target)
       orphan.bind(ws);
       orphan.abort();
     }
-    fail(m, attempt, 'ERR_RS_CONNECTION_FAILED', `Could not create the WebSocket: ${describeThrown(error)}`, 'ERR_RS_CONNECTION_FAILED', error);
+    fail(
+      m,
+      attempt,
+      'ERR_RS_CONNECTION_FAILED',
+      `Could not create the WebSocket: ${describeThrown(error)}`,
+      'ERR_RS_CONNECTION_FAILED',
+      error,
+    );
   }
 }
 
@@ -73,7 +87,11 @@ export function onOpen(m: Machine, connection: Connection): void {
   m.timers_.clear(PHASE);
   // A gate that does not pass fails the attempt itself (m.fail_).
   const gate = m.run_<PromiseLike<unknown>>('gate', attempt);
-  if (gate) gate.then(() => m.isLive_(attempt) && !attempt.opened && accept(m, attempt), () => undefined);
+  if (gate)
+    gate.then(
+      () => m.isLive_(attempt) && !attempt.opened && accept(m, attempt),
+      () => undefined,
+    );
   else accept(m, attempt);
 }
 
@@ -178,7 +196,14 @@ export function onClose(m: Machine, connection: Connection, info: CloseInfo, fau
  * We gave up on the attempt (timeout, provider, gate, dead link): abort it and go on. A
  * connection it had is closed with 1006 and `reason`.
  */
-export function fail(m: Machine, attempt: Connection, code: string, message: string, reason: string, cause?: unknown): void {
+export function fail(
+  m: Machine,
+  attempt: Connection,
+  code: string,
+  message: string,
+  reason: string,
+  cause?: unknown,
+): void {
   if (!m.isLive_(attempt)) return;
   const error = new ResilientSocketError(code as never, message, cause === undefined ? {} : { cause });
   lost(m, attempt, error, attempt.socket ? { code: 1006, reason, wasClean: false } : undefined, true);

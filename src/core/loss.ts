@@ -4,14 +4,14 @@
  * asked about a close the server or the network caused (it may answer later: a promise), the pure
  * `decide()` chooses, and the socket enters its next state and reports, state first.
  */
-import { ResilientSocketError } from '../errors.js';
+import type { ResilientSocketError } from '../errors.js';
 import type { CloseInfo } from './close-codes.js';
 import type { Connection } from './connection.js';
 import { decide } from './decide.js';
 import type { Loss } from './feature.js';
 import type { Machine } from './machine.js';
-import { SHOULD_RECONNECT_TIMEOUT } from './states.js';
 import { callbackError } from './report.js';
+import { SHOULD_RECONNECT_TIMEOUT } from './states.js';
 
 /**
  * The one path for every ended attempt or connection. `close` is given exactly when the attempt
@@ -28,7 +28,16 @@ export function lost(
   m.failures_ = Math.min(m.failures_ + 1, Number.MAX_SAFE_INTEGER);
   m.endAttempt_(attempt, ours ? 'abort' : 'release', close?.reason);
   const { rejection, number } = attempt;
-  const loss: Loss = { attempt: number, error, close, rejection, stop: undefined, minimumDelay: 0, immediate: false, notices: [] };
+  const loss: Loss = {
+    attempt: number,
+    error,
+    close,
+    rejection,
+    stop: undefined,
+    minimumDelay: 0,
+    immediate: false,
+    notices: [],
+  };
   m.run_('lost', loss);
   let verdict: unknown = true;
   if (close && !ours && !rejection) {

@@ -24,16 +24,24 @@ import type { Bound, Owner } from '../transports/transport.js';
 import { describeReceived, describeThrown } from '../validation.js';
 import type { CloseInfo } from './close-codes.js';
 import type { Connection } from './connection.js';
-import type { DropReason, ResilientSocketEvents } from './events.js';
-import type { Feature, Host, HookName, Loss } from './feature.js';
 import { retryDelay } from './decide.js';
+import type { DropReason, ResilientSocketEvents } from './events.js';
+import type { Feature, HookName, Host, Loss } from './feature.js';
 import { dropRetiring, endAttempt, fail, finishClose, onClose, onMessage, onOpen, startAttempt } from './link.js';
 import { decided } from './loss.js';
 import type { UrlProvider } from './options.js';
-import type { Config, Resolved } from './resolve.js';
 import type { Queue } from './queue.js';
 import { callbackError, listenerError, surface } from './report.js';
-import { CLOSE_TIMEOUT, canTransition, PHASE, RETIRE, SHOULD_RECONNECT_TIMEOUT, STATES, type SocketState } from './states.js';
+import type { Config, Resolved } from './resolve.js';
+import {
+  CLOSE_TIMEOUT,
+  canTransition,
+  PHASE,
+  RETIRE,
+  SHOULD_RECONNECT_TIMEOUT,
+  type SocketState,
+  STATES,
+} from './states.js';
 import { TimerSlots, type TimerSpec } from './timers.js';
 
 /** What each timer slot does when due: one table for all machines (no closure per timer). */
@@ -133,7 +141,9 @@ export class Machine implements Host, Owner {
 
   set_(me: number, value: unknown): void {
     // Made at its exact length, on first need (the memory budget: most sockets never need it).
-    if (value !== undefined || this.data_) (this.data_ ??= new Array(this.config_.features.length))[me] = value;
+    if (value === undefined && !this.data_) return;
+    this.data_ ??= new Array(this.config_.features.length);
+    this.data_[me] = value;
   }
 
   setTimer_(me: number, local: number, ms: number): void {
@@ -230,7 +240,8 @@ export class Machine implements Host, Owner {
     const changes = this.changes_;
     this.tell_(loss);
     // A listener that closed or replaced the socket took over: this wait no longer holds.
-    if (this.changes_ === changes && !this.disposed_) this.emit_('reconnecting', { attempt: this.runAttempts_ + 1, delay });
+    if (this.changes_ === changes && !this.disposed_)
+      this.emit_('reconnecting', { attempt: this.runAttempts_ + 1, delay });
   }
 
   /** Reports a loss once the socket is in its next state: what failed, failed callbacks, why it gives up, the close. */
@@ -253,13 +264,16 @@ export class Machine implements Host, Owner {
   delay_(notices: ResilientSocketError[]): number {
     const { maxDelay, ceiling } = this.config_;
     const policy = this.backoff_;
-    if (!policy) return clampDelay(Math.random() * truncatedWindow(maxDelay as number, ceiling as number, ++this.draws_));
+    if (!policy)
+      return clampDelay(Math.random() * truncatedWindow(maxDelay as number, ceiling as number, ++this.draws_));
     let raw: unknown;
     try {
       raw = policy.next();
       if (typeof raw === 'number' && !Number.isNaN(raw)) return clampDelay(raw);
       const problem = new TypeError(`Expected \`backoff.next()\` to return a number, got ${describeReceived(raw)}`);
-      notices.push(new ResilientSocketError('ERR_RS_CALLBACK_FAILED', `${problem.message}; waiting 1000 ms`, { cause: problem }));
+      notices.push(
+        new ResilientSocketError('ERR_RS_CALLBACK_FAILED', `${problem.message}; waiting 1000 ms`, { cause: problem }),
+      );
     } catch (thrown) {
       notices.push(callbackError('backoff.next()', 'threw', thrown));
     }

@@ -14,7 +14,9 @@ export function callbackError(name: string, what: string, thrown: unknown): Resi
 
 /** An `ERR_RS_LISTENER_THREW` for what a listener threw. */
 export function listenerError(who: string, thrown: unknown): ResilientSocketError {
-  return new ResilientSocketError('ERR_RS_LISTENER_THREW', `${who} threw: ${describeThrown(thrown)}`, { cause: thrown });
+  return new ResilientSocketError('ERR_RS_LISTENER_THREW', `${who} threw: ${describeThrown(thrown)}`, {
+    cause: thrown,
+  });
 }
 
 /**
@@ -26,7 +28,10 @@ export function listenerError(who: string, thrown: unknown): ResilientSocketErro
  * made non-fatal.
  */
 export function surface(error: ResilientSocketError): void {
-  const g = globalThis as { reportError?: (error: unknown) => void; process?: { emitWarning?: (warning: Error) => void } };
+  const g = globalThis as {
+    reportError?: (error: unknown) => void;
+    process?: { emitWarning?: (warning: Error) => void };
+  };
   try {
     if (typeof g.reportError === 'function') g.reportError(error);
     else if (typeof g.process?.emitWarning === 'function') g.process.emitWarning(error);

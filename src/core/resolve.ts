@@ -128,7 +128,9 @@ const factoryOf = (key: string): string | undefined =>
 function needs(name: string, factory: string, features: readonly Feature[] = []): TypeError {
   return new TypeError(
     features.some((f) => f.name === factory)
-      ? `\`${name}\` is not an option of the socket: give it to the ${factory}() factory itself`
+      ? factory === 'unref'
+        ? '`unref` is not an option of the socket: unref() in `features` already turns it on'
+        : `\`${name}\` is not an option of the socket: give it to the ${factory}() factory itself`
       : `\`${name}\` belongs to the ${factory}() feature: import { ${factory} } from 'resilient-socket/modular' and add ${factory}(…) to \`features\``,
   );
 }
@@ -169,7 +171,9 @@ export function resolveOptions(url: unknown, options: unknown, transport: Transp
   const { autoConnect = CORE_DEFAULTS.autoConnect, shouldReconnect = defaultShouldReconnect, clock = systemClock } = o;
   assertBoolean('autoConnect', autoConnect);
   if (backoff !== undefined && (maxDelay !== undefined || ceiling !== undefined)) {
-    throw new TypeError('`maxDelay` and `ceiling` configure the default backoff; they cannot be combined with `backoff`');
+    throw new TypeError(
+      '`maxDelay` and `ceiling` configure the default backoff; they cannot be combined with `backoff`',
+    );
   }
   const numbers: Record<string, unknown> = { ...CORE_DEFAULTS };
   for (const [name, rule] of NUMBERS) {
@@ -225,7 +229,10 @@ export function resolveOptions(url: unknown, options: unknown, transport: Transp
     shared &&
     (Object.keys(config) as (keyof Config)[]).every((key) => {
       const [a, b] = [config[key] as unknown, shared[key] as unknown];
-      return Object.is(a, b) || (Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => Object.is(v, b[i])));
+      return (
+        Object.is(a, b) ||
+        (Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => Object.is(v, b[i])))
+      );
     })
   ) {
     config = shared;

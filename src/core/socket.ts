@@ -10,9 +10,9 @@ import type { Feature, Host } from './feature.js';
 import { dropRetiring, endAttempt, retire, startAttempt } from './link.js';
 import { Machine } from './machine.js';
 import type { BaseSocketOptions, UrlProvider } from './options.js';
-import { resolveOptions } from './resolve.js';
 import { Queue } from './queue.js';
-import { STATES, type SocketState } from './states.js';
+import { resolveOptions } from './resolve.js';
+import { type SocketState, STATES } from './states.js';
 
 /** WebSocket ready states. */
 const OPEN = 1;
@@ -211,7 +211,9 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    */
   send(data: Data, options?: SendOptions): SendResult {
     if (!isData(data)) {
-      throw new TypeError(`Expected \`data\` to be a string, ArrayBuffer, typed array or Blob, got ${describeReceived(data)}`);
+      throw new TypeError(
+        `Expected \`data\` to be a string, ArrayBuffer, typed array or Blob, got ${describeReceived(data)}`,
+      );
     }
     assertOptionsObject('send options', options);
     assertKnownKeys('', options, ['buffer'], 'send()');
@@ -243,7 +245,8 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
     if (m.run_('admit', byteLengthOf(own))) return dropOne(m, 'overflow', data);
     if (closed()) return dropOne(m, 'closed', data);
     const { maxMessages, maxBytes, clock } = m.config_;
-    const queue = (m.queue_ ??= new Queue(maxMessages, maxBytes));
+    m.queue_ ??= new Queue(maxMessages, maxBytes);
+    const queue = m.queue_;
     const evicted = queue.push(own, clock.now());
     if (!evicted) {
       if (!queue.length) m.queue_ = undefined;
@@ -343,7 +346,10 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
   /** The machine, unless the socket was closed for good. */
   #alive(method: string): Machine {
     if (this.#m.disposed_) {
-      throw new ResilientSocketError('ERR_RS_CLOSED', `Cannot call ${method}() after close(): the socket is closed for good`);
+      throw new ResilientSocketError(
+        'ERR_RS_CLOSED',
+        `Cannot call ${method}() after close(): the socket is closed for good`,
+      );
     }
     return this.#m;
   }

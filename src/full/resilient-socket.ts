@@ -4,8 +4,8 @@
  * this file only turns its options into theirs.
  */
 import type { Feature } from '../core/feature.js';
-import { BaseSocket } from '../core/socket.js';
 import type { BaseSocketOptions, UrlProvider } from '../core/options.js';
+import { BaseSocket } from '../core/socket.js';
 import { abortSignal } from '../features/abort-signal/abort-signal.js';
 import { asyncIteration } from '../features/async-iteration/async-iteration.js';
 import { bufferPolicy } from '../features/buffer-policy/buffer-policy.js';
@@ -48,7 +48,6 @@ export class ResilientSocket extends BaseSocket {
    * @throws TypeError / RangeError naming the option for bad input; ResilientSocketError
    *   `ERR_RS_NO_WEBSOCKET` when no WebSocket implementation is available.
    */
-  // biome-ignore lint/complexity/noUselessConstructor: it narrows the options' type
   constructor(url: UrlProvider, options?: ResilientSocketOptions) {
     super(url, options as BaseSocketOptions);
   }

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
 import { exponential } from '../../src/backoff/exponential.js';
-import type { BackoffPolicyLike } from '../../src/backoff/types.js';
 import { retry } from '../../src/backoff/retry.js';
+import type { BackoffPolicyLike } from '../../src/backoff/types.js';
 
 /** Fails `failures` times with Error('fail N'), then resolves with `value`. */
 function flaky<T>(failures: number, value: T) {

@@ -222,7 +222,11 @@ describe('the hooks over one cycle', () => {
       'event:state:open→closing',
     ]);
     await advance(MOCK_DELAY);
-    expect(take(log), 'the server answered').toEqual(['r.state:closing→closed', 'event:state:closing→closed', 'event:close:1000']);
+    expect(take(log), 'the server answered').toEqual([
+      'r.state:closing→closed',
+      'event:state:closing→closed',
+      'event:close:1000',
+    ]);
     await advance(10_000);
     expect(take(log), 'nothing after').toEqual([]);
     expect(vi.getTimerCount()).toBe(0);
@@ -553,7 +557,11 @@ describe('interning and shared configs', () => {
   });
 
   it('resolveOptions: equal options and equal features share one frozen config; different ones do not', () => {
-    const options = () => ({ WebSocket: WebSocketImpl, maxRetries: 3, features: [heartbeat({ interval: 5_000 }), stats()] });
+    const options = () => ({
+      WebSocket: WebSocketImpl,
+      maxRetries: 3,
+      features: [heartbeat({ interval: 5_000 }), stats()],
+    });
     const first = resolveOptions('ws://localhost:1', options(), browserTransport);
     const second = resolveOptions('ws://localhost:2', options(), browserTransport);
     expect(second.config).toBe(first.config);

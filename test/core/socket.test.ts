@@ -47,8 +47,10 @@ function base(url: string, options: ConstructorParameters<typeof BaseSocket>[1] 
 const recordBase = (socket: BaseSocket) => record(socket as ResilientSocket);
 
 /** `new BaseSocket(url, options)` on mock-socket that stays idle (for option errors). */
-const make = (options: Record<string, unknown>, url: unknown = uniqueUrl()) => () =>
-  new BaseSocket(url as string, { WebSocket: WebSocketImpl, autoConnect: false, ...options } as never);
+const make =
+  (options: Record<string, unknown>, url: unknown = uniqueUrl()) =>
+  () =>
+    new BaseSocket(url as string, { WebSocket: WebSocketImpl, autoConnect: false, ...options } as never);
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -210,7 +212,11 @@ describe('close() leaves nothing behind', () => {
   /** Every listener still registered on a mock-socket WebSocket, by event type. */
   const listenersOf = (ws: MockWebSocket): Record<string, number> => {
     const all = (ws as unknown as { listeners: Record<string, unknown[]> }).listeners;
-    return Object.fromEntries(Object.entries(all).filter(([, l]) => l.length > 0).map(([type, l]) => [type, l.length]));
+    return Object.fromEntries(
+      Object.entries(all)
+        .filter(([, l]) => l.length > 0)
+        .map(([type, l]) => [type, l.length]),
+    );
   };
 
   it('on an open socket: closing, then closed; no timer and no listener on the mock WebSocket', async () => {
@@ -322,10 +328,15 @@ describe('what needs a feature', () => {
     ['maxRetryAfter', { maxRetryAfter: 1_000 }, upgradeRejection(), 'maxRetryAfter', 'upgradeRejection'],
     ['buffer.overflow', { buffer: { overflow: 'error' } }, bufferPolicy(), 'buffer.overflow', 'bufferPolicy'],
     ['buffer.ttl', { buffer: { ttl: 1_000 } }, bufferPolicy(), 'buffer.ttl', 'bufferPolicy'],
-  ])('%s with its feature installed but given to the socket: give it to the factory', (_w, options, f, name, factory) => {
-    const error = expectOptionError(make({ ...options, features: [f] }), TypeError, name);
-    expect(error.message).toBe(`\`${name}\` is not an option of the socket: give it to the ${factory}() factory itself`);
-  });
+  ])(
+    '%s with its feature installed but given to the socket: give it to the factory',
+    (_w, options, f, name, factory) => {
+      const error = expectOptionError(make({ ...options, features: [f] }), TypeError, name);
+      expect(error.message).toBe(
+        `\`${name}\` is not an option of the socket: give it to the ${factory}() factory itself`,
+      );
+    },
+  );
 
   it('the per-socket options a feature owns are taken once it is installed (signal, url and protocols providers)', () => {
     const signal = new AbortController().signal;
@@ -354,7 +365,9 @@ describe('the `features` option', () => {
     ['a string', 'heartbeat'],
   ])('an item that is not a feature (%s) → TypeError naming `features[i]`', (_what, item) => {
     const error = expectOptionError(make({ features: [stats(), item] }), TypeError, 'features[1]');
-    expect(error.message).toMatch(/^Expected `features\[1\]` to be a feature \(from heartbeat\(\), resume\(\), …\), got /);
+    expect(error.message).toMatch(
+      /^Expected `features\[1\]` to be a feature \(from heartbeat\(\), resume\(\), …\), got /,
+    );
   });
 
   it('the same feature twice → RangeError', () => {
@@ -392,7 +405,7 @@ describe('unknown options are refused', () => {
 
   // Regression: at commits 53aab25/0f77615 (src/core/options.ts, then resolve.ts) `FEATURE_OPTIONS[key]`
   // was a plain lookup, so `{ toString: 1 }` threw "`toString` belongs to the function toString() {
-  // [native code] }() feature: …". Fixed by `factoryOf` (own keys only).
+  // [native code] }() feature: …". Fixed in 5aec8ad by `factoryOf` (own keys only).
   it.each(['toString', 'constructor'])(
     'a name inherited from Object.prototype (%s) is an unknown option, not a feature option',
     (name) => {
@@ -404,7 +417,7 @@ describe('unknown options are refused', () => {
 
   // Regression: at commit 0f77615 every key of `buffer` found in FEATURE_OPTIONS was reported as
   // belonging to bufferPolicy(): `buffer: { signal: 1 }` threw "`buffer.signal` belongs to the
-  // bufferPolicy() feature …". Now only `overflow` and `ttl` name bufferPolicy().
+  // bufferPolicy() feature …". Fixed in 5aec8ad: only `overflow` and `ttl` name bufferPolicy().
   it.each(['signal', 'heartbeat'])('`buffer.%s` is an unknown option of buffer', (key) => {
     const error = expectOptionError(make({ buffer: { [key]: 1 } }), TypeError, `buffer.${key}`);
     expect(error.message).toMatch(new RegExp(`^Unknown option \`buffer\\.${key}\``));

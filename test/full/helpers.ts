@@ -7,9 +7,9 @@
  */
 import { type Client, WebSocket as MockWebSocket, type Server } from 'mock-socket';
 import { expect, vi } from 'vitest';
+import { EVENT_NAMES, type ResilientSocketEvents } from '../../src/core/events.js';
 import type { Data } from '../../src/data.js';
 import { isResilientSocketError, type ResilientSocketError } from '../../src/errors.js';
-import { EVENT_NAMES, type ResilientSocketEvents } from '../../src/core/events.js';
 import type { ResilientSocketOptions, UrlProvider } from '../../src/node.js';
 import { ResilientSocket } from '../../src/node.js';
 import { FlakyServer } from '../../src/testing/flaky-server.js';

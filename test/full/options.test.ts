@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
 import { truncatedBinaryExponential } from '../../src/backoff/truncated-binary-exponential.js';
-import { ErrorCodes } from '../../src/errors.js';
 import { type Config, resolveOptions } from '../../src/core/resolve.js';
 import { checkUrl } from '../../src/core/target.js';
+import { ErrorCodes } from '../../src/errors.js';
 import { checkSubprotocols as checkProtocols } from '../../src/features/providers/protocols.js';
 import { MAX_RETRY_AFTER } from '../../src/features/upgrade-rejection/upgrade-rejection.js';
-import { type ResilientSocketOptions, ResilientSocket } from '../../src/node.js';
+import { ResilientSocket, type ResilientSocketOptions } from '../../src/node.js';
 import { browserTransport } from '../../src/transports/browser.js';
 import type { Transport } from '../../src/transports/transport.js';
 import {
@@ -37,7 +37,10 @@ const prepare = (options: unknown): unknown =>
 function resolveSocketOptions(url: unknown, options: unknown, fallback: () => unknown) {
   // One transport per fallback implementation: configs are shared only between sockets of one transport.
   const implementation = fallback();
-  const transport = transports.get(implementation) ?? { ...browserTransport, fallback: fallback as Transport['fallback'] };
+  const transport = transports.get(implementation) ?? {
+    ...browserTransport,
+    fallback: fallback as Transport['fallback'],
+  };
   transports.set(implementation, transport);
   return resolveOptions(url, prepare(options), transport);
 }

@@ -3,8 +3,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
 import { truncatedBinaryExponential } from '../../src/backoff/truncated-binary-exponential.js';
 import type { BackoffPolicyLike } from '../../src/backoff/types.js';
-import { ErrorCodes, type ResilientSocketError } from '../../src/errors.js';
 import type { CloseInfo } from '../../src/core/close-codes.js';
+import { ErrorCodes, type ResilientSocketError } from '../../src/errors.js';
 import { CLOSE_TIMEOUT, SHOULD_RECONNECT_TIMEOUT } from '../../src/node.js';
 import type { WebSocketConstructorLike } from '../../src/transports/websocket-like.js';
 import {

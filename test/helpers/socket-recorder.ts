@@ -2,8 +2,7 @@
  * Records everything a ResilientSocket tells its user (every event, in order, with a timestamp),
  * so integration tests can assert on what the user sees.
  */
-import type { Data } from '../../src/data.js';
-import type { ResilientSocketError } from '../../src/errors.js';
+
 import type {
   CloseEventInfo,
   DropInfo,
@@ -13,6 +12,8 @@ import type {
   StateChange,
 } from '../../src/core/events.js';
 import { EVENT_NAMES as EVENTS, type ResilientSocketEvents } from '../../src/core/events.js';
+import type { Data } from '../../src/data.js';
+import type { ResilientSocketError } from '../../src/errors.js';
 import type { ResilientSocket } from '../../src/node.js';
 import { waitFor } from './wait.js';
 

@@ -9,10 +9,10 @@
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant, MAX_TIMER_DELAY } from '../../src/backoff/index.js';
-import { ErrorCodes, isResilientSocketError, type ResilientSocketError } from '../../src/errors.js';
 import { EVENT_NAMES, type ResilientSocketEvents } from '../../src/core/events.js';
-import { CLOSE_TIMEOUT, ResilientSocket } from '../../src/node.js';
 import type { SocketState } from '../../src/core/states.js';
+import { ErrorCodes, isResilientSocketError, type ResilientSocketError } from '../../src/errors.js';
+import { CLOSE_TIMEOUT, ResilientSocket } from '../../src/node.js';
 import {
   advance,
   cleanup,

@@ -13,10 +13,10 @@
  */
 import { expect } from 'vitest';
 import { WebSocket as WsWebSocket } from 'ws';
-import { ResilientSocket } from '../../src/node.js';
-import { isBound } from '../../src/transports/ws/binding.js';
 import type { ResilientSocketOptions, UrlProvider } from '../../src/node.js';
+import { ResilientSocket } from '../../src/node.js';
 import type { WebSocketConstructorLike } from '../../src/transports/websocket-like.js';
+import { isBound } from '../../src/transports/ws/binding.js';
 import { type BehaviourSetting, ECHO, startTestServer, type TestWsServer } from '../faults/index.js';
 import { SocketRecorder } from '../helpers/socket-recorder.js';
 import { activeTimeouts, timerBaseline } from '../helpers/timers.js';

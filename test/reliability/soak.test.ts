@@ -3,8 +3,8 @@ import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket as WsWebSocket } from 'ws';
 import { ResilientSocket } from '../../src/node.js';
-import { isBound } from '../../src/transports/ws/binding.js';
 import type { WebSocketConstructorLike } from '../../src/transports/websocket-like.js';
+import { isBound } from '../../src/transports/ws/binding.js';
 import { startProxiedServer } from '../faults/index.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
 

@@ -3,8 +3,9 @@
  * `closed`. The iterators are fed before the `message` listeners, so a listener that throws
  * cannot starve them.
  */
-import type { Data } from '../../data.js';
+
 import type { Feature, Host } from '../../core/feature.js';
+import type { Data } from '../../data.js';
 
 /** One iterator's end of the pipe. */
 interface Sink {
@@ -46,8 +47,8 @@ const ITERATION: Feature & { iterate(m: Host, me: number): AsyncIterableIterator
       for (const resolve of waiting.splice(0)) resolve({ value: undefined, done: true });
     };
     if (!done) {
-      let all = sinks(m, me);
-      if (!all) m.set_(me, (all = new Set()));
+      const all = sinks(m, me) ?? new Set<Sink>();
+      m.set_(me, all);
       all.add(sink);
     }
     const iterator: AsyncIterableIterator<Data> = {

@@ -6,9 +6,10 @@
  *
  * Per socket it keeps nothing but one timer slot: the next expiry.
  */
+
+import { clampDelay } from '../../backoff/policy.js';
 import type { Feature, Host } from '../../core/feature.js';
 import type { Data } from '../../data.js';
-import { clampDelay } from '../../backoff/policy.js';
 import { ResilientSocketError } from '../../errors.js';
 import {
   assertKnownKeys,

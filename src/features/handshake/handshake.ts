@@ -119,7 +119,9 @@ function connectionFor(m: Host, run: Running, ws: WebSocketLike): HandshakeConne
     nextMessage: (predicate) => {
       if (run.done) return Promise.reject(new ResilientSocketError('ERR_RS_CLOSED', 'The handshake is over'));
       if (predicate !== undefined && typeof predicate !== 'function') {
-        return Promise.reject(new TypeError(`Expected \`predicate\` to be a function, got ${describeReceived(predicate)}`));
+        return Promise.reject(
+          new TypeError(`Expected \`predicate\` to be a function, got ${describeReceived(predicate)}`),
+        );
       }
       const inbox = run.inbox;
       for (let i = 0; i < inbox.length; i++) {
@@ -204,7 +206,14 @@ export function handshake(hook: HandshakeHook, options?: HandshakeOptions): Feat
           finish(m, me, run, false); // the inbox stays, for the `open` hook to deliver
         },
         (error: unknown) => {
-          if (current()) m.fail_(attempt, 'ERR_RS_HANDSHAKE_FAILED', `The handshake failed: ${describeThrown(error)}`, 'handshake failed', error);
+          if (current())
+            m.fail_(
+              attempt,
+              'ERR_RS_HANDSHAKE_FAILED',
+              `The handshake failed: ${describeThrown(error)}`,
+              'handshake failed',
+              error,
+            );
           throw error;
         },
       );
@@ -222,7 +231,12 @@ export function handshake(hook: HandshakeHook, options?: HandshakeOptions): Feat
     timer(m, me) {
       const run = running(m, me);
       if (run && !run.done) {
-        m.fail_(run.attempt, 'ERR_RS_HANDSHAKE_TIMEOUT', `The handshake did not finish within ${timeout} ms`, 'handshake timeout');
+        m.fail_(
+          run.attempt,
+          'ERR_RS_HANDSHAKE_TIMEOUT',
+          `The handshake did not finish within ${timeout} ms`,
+          'handshake timeout',
+        );
       }
     },
     end(m, me) {

@@ -17,10 +17,11 @@
  * socket, so a watched connection costs no memory beyond its timers (the memory budget). No object
  * and no closure per socket or per connection.
  */
-import { ResilientSocketError } from '../../errors.js';
+
 import type { Feature, Host } from '../../core/feature.js';
 import { callbackError } from '../../core/report.js';
 import { type Data, isData } from '../../data.js';
+import { ResilientSocketError } from '../../errors.js';
 import type { WebSocketLike } from '../../transports/websocket-like.js';
 import {
   assertFunction,
@@ -196,7 +197,9 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
       const problem = new TypeError(
         `Expected \`heartbeat.message()\` to return a string or binary data, got ${describeReceived(message)}`,
       );
-      m.reportUserError_(new ResilientSocketError('ERR_RS_CALLBACK_FAILED', `${problem.message}; no ping sent`, { cause: problem }));
+      m.reportUserError_(
+        new ResilientSocketError('ERR_RS_CALLBACK_FAILED', `${problem.message}; no ping sent`, { cause: problem }),
+      );
       return false;
     }
     try {

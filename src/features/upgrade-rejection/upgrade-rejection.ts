@@ -10,7 +10,7 @@
  */
 import type { Feature } from '../../core/feature.js';
 import { ResilientSocketError } from '../../errors.js';
-import { assertNumber, assertOptionsObject, assertKnownKeys, withDefault } from '../../validation.js';
+import { assertKnownKeys, assertNumber, assertOptionsObject, withDefault } from '../../validation.js';
 import { intern } from '../intern.js';
 import { parseRetryAfter } from './retry-after.js';
 

@@ -140,4 +140,3 @@ export function detach(connection: Bound): void {
   // absorbs the late `error` of a socket we gave up on.
   (socket as TaggedSocket)[kConnection] = undefined;
 }
-

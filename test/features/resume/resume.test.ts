@@ -9,7 +9,15 @@ import type { BackoffPolicyLike } from '../../../src/backoff/types.js';
 import { ErrorCodes } from '../../../src/errors.js';
 import { DRIFT_CHECK_INTERVAL } from '../../../src/features/resume/signals.js';
 import { FlakyServer } from '../../../src/testing/flaky-server.js';
-import { advance, cleanup, createSocket, expectOptionError, MOCK_DELAY, record, startServer } from '../../full/helpers.js';
+import {
+  advance,
+  cleanup,
+  createSocket,
+  expectOptionError,
+  MOCK_DELAY,
+  record,
+  startServer,
+} from '../../full/helpers.js';
 
 const PING = { interval: 30_000, timeout: 10_000, message: 'ping', isPong: (d: unknown) => d === 'pong' };
 
