@@ -35,35 +35,39 @@ interface Subject {
   readonly target?: number;
 }
 
+/** The row every ratio is against: a small peer, measured in the same run. */
+const BASELINE = "{ WebSocket } from 'partysocket' (the baseline)";
+
 /**
- * Our gated imports. Budgets are today's size plus a little headroom (raise them deliberately);
- * targets are issue 13's.
+ * What is measured. Budgets (ours) are today's size plus a little headroom: they catch growth (raise
+ * them deliberately). Targets are the ones issue 13 set; the socket ones are not met, see the README's
+ * "Pay for what you use".
  */
 export const SUBJECTS: readonly Subject[] = [
   {
     label: "{ BaseSocket } from 'resilient-socket/modular'",
     names: 'BaseSocket',
     from: './dist/modular.js',
-    budget: 10_000,
+    budget: 11_800,
     target: 5_000,
   },
   {
     label: "{ ResilientSocket } from 'resilient-socket'",
     names: 'ResilientSocket',
     from: './dist/index.js',
-    budget: 15_500,
+    budget: 17_400,
     target: 12_000,
   },
   {
     label: "{ truncatedBinaryExponential } from 'resilient-socket/backoff'",
     names: 'truncatedBinaryExponential',
     from: './dist/backoff.js',
-    budget: 1_700,
+    budget: 1_850,
     target: 1_300,
   },
   { label: "{ retry } from 'resilient-socket/backoff'", names: 'retry', from: './dist/backoff.js', budget: 3_000 },
   { label: 'reconnecting-websocket (default export)', names: 'default', from: 'reconnecting-websocket' },
-  { label: "{ WebSocket } from 'partysocket'", names: 'WebSocket', from: 'partysocket' },
+  { label: BASELINE, names: 'WebSocket', from: 'partysocket' },
 ];
 
 /** The features, each measured as what it adds to `{ BaseSocket }`. */
@@ -126,14 +130,15 @@ export async function featureCosts(): Promise<{ feature: string; added: number }
 const kb = (n: number): string => `${(n / 1000).toFixed(2)} kB`;
 
 export function sizeTable(rows: readonly SizeRow[]): string {
+  const baseline = rows.find((r) => r.label === BASELINE)?.gzipped ?? Number.NaN;
   return [
-    'Bundle size per named import: esbuild (browser, ESM, minified, dependencies included), gzip -9. Ours from `dist/`.',
+    'Bundle size per named import: esbuild (browser, ESM, minified, dependencies included), gzip -9. Ours from `dist/`; the ratio is against partysocket, measured in the same run.',
     '',
-    '| import | minified | gzipped | budget (gate) | target (issue 13) |',
-    '|---|---:|---:|---|---|',
+    '| import | minified | gzipped | vs partysocket | budget (gate) | target (issue 13) |',
+    '|---|---:|---:|---:|---|---|',
     ...rows.map(
       (r) =>
-        `| \`${r.label}\` | ${kb(r.minified)} | ${kb(r.gzipped)} | ${
+        `| \`${r.label}\` | ${kb(r.minified)} | ${kb(r.gzipped)} | ${(r.gzipped / baseline).toFixed(2)}× | ${
           r.budget === undefined ? '—' : `${kb(r.budget)} ${r.gzipped <= r.budget ? '✓' : '✗ over'}`
         } | ${r.target === undefined ? '—' : `${kb(r.target)} ${r.gzipped <= r.target ? '✓ met' : '✗ not met'}`} |`,
     ),
