@@ -64,23 +64,6 @@ const step: DelayStep<{ readonly maxDelay: number; readonly ceiling: number }> =
   u * truncatedWindow(p.maxDelay, p.ceiling, attempt + 1);
 
 /**
- * Checks `T` and `N` (the defaults where undefined) and returns them: what the factory checks, for
- * the socket, which makes its default policy only once a run of failures needs one.
- * @throws TypeError / RangeError naming `maxDelay` or `ceiling`.
- * @internal
- */
-export function checkTruncatedBinaryExponential(
-  maxDelay: unknown,
-  ceiling: unknown,
-): { readonly maxDelay: number; readonly ceiling: number } {
-  const t = withDefault(maxDelay, TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.maxDelay);
-  const n = withDefault(ceiling, TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.ceiling);
-  assertNumber('maxDelay', t, { above: 0 });
-  assertNumber('ceiling', n, { integer: true, min: 1 });
-  return { maxDelay: t, ceiling: n };
-}
-
-/**
  * Truncated binary exponential backoff, the package default: after the n-th consecutive failure
  * wait `U(0, a·2^(min(n,N)−1))` with `a = T/2^(N−1)`. This is the backoff of classic Ethernet
  * (IEEE 802.3 CSMA/CD, which truncates at N = 10) re-expressed in time: instead of a slot size
@@ -100,7 +83,10 @@ export function truncatedBinaryExponential(
 ): TruncatedBinaryExponentialPolicy {
   assertOptionsObject('truncatedBinaryExponential options', options);
   assertKnownKeys('', options, Object.keys(TBE_OPTION_NAMES), 'truncatedBinaryExponential()');
-  const { maxDelay, ceiling } = checkTruncatedBinaryExponential(options?.maxDelay, options?.ceiling);
+  const maxDelay = withDefault(options?.maxDelay, TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.maxDelay);
+  const ceiling = withDefault(options?.ceiling, TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.ceiling);
+  assertNumber('maxDelay', maxDelay, { above: 0 });
+  assertNumber('ceiling', ceiling, { integer: true, min: 1 });
   const random = resolveRandom(options?.random);
   return createPolicy('truncated-binary-exponential', step, random, {
     maxDelay,

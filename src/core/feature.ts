@@ -123,9 +123,6 @@ export interface Host {
   find_(name: string): [feature: Feature, me: number] | undefined;
 }
 
-/** A socket handle as the shared resume watchers hold it. */
-export type SocketHandle = Host;
-
 /**
  * A feature, made by its factory (`heartbeat()`, `resume()`, …): give it to the `features` option.
  * How it plugs in (its rank, timer slots and hooks) is internal. Every hook is optional; `me` is
@@ -186,8 +183,5 @@ export interface Feature {
 export type HookName = {
   [K in keyof Feature]-?: NonNullable<Feature[K]> extends (...args: never[]) => unknown ? K : never;
 }[keyof Feature];
-
-/** Whether the transport can send protocol pings on a socket and hear their pongs (ws). @internal */
-export type CanPing = (ws: WebSocketLike) => boolean;
 
 export type { Clock };

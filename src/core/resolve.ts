@@ -63,9 +63,6 @@ export interface Resolved {
   readonly wsOptions: Record<string, unknown> | undefined;
 }
 
-/** The core's timer slots: the deadline of the current state, and `reconnect()`'s background close. */
-export const CORE_SLOTS = 2;
-
 /** The defaults of the core's options. */
 export const CORE_DEFAULTS = {
   autoConnect: true,
@@ -199,7 +196,7 @@ export function resolveOptions(url: unknown, options: unknown, transport: Transp
     assertBackoffPolicy(typeof backoff === 'function' ? 'backoff()' : 'backoff', policy);
   }
   const slotBase: number[] = [];
-  const slotOwner: number[] = [-1, -1]; // CORE_SLOTS
+  const slotOwner: number[] = [-1, -1]; // the core's two: PHASE and RETIRE
   features.forEach((feature, me) => {
     slotBase.push(slotOwner.length);
     for (let n = 0; n < (feature.slots ?? 0); n++) slotOwner.push(me);

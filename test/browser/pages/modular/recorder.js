@@ -140,7 +140,10 @@ window.rsTest = {
   dump() {
     const out = {};
     for (const [name, { socket, log }] of sockets) {
-      out[name] = { ...snapshot(socket), recent: log.filter((e) => e.event !== 'message' && e.event !== 'iter').slice(-25) };
+      out[name] = {
+        ...snapshot(socket),
+        recent: log.filter((e) => e.event !== 'message' && e.event !== 'iter').slice(-25),
+      };
     }
     return out;
   },
