@@ -30,7 +30,9 @@ export default defineConfig([
     platform: 'neutral',
     sourcemap: true,
     clean: false,
-    treeshake: true,
+    // esbuild's own tree shaking (with `sideEffects: false` and PURE annotations); tsup's extra rollup
+    // pass left empty chunks that the entries still imported.
+    treeshake: false,
     splitting: true,
     outDir: 'dist',
     // Internal members end in `_` (the machine's record, the features' services): shortened in the
