@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { machine } from './lib/stats.js';
-import { sizes, sizeTable } from './size.js';
+import { featureCosts, featureTable, sizes, sizeTable } from './size.js';
 
 const quick = process.argv.includes('--quick');
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -51,7 +51,7 @@ const mode = quick ? ['--quick'] : [];
 section('Throughput overhead', script('bench/throughput.ts', mode));
 section('Memory per connected client', script('bench/memory.ts', mode));
 section('Buffer flush', script('bench/flush.ts', mode));
-section('Bundle size', sizeTable(await sizes()));
+section('Bundle size', `${sizeTable(await sizes())}\n\n${featureTable(await featureCosts())}`);
 
 const elapsed = ((Date.now() - started) / 1000).toFixed(0);
 console.log(`bench: done in ${elapsed} s`);

@@ -1,13 +1,13 @@
 /**
  * The machine of one socket: its state, held in one record the socket keeps private, the state
- * funnel and what each state's deadline does, and how it tells its users. The rest is in two
- * modules of functions over this record:
+ * funnel and what each state's deadline does, the backoff wait, and how it tells its users. The
+ * rest is in two modules of functions over this record:
  *
- * | module      | what it does                                                                          |
- * | ----------- | ------------------------------------------------------------------------------------- |
- * | `machine.ts` | enters a state (clears the old deadline, arms the new one, tells the features, emits `state`); what each deadline does; events, errors and drops |
- * | `link.ts`   | one attempt: its target, its WebSocket, what the transport reports, the open and the flush, the end |
- * | `loss.ts`   | after a loss: the features' say, `shouldReconnect`, `decide()`, the delay, the report |
+ * | module       | what it does                                                                          |
+ * | ------------ | ------------------------------------------------------------------------------------- |
+ * | `machine.ts` | enters a state (clears the old deadline, arms the new one, tells the features, emits `state`); what each deadline does; the backoff draw and wait; events, errors and drops |
+ * | `link.ts`    | one attempt: its target, its WebSocket, what the transport reports, the open and the flush, the end |
+ * | `loss.ts`    | after a loss: the features' say, `shouldReconnect`, `decide()`, then give up, wait for the network or wait out the backoff |
  *
  * Members end in `_`: the build shortens those names (`mangleProps`), and they stay out of sight of
  * `util.inspect` and `JSON.stringify` of the socket, which holds this record in a `#private` field.

@@ -39,7 +39,7 @@ afterAll(() => {
  */
 function expectSizesReported(run: { code: number; stdout: string; stderr: string }): void {
   expect(run.stdout).toMatch(
-    /^\| `\{ BaseSocket \} from 'resilient-socket\/modular'` \| [\d.]+ kB \| [\d.]+ kB \| [\d.]+ kB (✓|✗ over) \| [\d.]+ kB (✓ met|✗ not met) \|$/m,
+    /^\| `\{ BaseSocket \} from 'resilient-socket\/modular'` \| [\d.]+ kB \| [\d.]+ kB \| [\d.]+× \| [\d.]+ kB (✓|✗ over) \| [\d.]+ kB (✓ met|✗ not met) \|$/m,
   );
   expect(run.stdout).toMatch(/^\| `\{ truncatedBinaryExponential \} from 'resilient-socket\/backoff'` \| /m);
   expect(run.stdout).toMatch(/^\| `heartbeat\(\)` \| [\d.]+ kB \|$/m);
