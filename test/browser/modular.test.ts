@@ -144,7 +144,8 @@ function staticImports(entry: string): Set<string> {
 /** The chunk of dist/ that defines `ResilientSocket` (dist/index.js re-exports it from there). */
 function fullSocketChunk(): string {
   const index = readFileSync(join(DIST, 'index.js'), 'utf8');
-  const found = /export\s*\{[^}]*\bResilientSocket\b[^}]*\}\s*from\s*["']\.\/([\w.-]+\.js)["']/.exec(index);
+  // `export { … } from './chunk.js'`, or `import { … } from './chunk.js'` and a later `export { … }`.
+  const found = /(?:export|import)\s*\{[^}]*\bResilientSocket\b[^}]*\}\s*from\s*["']\.\/([\w.-]+\.js)["']/.exec(index);
   if (!found?.[1]) throw new Error(`dist/index.js does not re-export ResilientSocket from a chunk:\n${index}`);
   return found[1];
 }
