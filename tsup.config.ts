@@ -30,9 +30,10 @@ export default defineConfig([
     platform: 'neutral',
     sourcemap: true,
     clean: false,
-    // esbuild's own tree shaking (with `sideEffects: false` and PURE annotations); tsup's extra rollup
-    // pass left empty chunks that the entries still imported.
-    treeshake: false,
+    // tsup's rollup pass: without it the CommonJS chunks assign static class fields (`this.name = …`,
+    // which throws on a class). An entry that only re-exports another would leave an empty chunk, so
+    // none does (see `src/modular-node.ts`).
+    treeshake: true,
     splitting: true,
     outDir: 'dist',
     // Internal members end in `_` (the machine's record, the features' services): shortened in the
