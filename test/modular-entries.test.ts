@@ -6,7 +6,8 @@ import { ResilientSocket as NodeResilientSocket } from '../src/node.js';
 
 describe('the entries', () => {
   it('resilient-socket/modular exports the same names in its browser and Node builds', () => {
-    const [nodeExports, browserExports]: Record<string, unknown>[] = [{ ...node }, { ...browser }];
+    const nodeExports: Record<string, unknown> = { ...node };
+    const browserExports: Record<string, unknown> = { ...browser };
     expect(Object.keys(nodeExports).sort()).toEqual(Object.keys(browserExports).sort());
     for (const [name, value] of Object.entries(browserExports)) {
       if (name !== 'BaseSocket') expect(nodeExports[name], name).toBe(value);
