@@ -18,6 +18,8 @@ export default defineConfig([
       node: 'src/node.ts',
       modular: 'src/modular.ts',
       'modular-node': 'src/modular-node.ts',
+      websocket: 'src/websocket.ts',
+      'websocket-node': 'src/websocket-node.ts',
       backoff: 'src/backoff/index.ts',
       testing: 'src/testing/index.ts',
     },

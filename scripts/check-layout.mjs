@@ -22,6 +22,8 @@ const ENTRIES = [
   'src/node.ts',
   'src/modular.ts',
   'src/modular-node.ts',
+  'src/websocket.ts',
+  'src/websocket-node.ts',
   'src/backoff/index.ts',
   'src/testing/index.ts',
   'src/cli/bin.ts',
@@ -130,7 +132,7 @@ for (const path of sources(join(repo, 'src'))) {
 // (`import 'resilient-socket/modular'`) must leave no code at all, even with the package's
 // `sideEffects: false` ignored, so that tree-shaking never keeps anything alive by a top-level
 // call (an unmarked Object.freeze, new Map, Symbol()). PURE annotations are honoured.
-for (const entry of ['src/index.ts', 'src/modular.ts', 'src/backoff/index.ts']) {
+for (const entry of ['src/index.ts', 'src/modular.ts', 'src/websocket.ts', 'src/backoff/index.ts']) {
   const bare = await esbuild.build({
     stdin: { contents: `import ${JSON.stringify(`./${entry}`)};`, resolveDir: repo, loader: 'js' },
     bundle: true,

@@ -48,9 +48,12 @@ export type { HeartbeatOptions } from './features/heartbeat/heartbeat.js';
 export type { ResumeOptions } from './features/resume/resume.js';
 export type { ResilientSocketOptions } from './full/options.js';
 export { ResilientSocket } from './full/resilient-socket.js';
+export { type FullResilientWebSocketOptions, ResilientWebSocket } from './full/resilient-websocket.js';
 export {
   type AnyListener,
   ReadyState,
   type WebSocketConstructorLike,
   type WebSocketLike,
 } from './transports/websocket-like.js';
+export type { CloseEventLike, DetailEvent } from './websocket/events.js';
+export type { BinaryTypeValue } from './websocket/resilient-websocket.js';

@@ -7,6 +7,7 @@
  * @packageDocumentation
  */
 import { ResilientSocket as BrowserResilientSocket } from './full/resilient-socket.js';
+import { ResilientWebSocket as BrowserResilientWebSocket } from './full/resilient-websocket.js';
 import type { Transport } from './transports/transport.js';
 import { wsTransport } from './transports/ws/index.js';
 
@@ -19,6 +20,14 @@ export class ResilientSocket extends BrowserResilientSocket {
   // class when an app does not use it; scripts/check-package.mjs checks the name in every entry.
   /** `'ResilientSocket'`, the name this class is imported by (what `util.inspect` and stack traces show). */
   static override readonly name: string = 'ResilientSocket';
+  /** @internal */
+  protected static override transport: Transport = wsTransport;
+}
+
+/** {@inheritDoc BrowserResilientWebSocket} */
+export class ResilientWebSocket extends BrowserResilientWebSocket {
+  /** `'ResilientWebSocket'`, the name this class is imported by. */
+  static override readonly name: string = 'ResilientWebSocket';
   /** @internal */
   protected static override transport: Transport = wsTransport;
 }

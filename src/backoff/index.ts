@@ -13,6 +13,7 @@ export { type ExponentialOptions, exponential } from './exponential.js';
 export { fullJitter } from './full-jitter.js';
 export { isBackoffPolicy, MAX_TIMER_DELAY } from './policy.js';
 export { type RetryContext, type RetryInfo, type RetryOptions, retry } from './retry.js';
+export { type RetryWaitOptions, toRetryWait } from './retry-wait.js';
 export {
   TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS,
   type TruncatedBinaryExponentialOptions,

@@ -230,7 +230,7 @@ export function endAttempt(m: Machine, attempt: Connection, how: 'abort' | 'rele
  * closing handshake to finish in the background, cut after `CLOSE_TIMEOUT` ms (the `RETIRE`
  * slot). Its messages never reach anyone; its `close` only ends the retirement.
  */
-export function retire(m: Machine, attempt: Connection, code: number, reason: string): void {
+export function retire(m: Machine, attempt: Connection, code: number | undefined, reason: string): void {
   dropRetiring(m);
   endAttempt(m, attempt, 'retire');
   m.retiring_ = attempt;

@@ -47,10 +47,17 @@ import { TimerSlots, type TimerSpec } from './timers.js';
 /** What each timer slot does when due: one table for all machines (no closure per timer). */
 const TIMERS: TimerSpec<Machine> = { fire: (m, slot) => m.fire_(slot) };
 
-/** The emitter side of the socket, as the machine uses it. */
-export interface EventEmitterLike {
-  emit(event: string, ...args: unknown[]): boolean;
-  listenerCount(event: string): number;
+/**
+ * The object a socket's users hold, as its machine uses it: `BaseSocket` (an eventemitter3
+ * emitter) or `ResilientWebSocket` (an EventTarget). Its members end in `_` (the build shortens them).
+ */
+export interface Face {
+  /** Tells the users: emits, or dispatches as a DOM event. A listener that throws may throw out of it. */
+  emit_(event: string, ...args: unknown[]): void;
+  /** Whether anyone listens for `error` (otherwise a failure of user code is surfaced elsewhere). */
+  listens_(event: 'error'): boolean;
+  /** Closes for good (the `abortSignal` feature). */
+  close(code: number, reason: string): void;
 }
 
 export class Machine implements Host, Owner {
@@ -99,10 +106,10 @@ export class Machine implements Host, Owner {
   nextRetryAt_: number | undefined = undefined;
 
   /** The socket its users hold (events are emitted on it). */
-  readonly socket_: EventEmitterLike;
+  readonly socket_: Face;
 
   // A plain field, not a parameter property: the build's declaration of one would keep its long name.
-  constructor(socket: EventEmitterLike, { config, url, backoff, binaryType, wsOptions }: Resolved) {
+  constructor(socket: Face, { config, url, backoff, binaryType, wsOptions }: Resolved) {
     this.socket_ = socket;
     this.config_ = config;
     this.target_ = url;
@@ -345,7 +352,7 @@ export class Machine implements Host, Owner {
   /** Emits on the socket; what a listener throws is reported as `ERR_RS_LISTENER_THREW`. */
   emit_<E extends keyof ResilientSocketEvents>(event: E, ...args: ResilientSocketEvents[E]): void {
     try {
-      this.socket_.emit(event, ...args);
+      this.socket_.emit_(event, ...args);
     } catch (thrown) {
       if (event === 'error') surface(listenerError('An `error` listener', thrown));
       else this.reportUserError_(isResilientSocketError(thrown) ? thrown : listenerError('A listener', thrown));
@@ -363,10 +370,10 @@ export class Machine implements Host, Owner {
    * or, with no `error` listener, through `surface()` (never thrown).
    */
   reportUserError_(error: ResilientSocketError): void {
-    if (this.socket_.listenerCount('error') === 0) surface(error);
+    if (!this.socket_.listens_('error')) surface(error);
     else {
       try {
-        this.socket_.emit('error', error);
+        this.socket_.emit_('error', error);
       } catch (again) {
         surface(listenerError('An `error` listener', again));
       }

@@ -1,24 +1,18 @@
 import { EventEmitter } from 'eventemitter3';
-import { byteLengthOf, type Data, isData, ownCopy } from '../data.js';
-import { ResilientSocketError } from '../errors.js';
+import { type Data, isData } from '../data.js';
+import type { ResilientSocketError } from '../errors.js';
 import { browserTransport } from '../transports/browser.js';
 import type { Transport } from '../transports/transport.js';
 import { assertBoolean, assertKnownKeys, assertOptionsObject, describeReceived } from '../validation.js';
-import { assertCloseArgs, type CloseInfo } from './close-codes.js';
-import type { DropReason, ResilientSocketEvents } from './events.js';
-import type { Feature, Host } from './feature.js';
-import { dropRetiring, endAttempt, retire, startAttempt } from './link.js';
-import { Machine } from './machine.js';
+import { alive, close, create, need, open, reconnect, type SendResult, send, start } from './actions.js';
+import { assertCloseArgs } from './close-codes.js';
+import type { ResilientSocketEvents } from './events.js';
+import type { Host } from './feature.js';
+import type { Machine } from './machine.js';
 import type { BaseSocketOptions, UrlProvider } from './options.js';
-import { Queue } from './queue.js';
-import { resolveOptions } from './resolve.js';
-import { type SocketState, STATES } from './states.js';
+import type { SocketState } from './states.js';
 
-/** WebSocket ready states. */
-const OPEN = 1;
-
-/** What `send()` did with a message. */
-export type SendResult = 'sent' | 'buffered' | 'dropped';
+export type { SendResult };
 
 /** Options of `send()`. */
 export interface SendOptions {
@@ -108,11 +102,18 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
     super();
     const Class = this.constructor as typeof BaseSocket;
     const prepared = Class.prepare(options);
-    const resolved = resolveOptions(url, prepared, Class.transport);
-    const m = new Machine(this, resolved);
-    this.#m = m;
-    m.run_('init', prepared ?? {});
-    if (resolved.autoConnect && !m.disposed_) startAttempt(m, 'autoConnect');
+    this.#m = create(this, url, prepared, Class.transport);
+    start(this.#m, prepared);
+  }
+
+  /** @internal how the machine tells the users (see `Face` in `./machine.ts`) */
+  emit_(event: string, ...args: unknown[]): void {
+    (this.emit as (event: string, ...args: unknown[]) => boolean)(event, ...args);
+  }
+
+  /** @internal */
+  listens_(event: 'error'): boolean {
+    return this.listenerCount(event) > 0;
   }
 
   // ─── read-only state ─────────────────────────────────────────────────────────────────────
@@ -183,7 +184,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    * @throws TypeError naming the feature when it is not installed.
    */
   get stats(): SocketStats {
-    const [feature] = this.#need('stats');
+    const [feature] = need(this.#m, 'stats');
     return (feature as Services).snapshot?.(this.#m) as SocketStats;
   }
 
@@ -194,7 +195,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    * @throws TypeError naming the feature when it is not installed.
    */
   [Symbol.asyncIterator](): AsyncIterableIterator<Data> {
-    const [feature, me] = this.#need('asyncIteration');
+    const [feature, me] = need(this.#m, 'asyncIteration');
     return (feature as Services).iterate?.(this.#m, me) as AsyncIterableIterator<Data>;
   }
 
@@ -219,42 +220,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
     assertKnownKeys('', options, ['buffer'], 'send()');
     const { buffer = true } = options ?? {};
     assertBoolean('buffer', buffer);
-    const m = this.#m;
-    const closed = (): boolean => m.disposed_ || !STATES[m.state_].buffersSends;
-    if (closed()) return dropOne(m, 'closed', data);
-    const ws = m.attempt_?.socket;
-    if (STATES[m.state_].sendsDirectly && ws?.readyState === OPEN && !m.queue_) {
-      try {
-        ws.send(data as never);
-        m.messagesOut_++;
-        return 'sent';
-      } catch (thrown) {
-        // Still open: the socket refused this message itself, and always will. Otherwise it is
-        // going down, and the message waits for the next connection.
-        if (ws.readyState === OPEN) return m.unsendable_([data], thrown);
-      }
-    }
-    if (!buffer) return dropOne(m, 'not-connected', data);
-    let own: Data;
-    try {
-      own = ownCopy(data);
-    } catch (thrown) {
-      return m.unsendable_([data], thrown);
-    }
-    // A feature may expire old messages (a drop listener may close the socket) or refuse this one.
-    if (m.run_('admit', byteLengthOf(own))) return dropOne(m, 'overflow', data);
-    if (closed()) return dropOne(m, 'closed', data);
-    const { maxMessages, maxBytes, clock } = m.config_;
-    m.queue_ ??= new Queue(maxMessages, maxBytes);
-    const queue = m.queue_;
-    const evicted = queue.push(own, clock.now());
-    if (!evicted) {
-      if (!queue.length) m.queue_ = undefined;
-      return dropOne(m, 'overflow', data);
-    }
-    m.drop_('overflow', evicted);
-    // A drop listener that closed the socket made close() report this message as dropped too.
-    return m.disposed_ ? 'dropped' : 'buffered';
+    return send(this.#m, data, buffer);
   }
 
   /**
@@ -263,10 +229,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    * @throws ResilientSocketError `ERR_RS_CLOSED` after `close()`.
    */
   open(): void {
-    const m = this.#alive('open');
-    if (m.state_ !== 'idle' && m.state_ !== 'closed') return;
-    m.resetRun_();
-    startAttempt(m, 'open() called');
+    open(alive(this.#m, 'open'));
   }
 
   /**
@@ -283,22 +246,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    */
   reconnect(code = 1000, reason = ''): void {
     assertCloseArgs(code, reason);
-    const m = this.#alive('reconnect');
-    m.resetRun_();
-    const deciding = m.deciding_;
-    m.deciding_ = undefined;
-    const attempt = m.attempt_;
-    let ended: CloseInfo | undefined;
-    if (attempt?.socket) {
-      if (attempt.socket.readyState === OPEN) retire(m, attempt, code, reason);
-      else endAttempt(m, attempt, 'abort', reason); // not open yet: cut (as close() does)
-      ended = { code, reason, wasClean: false };
-    } else if (attempt) {
-      endAttempt(m, attempt, 'abort');
-    }
-    startAttempt(m, 'reconnect() called');
-    if (deciding?.close) m.emitClose_(deciding.close);
-    if (ended) m.emitClose_(ended);
+    reconnect(alive(this.#m, 'reconnect'), code, reason);
   }
 
   /**
@@ -310,62 +258,6 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    */
   close(code = 1000, reason = ''): void {
     assertCloseArgs(code, reason);
-    const m = this.#m;
-    if (m.disposed_) return;
-    m.disposed_ = true;
-    m.run_('dispose');
-    m.timers_.clearAll();
-    dropRetiring(m);
-    const deciding = m.deciding_;
-    m.deciding_ = undefined;
-    const queued = m.takeQueued_();
-    const attempt = m.attempt_;
-    const ws = attempt?.socket;
-    if (attempt && ws?.readyState === OPEN) {
-      // Open (or in a gate): the features let go of it, and it closes politely, waiting for the
-      // server's answer (the `closing` deadline cuts it after CLOSE_TIMEOUT).
-      m.run_('end', attempt);
-      m.enter_('closing', 'close() called');
-      m.drop_('closed', queued);
-      try {
-        ws.close(code, reason);
-      } catch {
-        // the deadline cuts the connection
-      }
-      return;
-    }
-    const hadSocket = attempt !== undefined && endAttempt(m, attempt, 'abort', reason);
-    m.enter_('closed', 'close() called');
-    if (deciding?.close) m.emitClose_(deciding.close);
-    if (hadSocket) m.emitClose_({ code, reason, wasClean: false });
-    m.drop_('closed', queued);
+    close(this.#m, code, reason);
   }
-
-  // ─── helpers ─────────────────────────────────────────────────────────────────────────────
-
-  /** The machine, unless the socket was closed for good. */
-  #alive(method: string): Machine {
-    if (this.#m.disposed_) {
-      throw new ResilientSocketError(
-        'ERR_RS_CLOSED',
-        `Cannot call ${method}() after close(): the socket is closed for good`,
-      );
-    }
-    return this.#m;
-  }
-
-  /** A feature the socket needs for what was asked, or a TypeError naming the factory to import. */
-  #need(name: string): [Feature, number] {
-    const found = this.#m.find_(name);
-    if (found) return found;
-    throw new TypeError(
-      `This needs the ${name}() feature: import { ${name} } from 'resilient-socket/modular' and add ${name}() to \`features\``,
-    );
-  }
-}
-
-/** Reports one message `send()` could not take. */
-function dropOne(m: Machine, reason: DropReason, data: Data): 'dropped' {
-  m.drop_(reason, [data]);
-  return 'dropped';
 }

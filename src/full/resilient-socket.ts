@@ -54,35 +54,44 @@ export class ResilientSocket extends BaseSocket {
 
   /** Flat options → the core's options and the features. @internal */
   protected static override prepare(options: unknown): unknown {
-    assertOptionsObject('options', options);
-    const o = (options ?? {}) as ResilientSocketOptions & Record<string, unknown>;
-    assertKnownKeys('', o, Object.keys(OPTION_NAMES));
-    const buffer = (o.buffer ?? {}) as Record<string, unknown>;
-    assertOptionsObject('buffer', o.buffer);
-    assertKnownKeys('buffer', o.buffer, ['maxMessages', 'maxBytes', 'overflow', 'ttl']);
-    // The detailed subprotocol messages (the core's own check is shorter).
-    if (typeof o.protocols !== 'function') checkSubprotocols('protocols', o.protocols);
-    const unrefs = withDefault(o.unref, false);
-    assertBoolean('unref', unrefs);
-    let hook: Feature[] = [];
-    if (o.handshake !== undefined) hook = [handshake(o.handshake, { timeout: o.handshakeTimeout as number })];
-    else assertNumber('handshakeTimeout', withDefault(o.handshakeTimeout, 1), { above: 0, allowInfinity: true });
-    const features: Feature[] = [
-      providers(),
-      ...hook,
-      // Always there: without its own periodic watch (`heartbeat: false`) it still answers resume probes.
-      createHeartbeat(o.heartbeat, o.heartbeat !== undefined),
-      ...(o.resume === false ? [] : [resume(o.resume)]),
-      upgradeRejection({ maxRetryAfter: o.maxRetryAfter as number }),
-      bufferPolicy({ overflow: buffer.overflow as never, ttl: buffer.ttl as number }),
-      abortSignal(),
-      ...(unrefs ? [unref()] : []),
-      stats(),
-      asyncIteration(),
-    ];
-    const core: Record<string, unknown> = { features };
-    for (const key of Object.keys(o)) if (!OWN.includes(key)) core[key] = o[key];
-    if (o.buffer !== undefined) core.buffer = { maxMessages: buffer.maxMessages, maxBytes: buffer.maxBytes };
-    return core;
+    return prepareFull(options);
   }
+}
+
+/**
+ * `ResilientSocket`'s flat options made into the core's options and the features (every feature
+ * installed); `ResilientWebSocket` from the main entry takes them too.
+ * @internal
+ */
+export function prepareFull(options: unknown): unknown {
+  assertOptionsObject('options', options);
+  const o = (options ?? {}) as ResilientSocketOptions & Record<string, unknown>;
+  assertKnownKeys('', o, Object.keys(OPTION_NAMES));
+  const buffer = (o.buffer ?? {}) as Record<string, unknown>;
+  assertOptionsObject('buffer', o.buffer);
+  assertKnownKeys('buffer', o.buffer, ['maxMessages', 'maxBytes', 'overflow', 'ttl']);
+  // The detailed subprotocol messages (the core's own check is shorter).
+  if (typeof o.protocols !== 'function') checkSubprotocols('protocols', o.protocols);
+  const unrefs = withDefault(o.unref, false);
+  assertBoolean('unref', unrefs);
+  let hook: Feature[] = [];
+  if (o.handshake !== undefined) hook = [handshake(o.handshake, { timeout: o.handshakeTimeout as number })];
+  else assertNumber('handshakeTimeout', withDefault(o.handshakeTimeout, 1), { above: 0, allowInfinity: true });
+  const features: Feature[] = [
+    providers(),
+    ...hook,
+    // Always there: without its own periodic watch (`heartbeat: false`) it still answers resume probes.
+    createHeartbeat(o.heartbeat, o.heartbeat !== undefined),
+    ...(o.resume === false ? [] : [resume(o.resume)]),
+    upgradeRejection({ maxRetryAfter: o.maxRetryAfter as number }),
+    bufferPolicy({ overflow: buffer.overflow as never, ttl: buffer.ttl as number }),
+    abortSignal(),
+    ...(unrefs ? [unref()] : []),
+    stats(),
+    asyncIteration(),
+  ];
+  const core: Record<string, unknown> = { features };
+  for (const key of Object.keys(o)) if (!OWN.includes(key)) core[key] = o[key];
+  if (o.buffer !== undefined) core.buffer = { maxMessages: buffer.maxMessages, maxBytes: buffer.maxBytes };
+  return core;
 }

@@ -1,0 +1,42 @@
+/**
+ * `ResilientWebSocket` as the main entry exports it: the WebSocket-shaped facade with every feature
+ * installed, its options `ResilientSocket`'s (flat: `heartbeat`, `resume`, `buffer.ttl`, …).
+ * `resilient-socket/websocket` exports the facade on the core alone (features by `features: [...]`).
+ */
+import type { UrlProvider } from '../core/options.js';
+import { ResilientWebSocket as CoreResilientWebSocket } from '../websocket/resilient-websocket.js';
+import type { ResilientSocketOptions } from './options.js';
+import { prepareFull } from './resilient-socket.js';
+
+/** Options of the main entry's `new ResilientWebSocket(url, protocols, options)`: `ResilientSocket`'s, except `protocols`. */
+export type FullResilientWebSocketOptions = Omit<ResilientSocketOptions, 'protocols'>;
+
+/**
+ * A drop-in `WebSocket` that reconnects: `new ResilientWebSocket(url, protocols?, options?)`, with
+ * every feature of `ResilientSocket` and its options. See the README's "Use it where a WebSocket
+ * is expected".
+ *
+ * @example
+ * ```ts
+ * const ws = new ResilientWebSocket('wss://example.test/feed', [], { maxDelay: 10_000 });
+ * ws.onmessage = (event) => render(event.data);
+ * ws.addEventListener('reconnecting', (event) => console.log('retry in', event.detail.delay, 'ms'));
+ * ```
+ */
+export class ResilientWebSocket extends CoreResilientWebSocket {
+  /** The class's name, whatever a bundler renamed its binding to. */
+  static override readonly name: string = 'ResilientWebSocket';
+
+  /** {@inheritDoc CoreResilientWebSocket.constructor} */
+  constructor(
+    // As given (a rest parameter): the base tells `new ResilientWebSocket()` from an explicit undefined.
+    ...args: [url: string | URL | UrlProvider, protocols?: string | string[], options?: FullResilientWebSocketOptions]
+  ) {
+    super(...(args as ConstructorParameters<typeof CoreResilientWebSocket>));
+  }
+
+  /** Flat options → the core's options and the features. @internal */
+  protected static override prepare(options: unknown): unknown {
+    return prepareFull(options);
+  }
+}

@@ -1,0 +1,20 @@
+/**
+ * The Node entry point of `resilient-socket/websocket` (the `node` export condition): the same,
+ * with the ws transport (it finds `ws` where there is no global WebSocket). Its exports repeat
+ * `./websocket.ts`'s (no re-export of it: the build would make an empty chunk of it).
+ * @packageDocumentation
+ */
+import type { Transport } from './transports/transport.js';
+import { wsTransport } from './transports/ws/index.js';
+import { ResilientWebSocket as BrowserResilientWebSocket } from './websocket/resilient-websocket.js';
+
+export type { CloseEventLike, DetailEvent } from './websocket/events.js';
+export type { BinaryTypeValue, ResilientWebSocketOptions } from './websocket/resilient-websocket.js';
+
+/** {@inheritDoc BrowserResilientWebSocket} */
+export class ResilientWebSocket extends BrowserResilientWebSocket {
+  /** `'ResilientWebSocket'`, the name this class is imported by. */
+  static override readonly name: string = 'ResilientWebSocket';
+  /** @internal */
+  protected static override transport: Transport = wsTransport;
+}

@@ -1,0 +1,13 @@
+/**
+ * `resilient-socket/websocket`: `ResilientWebSocket`, the socket in the shape of the browser
+ * `WebSocket`, on the core alone (features by `features: [...]`, from `resilient-socket/modular`),
+ * so that an app that only needs a WebSocket that reconnects pays for that. Node resolves to
+ * `./websocket-node.ts` (the ws transport). The main entry's `ResilientWebSocket` has every feature.
+ * @packageDocumentation
+ */
+export type { CloseEventLike, DetailEvent } from './websocket/events.js';
+export {
+  type BinaryTypeValue,
+  ResilientWebSocket,
+  type ResilientWebSocketOptions,
+} from './websocket/resilient-websocket.js';

@@ -1,0 +1,115 @@
+/**
+ * The WebSocket constructor's and `close()`'s argument rules (WHATWG HTML, "The WebSocket
+ * interface", and the WebIDL conversions it names), with the error types browsers throw and the
+ * messages Chromium gives, so that code written for `WebSocket` sees the same failures. One
+ * difference: a URL, a fragment or a subprotocol shown in a message is redacted (secrets travel in
+ * them; see `../redact.ts`).
+ */
+import { utf8Length } from '../data.js';
+import { redactUrl } from '../redact.js';
+import { isToken } from '../validation.js';
+
+/** A `DOMException` (or, where there is none, an Error with its `name`). */
+export function domException(message: string, name: string): Error {
+  const DOMError = (globalThis as { DOMException?: new (message: string, name: string) => Error }).DOMException;
+  return DOMError ? new DOMError(message, name) : Object.assign(new Error(message), { name });
+}
+
+const CONSTRUCT = "Failed to construct 'WebSocket': ";
+
+/**
+ * `url` as the constructor takes it: any value converted to a string (a `URL` too), resolved
+ * against the page's base URL where there is a page, `http:`/`https:` turned into `ws:`/`wss:`.
+ * Returns the URL's serialization (what `socket.url` gives).
+ * @throws DOMException `SyntaxError`, as browsers throw it.
+ */
+export function webSocketUrl(url: unknown): string {
+  const text = String(url);
+  const base = (globalThis as { location?: { href?: unknown } }).location?.href;
+  let parsed: URL;
+  try {
+    parsed = new URL(text, typeof base === 'string' ? base : undefined);
+  } catch {
+    throw domException(`${CONSTRUCT}The URL '${redactUrl(text)}' is invalid.`, 'SyntaxError');
+  }
+  const scheme = parsed.protocol.slice(0, -1);
+  if (scheme === 'http' || scheme === 'https') parsed.protocol = scheme === 'http' ? 'ws:' : 'wss:';
+  else if (scheme !== 'ws' && scheme !== 'wss') {
+    throw domException(
+      `${CONSTRUCT}The URL's scheme must be either 'http', 'https', 'ws', or 'wss'. '${scheme}' is not allowed.`,
+      'SyntaxError',
+    );
+  }
+  if (parsed.hash || text.includes('#')) {
+    throw domException(
+      `${CONSTRUCT}The URL contains a fragment identifier ('***'). Fragment identifiers are not allowed in WebSocket URLs.`,
+      'SyntaxError',
+    );
+  }
+  return parsed.href;
+}
+
+/** A subprotocol as messages show it: whole when short, else its start (it may be a credential). */
+const shown = (protocol: string): string => (protocol.length > 32 ? `${protocol.slice(0, 8)}…` : protocol);
+
+/**
+ * `protocols` as the constructor takes them: none, one string, or a sequence of strings (any
+ * iterable), each an HTTP token, none twice.
+ * @throws DOMException `SyntaxError`, as browsers throw it; TypeError for a value that is neither
+ *   a string nor iterable.
+ */
+export function webSocketProtocols(protocols: unknown): string[] {
+  if (protocols === undefined) return [];
+  let list: string[];
+  if (
+    typeof protocols === 'string' ||
+    typeof (protocols as Iterable<unknown> | null)?.[Symbol.iterator] !== 'function'
+  ) {
+    if (typeof protocols === 'object' && protocols !== null) {
+      throw new TypeError(`${CONSTRUCT}The provided value cannot be converted to a sequence.`);
+    }
+    list = [String(protocols)];
+  } else {
+    list = Array.from(protocols as Iterable<unknown>, String);
+  }
+  list.forEach((protocol, index) => {
+    if (!isToken(protocol))
+      throw domException(`${CONSTRUCT}The subprotocol '${shown(protocol)}' is invalid.`, 'SyntaxError');
+    if (list.indexOf(protocol) !== index) {
+      throw domException(`${CONSTRUCT}The subprotocol '${shown(protocol)}' is duplicated.`, 'SyntaxError');
+    }
+  });
+  return list;
+}
+
+const CLOSE = "Failed to execute 'close' on 'WebSocket': ";
+
+/**
+ * `close(code, reason)`'s arguments: `code` converted as a WebIDL `[Clamp] unsigned short` and
+ * then 1000 or 3000–4999; `reason` converted to a string of at most 123 UTF-8 bytes.
+ * @returns the code (`undefined` when none was given: no code is sent) and the reason.
+ * @throws DOMException `InvalidAccessError` for the code, `SyntaxError` for the reason, as browsers throw them.
+ */
+export function closeArgs(code: unknown, reason: unknown, method = 'close'): [number | undefined, string] {
+  const prefix = method === 'close' ? CLOSE : `Failed to execute '${method}' on 'ResilientWebSocket': `;
+  let number: number | undefined;
+  if (code !== undefined) {
+    const n = Number(code);
+    // [Clamp]: NaN is 0; clamped to [0, 65535]; rounded to the nearest integer, ties to even.
+    const clamped = Number.isNaN(n) ? 0 : Math.min(Math.max(n, 0), 65_535);
+    const floor = Math.floor(clamped);
+    number = clamped - floor === 0.5 ? (floor % 2 === 0 ? floor : floor + 1) : Math.round(clamped);
+    if (number !== 1000 && (number < 3000 || number > 4999)) {
+      throw domException(
+        `${prefix}The close code must be either 1000, or between 3000 and 4999. ${number} is neither.`,
+        'InvalidAccessError',
+      );
+    }
+  }
+  // A USVString: a lone surrogate is sent as U+FFFD, which takes the 3 bytes utf8Length counts for it.
+  const text = reason === undefined ? '' : String(reason);
+  if (utf8Length(text) > 123) {
+    throw domException(`${prefix}The close reason must not be greater than 123 UTF-8 bytes.`, 'SyntaxError');
+  }
+  return [number, text];
+}
