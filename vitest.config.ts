@@ -1,5 +1,11 @@
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+// graphql ships a CommonJS and an ESM build; graphql-ws requires the CommonJS one, and vite would
+// give our files the ESM one (two copies: "Cannot use GraphQLSchema from another module or realm").
+// Node itself picks the CommonJS build for both, so this is what a user's app gets.
+const graphql = { find: /^graphql$/, replacement: createRequire(import.meta.url).resolve('graphql') };
 
 // Projects: fast unit tests (fake timers / injected clocks, no real I/O), integration tests (real
 // processes and real sockets on 127.0.0.1, each bounded in time), the reliability suite (real ws
@@ -21,6 +27,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          alias: [graphql],
           environment: 'node',
           testTimeout: 20_000,
           hookTimeout: 20_000,
@@ -51,10 +58,11 @@ export default defineConfig({
         // the names at the sources (the longer name first: the first match wins).
         resolve: {
           alias: [
-            {
-              find: 'resilient-socket/testing',
-              replacement: fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
-            },
+            graphql,
+            ...['testing/index', 'websocket-node', 'backoff/index', 'modular-node'].map((path) => ({
+              find: `resilient-socket/${path.replace(/-node$|\/index$/, '')}`,
+              replacement: fileURLToPath(new URL(`./src/${path}.ts`, import.meta.url)),
+            })),
             { find: 'resilient-socket', replacement: fileURLToPath(new URL('./src/node.ts', import.meta.url)) },
           ],
         },
@@ -62,6 +70,9 @@ export default defineConfig({
           name: 'examples',
           include: ['examples/**/*.test.ts'],
           environment: 'node',
+          // The integration examples run real servers on 127.0.0.1 (each bounded in time).
+          testTimeout: 20_000,
+          hookTimeout: 20_000,
         },
       },
     ],

@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // Checks the package as it will be published, from the tarball `npm pack` makes:
-//   1. the tarball holds every entry point (`resilient-socket`, `/modular`, `/backoff`, `/testing`, and the
-//      Node variants of the first two) in both formats, README.md and package.json, and no src/ or test/,
+//   1. the tarball holds every entry point (`resilient-socket`, `/modular`, `/backoff`, `/websocket`,
+//      `/testing`, and the Node variants of the first two and of `/websocket`) in both formats, README.md and package.json, and no src/ or test/,
 //      and no declaration file (.d.ts, .d.cts) in it points readers at a src/ file (they are not shipped);
 //   2. publint (--strict) and attw (--profile node16, every problem fatal) are happy with it;
 //   3. a fresh consumer project can install it, `import` it (.mjs) and `require` it (.cjs); in Node,
-//      ResilientSocket and `resilient-socket/modular`'s BaseSocket find ws by themselves (and say how to
-//      install it when it is missing); ResilientSocket and BaseSocket are called so (constructor.name,
-//      util.inspect) in every built entry; `resilient-socket/testing` works without mock-socket (but
+//      ResilientSocket, `resilient-socket/modular`'s BaseSocket and ResilientWebSocket find ws by
+//      themselves (and say how to install it when it is missing); the classes are called by their
+//      names (constructor.name, util.inspect) in every built entry; ResilientWebSocket's types compile
+//      in a DOM project (as a `typeof WebSocket`) and in a Node one (scripts/check-package-websocket.mjs); `resilient-socket/testing` works without mock-socket (but
 //      FlakyServer, which says how to install it), then with it;
 //   4. esbuild can bundle it: for the browser (reporting minified and gzipped sizes; the
 //      `resilient-socket/backoff` bundle must not pull in eventemitter3 or ws, and no browser bundle
@@ -24,6 +25,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
+import { checkWebSocketTypes, WEBSOCKET_CLASS_NAME, WEBSOCKET_ECHO } from './check-package-websocket.mjs';
 
 const repoDir = fileURLToPath(new URL('..', import.meta.url));
 const isWindows = process.platform === 'win32';
@@ -33,10 +35,11 @@ const ENTRY_POINTS = [
   { specifier: 'resilient-socket', file: 'index' },
   { specifier: 'resilient-socket/modular', file: 'modular' },
   { specifier: 'resilient-socket/backoff', file: 'backoff' },
+  { specifier: 'resilient-socket/websocket', file: 'websocket' },
 ];
 // The Node variants of browser entries (the `node` export condition; the `browser` field maps each
 // back): they add the ws transport, so no browser bundle may contain them.
-const NODE_VARIANTS = ['node', 'modular-node'];
+const NODE_VARIANTS = ['node', 'modular-node', 'websocket-node'];
 // Entry points for Node and test runners only (not bundled for the browser below).
 const NODE_ENTRY_POINTS = [{ specifier: 'resilient-socket/testing', file: 'testing' }];
 const REQUIRED_FILES = [
@@ -403,6 +406,8 @@ function runConsumerTest(consumerDir, fileName, source) {
 const SOCKET_CLASSES = [
   { className: 'ResilientSocket', specifier: 'resilient-socket', file: 'socket' },
   { className: 'BaseSocket', specifier: 'resilient-socket/modular', file: 'base-socket' },
+  { className: 'ResilientWebSocket', specifier: 'resilient-socket/websocket', file: 'websocket', echo: WEBSOCKET_ECHO },
+  { className: 'ResilientWebSocket', specifier: 'resilient-socket', file: 'full-websocket', echo: WEBSOCKET_ECHO },
 ];
 
 /** `import { a, b } from 'x';` (esm) or `const { a, b } = require('x');` (cjs). */
@@ -474,13 +479,13 @@ function runSocketChecks(consumerDir) {
       [`${entry.file}-echo.mjs`, 'esm'],
       [`${entry.file}-echo.cjs`, 'cjs'],
     ]) {
-      writeFileSync(join(consumerDir, file), SOCKET_ECHO(format, entry));
+      writeFileSync(join(consumerDir, file), (entry.echo ?? SOCKET_ECHO)(format, entry));
       const started = Date.now();
       execFileSync(process.execPath, [file], { cwd: consumerDir, stdio: 'inherit', timeout: 10_000 });
       console.log(`  ${file}: exited by itself after ${Date.now() - started} ms`);
     }
   }
-  return `${SOCKET_CLASSES.map(({ className }) => className).join(' and ')}: no ws → ERR_RS_NO_WEBSOCKET; with ws → echo over a real server; process exits after close()`;
+  return `${SOCKET_CLASSES.map(({ className, specifier }) => `${className} (${specifier})`).join(', ')}: no ws → ERR_RS_NO_WEBSOCKET; with ws → echo over a real server; process exits after close()`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -514,6 +519,17 @@ function runClassNameChecks(consumerDir) {
     ['cjs', 'modular node entry (resilient-socket/modular)', 'resilient-socket/modular', 'BaseSocket'],
     ['esm', 'modular entry (dist/modular.js)', pathToFileURL(join(dist, 'modular.js')).href, 'BaseSocket'],
     ['cjs', 'modular entry (dist/modular.cjs)', join(dist, 'modular.cjs'), 'BaseSocket'],
+    ['esm', 'websocket node entry (resilient-socket/websocket)', 'resilient-socket/websocket', 'ResilientWebSocket'],
+    ['cjs', 'websocket node entry (resilient-socket/websocket)', 'resilient-socket/websocket', 'ResilientWebSocket'],
+    [
+      'esm',
+      'websocket entry (dist/websocket.js)',
+      pathToFileURL(join(dist, 'websocket.js')).href,
+      'ResilientWebSocket',
+    ],
+    ['cjs', 'websocket entry (dist/websocket.cjs)', join(dist, 'websocket.cjs'), 'ResilientWebSocket'],
+    ['esm', 'node entry (resilient-socket)', 'resilient-socket', 'ResilientWebSocket'],
+    ['cjs', 'index entry (dist/index.cjs)', join(dist, 'index.cjs'), 'ResilientWebSocket'],
   ];
   const failed = [];
   cases.forEach(([format, label, specifier, className], i) => {
@@ -521,14 +537,14 @@ function runClassNameChecks(consumerDir) {
       runConsumerTest(
         consumerDir,
         `class-name-${i}.${format === 'esm' ? 'mjs' : 'cjs'}`,
-        CLASS_NAME(format, label, specifier, className),
+        (className === 'ResilientWebSocket' ? WEBSOCKET_CLASS_NAME : CLASS_NAME)(format, label, specifier, className),
       );
     } catch {
       failed.push(`${className} in ${label} (${format})`);
     }
   });
   if (failed.length > 0) fail(`a class is not called by its name: ${failed.join(', ')} (see above)`);
-  return 'ResilientSocket in the node and index entries, BaseSocket in the modular node and browser entries, ESM and CJS';
+  return 'ResilientSocket in the node and index entries, BaseSocket in the modular ones, ResilientWebSocket in the websocket ones and the main ones, ESM and CJS';
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -791,11 +807,19 @@ async function main() {
     if (consumerDir) {
       await check('consumer: import (test.mjs)', () => runConsumerTest(consumerDir, 'test.mjs', CONSUMER_TEST_MJS));
       await check('consumer: require (test.cjs)', () => runConsumerTest(consumerDir, 'test.cjs', CONSUMER_TEST_CJS));
-      await check('consumer: ResilientSocket and BaseSocket in Node (no ws, then ws)', () =>
+      await check('consumer: ResilientSocket, BaseSocket and ResilientWebSocket in Node (no ws, then ws)', () =>
         runSocketChecks(consumerDir),
       );
-      await check('consumer: ResilientSocket.name and BaseSocket.name in every entry (ESM and CJS)', () =>
-        runClassNameChecks(consumerDir),
+      await check('consumer: the class names in every entry (ESM and CJS)', () => runClassNameChecks(consumerDir));
+      await check('consumer: ResilientWebSocket types (DOM and Node projects, skipLibCheck off)', () =>
+        checkWebSocketTypes({
+          write: (file, text) => writeFileSync(join(consumerDir, file), text),
+          install: (specs) =>
+            run('npm', ['install', ...specs, '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: consumerDir }),
+          run: (command, args) => run(command, args, { cwd: consumerDir }),
+          typescript: JSON.parse(readFileSync(join(repoDir, 'node_modules/typescript/package.json'), 'utf8')).version,
+          typesNode: JSON.parse(readFileSync(join(repoDir, 'node_modules/@types/node/package.json'), 'utf8')).version,
+        }),
       );
       await check('consumer: test kit without mock-socket', () => runTestKitWithoutMockSocket(consumerDir));
       await check('consumer: test kit and CLI (resilient-socket/testing, bin)', () => runTestKitAndCli(consumerDir));

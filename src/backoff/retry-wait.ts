@@ -34,7 +34,10 @@ export interface RetryWaitOptions {
 
 /**
  * A wait function of graphql-ws's `retryWait` shape: `wait(retries)` resolves after the policy's
- * next delay; `retries === 0` (a new run of failures) starts the policy over first.
+ * next delay; `retries === 0` (a new run of failures) starts the policy over first. A factory is
+ * called once, here. What the policy throws, or a `next()` that returns no number, rejects the
+ * wait (never a synchronous throw). A wait cannot be cancelled: pass `unref: true` so that one
+ * pending when the client is disposed does not hold a Node process open.
  * @param policy any backoff policy (`truncatedBinaryExponential()`, `fullJitter()`, your own
  *   `{ next, reset }`), or a factory of one.
  * @throws TypeError naming the argument or option.
@@ -61,15 +64,16 @@ export function toRetryWait(
   assertClock('clock', clock);
   const unref = withDefault(options?.unref, false);
   assertBoolean('unref', unref);
-  return (retries) => {
-    if (retries === 0) made.reset();
-    const raw = made.next();
-    if (typeof raw !== 'number' || Number.isNaN(raw)) {
-      return Promise.reject(new TypeError(`Expected \`policy.next()\` to return a number, got ${describeReceived(raw)}`));
-    }
-    return new Promise((resolve) => {
+  // Always a promise: what the policy throws (a bad `random`, say) rejects the wait, as a result
+  // that is not a number does, so that `wait(n).catch(…)` sees every failure.
+  return (retries) =>
+    new Promise((resolve) => {
+      if (retries === 0) made.reset();
+      const raw = made.next();
+      if (typeof raw !== 'number' || Number.isNaN(raw)) {
+        throw new TypeError(`Expected \`policy.next()\` to return a number, got ${describeReceived(raw)}`);
+      }
       const handle = clock.setTimeout(resolve, clampDelay(raw));
       if (unref) unrefTimer(handle);
     });
-  };
 }

@@ -85,6 +85,8 @@ export interface CloseEventInit extends EventInit {
  * with `code`, `reason` and `wasClean` as in browsers. Where it has one, that one is used.
  */
 class FallbackCloseEvent extends EventBase {
+  /** Named as the class it stands in for (`event.constructor.name`, `String(event)`). */
+  static override readonly name: string = 'CloseEvent';
   readonly #code: number;
   readonly #reason: string;
   readonly #wasClean: boolean;
@@ -110,6 +112,10 @@ class FallbackCloseEvent extends EventBase {
   get wasClean(): boolean {
     return this.#wasClean;
   }
+
+  get [Symbol.toStringTag](): string {
+    return 'CloseEvent';
+  }
 }
 
 /** A `close` event as the facade dispatches it. */
@@ -129,12 +135,29 @@ export function plainEvent(type: string): Event {
   return new EventBase(type);
 }
 
-/** A `message` event carrying `data`. */
-export function messageEvent(data: unknown): MessageEvent {
+/** A `message` event carrying `data`, from `origin` (the socket URL's, as a WebSocket's). */
+export function messageEvent(data: unknown, origin: string): MessageEvent {
   const Message = g.MessageEvent as typeof MessageEvent | undefined;
   return Message
-    ? new Message('message', { data })
-    : (Object.assign(new EventBase('message'), { data, origin: '', lastEventId: '' }) as MessageEvent);
+    ? new Message('message', { data, origin })
+    : (Object.assign(new EventBase('message'), { data, origin, lastEventId: '' }) as MessageEvent);
+}
+
+/** The last URL {@link originOf} was asked about, and its origin (a socket asks with the same URL every time). */
+let lastUrl = '';
+let lastOrigin = '';
+
+/** The serialized origin of `url` (`ws://host:port`), '' where it has none. */
+export function originOf(url: string): string {
+  if (url !== lastUrl) {
+    try {
+      lastOrigin = new URL(url).origin;
+    } catch {
+      lastOrigin = '';
+    }
+    lastUrl = url;
+  }
+  return lastOrigin === 'null' ? '' : lastOrigin;
 }
 
 /** A `close` event. */

@@ -1,13 +1,15 @@
 /**
  * `ResilientWebSocket`: the socket in the shape of the browser `WebSocket`, for code and libraries
- * written for one (y-websocket's and Hocuspocus's `WebSocketPolyfill`, graphql-ws's
- * `webSocketImpl`, vscode-ws-jsonrpc's `toSocket()`, …). It is the core's machine behind an
+ * written for one (y-websocket's and Hocuspocus's `WebSocketPolyfill`, vscode-ws-jsonrpc's
+ * `toSocket()`, …; not graphql-ws's `webSocketImpl`, which abandons sockets without closing them:
+ * give it `toRetryWait` from `resilient-socket/backoff` instead). It is the core's machine behind an
  * `EventTarget`: the constructor takes `(url, protocols?, options?)`, events are `Event`,
  * `MessageEvent` and `CloseEvent` objects, and the `on…` handler attributes work.
  *
  * Where the WHATWG spec is silent about reconnecting, it does what reconnecting-websocket and
  * partysocket users rely on (the README's "Use it where a WebSocket is expected" lists every
- * choice): `open` and `close` fire once per underlying connection; `readyState` is CONNECTING
+ * choice): `open` and `close` fire once per underlying connection (a failed attempt fires `error`
+ * and `close`, as a WebSocket's does); `readyState` is CONNECTING
  * while it reconnects; `send()` queues while not open instead of throwing; `close()` is final;
  * `reconnect()` and `retryCount` exist; the rest of the socket's events (`state`, `reconnecting`,
  * `giveup`, `drop`, …) are dispatched on the same target with their payload as `detail`.
@@ -28,7 +30,15 @@ import { isData } from '../data.js';
 import { browserTransport } from '../transports/browser.js';
 import type { Transport } from '../transports/transport.js';
 import { assertOptionsObject } from '../validation.js';
-import { type CloseEventLike, closeEvent, detailEvent, EventTargetBase, messageEvent, plainEvent } from './events.js';
+import {
+  type CloseEventLike,
+  closeEvent,
+  detailEvent,
+  EventTargetBase,
+  messageEvent,
+  originOf,
+  plainEvent,
+} from './events.js';
 import { closeArgs, webSocketProtocols, webSocketUrl } from './whatwg.js';
 
 /** `binaryType`'s values. */
@@ -72,6 +82,10 @@ export class ResilientWebSocket extends EventTargetBase {
   #listeners: Map<string, Entry[]> | undefined;
   /** The `on…` attributes' values. */
   #handlers: Partial<Record<string, (event: Event) => unknown>> | undefined;
+  /** The latest connection's subprotocol and extensions (kept after it closes, as by a WebSocket). */
+  #negotiated: [protocol: string, extensions: string] | undefined;
+  /** Set while close() fails an attempt under way, until its `error` and `close` are dispatched. */
+  #failing: 0 | 1 | 2 = 0;
 
   /**
    * @param url a `ws:`/`wss:` (or `http:`/`https:`) URL, resolved against the page's base URL in
@@ -125,6 +139,7 @@ export class ResilientWebSocket extends EventTargetBase {
 
   /** CONNECTING (0) until open and while reconnecting, OPEN (1), CLOSING (2), CLOSED (3). */
   get readyState(): number {
+    if (this.#failing) return 2;
     return Math.max(0, ['open', 'closing', 'closed'].indexOf(this.#m.state_) + 1);
   }
 
@@ -133,16 +148,20 @@ export class ResilientWebSocket extends EventTargetBase {
     return this.#m.url_;
   }
 
-  /** The subprotocol the server chose for the current connection ('' if none or not open). */
+  /**
+   * The subprotocol the server chose for the latest connection that opened ('' before the first,
+   * or if it chose none); kept after that connection closed (as by a WebSocket), until the next opens.
+   */
   get protocol(): string {
-    const attempt = this.#m.attempt_;
-    return attempt?.opened ? (attempt.socket?.protocol ?? '') : '';
+    return this.#negotiated?.[0] ?? '';
   }
 
-  /** The extensions the server chose for the current connection ('' if none or not open). */
+  /**
+   * The extensions the server chose for the latest connection that opened ('' before the first);
+   * as `protocol`, kept after it closed, until the next one opens.
+   */
   get extensions(): string {
-    const attempt = this.#m.attempt_;
-    return attempt?.opened ? String((attempt.socket as { extensions?: unknown } | undefined)?.extensions ?? '') : '';
+    return this.#negotiated?.[1] ?? '';
   }
 
   /** How binary messages arrive: `'blob'` (the default) or `'arraybuffer'`; kept across reconnects. */
@@ -233,7 +252,23 @@ export class ResilientWebSocket extends EventTargetBase {
    */
   close(code?: number, reason?: string): void {
     const [number, text] = closeArgs(code, reason);
-    close(this.#m, number, text);
+    const m = this.#m;
+    // An attempt under way (its WebSocket made or about to be) fails, as a WebSocket's does:
+    // readyState CLOSING, then `error` and `close` (1006) once this call has returned, so that a
+    // listener added next still hears them. (In a handshake gate it closes politely instead.)
+    this.#failing = m.state_ === 'connecting' && !m.disposed_ ? 1 : 0;
+    try {
+      close(m, number, text);
+    } finally {
+      if (this.#failing && m.state_ === 'closed') {
+        this.#failing = 2;
+        queueMicrotask(() => {
+          this.#failing = 0;
+          this.dispatchEvent(plainEvent('error'));
+          this.dispatchEvent(closeEvent({ code: 1006, reason: '', wasClean: false }));
+        });
+      } else this.#failing = 0;
+    }
   }
 
   /**
@@ -258,7 +293,20 @@ export class ResilientWebSocket extends EventTargetBase {
     listener: Listener | null,
     options?: boolean | { capture?: boolean; once?: boolean; signal?: AbortSignal; passive?: boolean },
   ): void {
+    // WebIDL counts the arguments given: a listener left out is an error, `undefined` or `null` is not.
+    // biome-ignore lint/complexity/noArguments: a rest parameter would change the EventTarget signature.
+    const given = arguments.length;
+    if (given < 2) {
+      throw new TypeError(
+        `Failed to execute 'addEventListener' on 'EventTarget': 2 arguments required, but only ${given} present.`,
+      );
+    }
     if (!listener) return;
+    if (typeof listener !== 'function' && typeof listener !== 'object') {
+      throw new TypeError(
+        "Failed to execute 'addEventListener' on 'EventTarget': parameter 2 is not of type 'Object'.",
+      );
+    }
     const capture = typeof options === 'boolean' ? options : !!options?.capture;
     const { once = false, signal } = typeof options === 'object' ? options : {};
     if (signal?.aborted) return;
@@ -281,7 +329,15 @@ export class ResilientWebSocket extends EventTargetBase {
 
   /** @internal relays an event of `type` to the registrations (the one native listener per type). */
   relay_(event: Event): void {
+    // One native listener calls them all: stopImmediatePropagation() must end this loop too.
+    let stopped = false;
+    const stop = event.stopImmediatePropagation;
+    event.stopImmediatePropagation = () => {
+      stopped = true;
+      stop.call(event);
+    };
     for (const entry of [...(this.#listeners?.get(event.type) ?? [])]) {
+      if (stopped) break;
       if (entry.removed) continue;
       if (entry.once) this.#remove(event.type, entry);
       const listener = entry.listener ?? this.#handlers?.[event.type];
@@ -293,14 +349,23 @@ export class ResilientWebSocket extends EventTargetBase {
         surface(listenerError(entry.listener ? `A \`${event.type}\` listener` : `\`on${event.type}\``, thrown));
       }
     }
+    delete (event as Partial<Event>).stopImmediatePropagation;
   }
 
   /** @internal how the machine tells the users (see `Face` in `../core/machine.ts`). */
   emit_(type: string, payload?: unknown): void {
     let event: Event;
-    if (type === 'open') event = plainEvent('open');
-    else if (type === 'message') event = messageEvent(payload);
-    else if (type === 'close') {
+    if (type === 'open') {
+      const socket = this.#m.attempt_?.socket as { protocol?: unknown; extensions?: unknown } | undefined;
+      this.#negotiated = [String(socket?.protocol ?? ''), String(socket?.extensions ?? '')];
+      event = plainEvent('open');
+    } else if (type === 'close' && this.#failing) {
+      return; // close() dispatches the failed connection's own `error` and `close`
+    } else if (type === 'message') {
+      // A WebSocket delivers no message once close() was called (readyState CLOSING).
+      if (this.#m.state_ === 'closing') return;
+      event = messageEvent(payload, originOf(this.#m.url_));
+    } else if (type === 'close') {
       const { code, reason, wasClean } = payload as CloseEventLike;
       event = closeEvent({ code, reason, wasClean });
     } else if (type === 'error') event = Object.assign(plainEvent('error'), { error: payload });

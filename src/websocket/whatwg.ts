@@ -41,22 +41,32 @@ export function webSocketUrl(url: unknown): string {
     );
   }
   if (parsed.hash || text.includes('#')) {
+    // Chromium shows the fragment; it may carry a secret, so a non-empty one is redacted.
     throw domException(
-      `${CONSTRUCT}The URL contains a fragment identifier ('***'). Fragment identifiers are not allowed in WebSocket URLs.`,
+      `${CONSTRUCT}The URL contains a fragment identifier ('${parsed.hash ? '***' : ''}'). Fragment identifiers are not allowed in WebSocket URLs.`,
       'SyntaxError',
     );
   }
   return parsed.href;
 }
 
-/** A subprotocol as messages show it: whole when short, else its start (it may be a credential). */
-const shown = (protocol: string): string => (protocol.length > 32 ? `${protocol.slice(0, 8)}…` : protocol);
+/**
+ * A subprotocol as messages show it: whole when short, else its start (it may be a credential);
+ * as Chromium shows it, a character outside U+0020–U+007E as `\uXXXX` and a backslash doubled.
+ */
+const shown = (protocol: string): string => {
+  const long = protocol.length > 32;
+  const escaped = (long ? protocol.slice(0, 8) : protocol).replace(/[^\x20-\x5b\x5d-\x7e]/g, (c) =>
+    c === '\\' ? '\\\\' : `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`,
+  );
+  return long ? `${escaped}…` : escaped;
+};
 
 /**
  * `protocols` as the constructor takes them: none, one string, or a sequence of strings (any
- * iterable), each an HTTP token, none twice.
- * @throws DOMException `SyntaxError`, as browsers throw it; TypeError for a value that is neither
- *   a string nor iterable.
+ * iterable), each an HTTP token, none twice. Anything else is converted to a string, as the WebIDL
+ * union `(DOMString or sequence<DOMString>)` does (`{}` is the subprotocol '[object Object]').
+ * @throws DOMException `SyntaxError`, as browsers throw it.
  */
 export function webSocketProtocols(protocols: unknown): string[] {
   if (protocols === undefined) return [];
@@ -65,9 +75,6 @@ export function webSocketProtocols(protocols: unknown): string[] {
     typeof protocols === 'string' ||
     typeof (protocols as Iterable<unknown> | null)?.[Symbol.iterator] !== 'function'
   ) {
-    if (typeof protocols === 'object' && protocols !== null) {
-      throw new TypeError(`${CONSTRUCT}The provided value cannot be converted to a sequence.`);
-    }
     list = [String(protocols)];
   } else {
     list = Array.from(protocols as Iterable<unknown>, String);

@@ -28,9 +28,14 @@ export interface NodeChildResult {
 
 /**
  * Bundles `source` (TypeScript; `#src` is `src/`, `ws` is external) and runs it in a fresh Node
- * process, killed with SIGKILL if still alive after `deadlineMs`.
+ * process (with `execArgv`, e.g. `--experimental-websocket`), killed with SIGKILL if still alive
+ * after `deadlineMs`.
  */
-export async function runNodeChild(source: string, deadlineMs: number): Promise<NodeChildResult> {
+export async function runNodeChild(
+  source: string,
+  deadlineMs: number,
+  { execArgv = [] }: { execArgv?: readonly string[] } = {},
+): Promise<NodeChildResult> {
   const cache = resolve('node_modules', '.cache');
   mkdirSync(cache, { recursive: true });
   const dir = mkdtempSync(join(cache, 'rs-child-'));
@@ -50,7 +55,7 @@ export async function runNodeChild(source: string, deadlineMs: number): Promise<
     });
     return await new Promise<NodeChildResult>((done) => {
       const started = Date.now();
-      const child = spawn(process.execPath, [out], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [...execArgv, out], { stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk) => {
