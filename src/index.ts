@@ -56,4 +56,5 @@ export {
   type WebSocketLike,
 } from './transports/websocket-like.js';
 export type { CloseEventLike, DetailEvent } from './websocket/events.js';
+export type { WebSocketListener } from './websocket/listeners.js';
 export type { BinaryTypeValue } from './websocket/resilient-websocket.js';

@@ -9,6 +9,7 @@ import { wsTransport } from './transports/ws/index.js';
 import { ResilientWebSocket as BrowserResilientWebSocket } from './websocket/resilient-websocket.js';
 
 export type { CloseEventLike, DetailEvent } from './websocket/events.js';
+export type { WebSocketListener } from './websocket/listeners.js';
 export type { BinaryTypeValue, ResilientWebSocketOptions } from './websocket/resilient-websocket.js';
 
 /** {@inheritDoc BrowserResilientWebSocket} */

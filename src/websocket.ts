@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 export type { CloseEventLike, DetailEvent } from './websocket/events.js';
+export type { WebSocketListener } from './websocket/listeners.js';
 export {
   type BinaryTypeValue,
   ResilientWebSocket,

@@ -27,7 +27,14 @@ export class ResilientWebSocket extends CoreResilientWebSocket {
   /** The class's name, whatever a bundler renamed its binding to. */
   static override readonly name: string = 'ResilientWebSocket';
 
-  /** {@inheritDoc CoreResilientWebSocket.constructor} */
+  /**
+   * `new ResilientWebSocket(url, protocols?, options?)`.
+   * @param args `url`: a `ws:`/`wss:` (or `http:`/`https:`) URL, or a function returning one before
+   *   every attempt. `protocols`: one subprotocol or several, each an HTTP token, none twice.
+   * `options`: `ResilientSocket`'s options, except `protocols`.
+   * @throws DOMException `SyntaxError` for a bad URL or subprotocol, as `WebSocket` throws it;
+   *   TypeError / RangeError naming a bad option.
+   */
   constructor(
     // As given (a rest parameter): the base tells `new ResilientWebSocket()` from an explicit undefined.
     ...args: [url: string | URL | UrlProvider, protocols?: string | string[], options?: FullResilientWebSocketOptions]

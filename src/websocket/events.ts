@@ -120,13 +120,17 @@ class FallbackCloseEvent extends EventBase {
 
 /** A `close` event as the facade dispatches it. */
 export interface CloseEventLike extends Event {
+  /** The close code (1005 when none was sent, 1006 when the connection failed). */
   readonly code: number;
+  /** The close reason (may be empty). */
   readonly reason: string;
+  /** Whether the closing handshake finished. */
   readonly wasClean: boolean;
 }
 
 /** An event of the rest of the socket's vocabulary (`state`, `reconnecting`, `drop`, …): its payload as `detail`. */
 export interface DetailEvent<T = unknown> extends Event {
+  /** The event's payload, as `ResilientSocket` emits it. */
   readonly detail: T;
 }
 

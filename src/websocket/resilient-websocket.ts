@@ -9,64 +9,54 @@
  * Where the WHATWG spec is silent about reconnecting, it does what reconnecting-websocket and
  * partysocket users rely on (the README's "Use it where a WebSocket is expected" lists every
  * choice): `open` and `close` fire once per underlying connection (a failed attempt fires `error`
- * and `close`, as a WebSocket's does); `readyState` is CONNECTING
- * while it reconnects; `send()` queues while not open instead of throwing; `close()` is final;
- * `reconnect()` and `retryCount` exist; the rest of the socket's events (`state`, `reconnecting`,
- * `giveup`, `drop`, …) are dispatched on the same target with their payload as `detail`.
- *
- * Listeners are kept in lists of its own (one native listener per event type relays to them), so
- * that one that throws is reported (`reportError` in browsers, a warning in Node) and never ends a
- * Node process, and `once`, `signal`, the handler attributes' positions and `removeEventListener`
- * behave as on a `WebSocket`.
+ * and `close`, as a WebSocket's does); `readyState` is CONNECTING while it reconnects; `send()`
+ * queues while not open instead of throwing; `close()` is final; `reconnect()` and `retryCount`
+ * exist; the rest of the socket's events (`state`, `reconnecting`, `giveup`, `drop`, …) are
+ * dispatched on the same target with their payload as `detail`. Listeners are contained
+ * (`./listeners.ts`): one that throws is reported, never fatal.
  */
 
 import { alive, close, create, need, open, reconnect, send, start } from '../core/actions.js';
 import type { Face, Machine } from '../core/machine.js';
 import type { BaseSocketOptions, UrlProvider } from '../core/options.js';
-import { listenerError, surface } from '../core/report.js';
 import type { SocketStats } from '../core/socket.js';
 import type { SocketState } from '../core/states.js';
 import { isData } from '../data.js';
 import { browserTransport } from '../transports/browser.js';
 import type { Transport } from '../transports/transport.js';
 import { assertOptionsObject } from '../validation.js';
-import {
-  type CloseEventLike,
-  closeEvent,
-  detailEvent,
-  EventTargetBase,
-  messageEvent,
-  originOf,
-  plainEvent,
-} from './events.js';
+import { type CloseEventLike, closeEvent, detailEvent, messageEvent, originOf, plainEvent } from './events.js';
+import { Listeners } from './listeners.js';
 import { closeArgs, webSocketProtocols, webSocketUrl } from './whatwg.js';
 
 /** `binaryType`'s values. */
 export type BinaryTypeValue = 'blob' | 'arraybuffer';
 
-/** A listener as `addEventListener` takes it. */
-type Listener = ((event: Event) => unknown) | { handleEvent(event: Event): unknown };
-
-/** One registration: a listener, or (`handler`) the slot of an `on…` attribute. */
-interface Entry {
-  readonly listener: Listener | undefined;
-  readonly capture: boolean;
-  readonly once: boolean;
-  removed?: boolean;
-}
-
 /** Options of `new ResilientWebSocket(url, protocols, options)`: the socket's, except `protocols` (the second argument). */
 export type ResilientWebSocketOptions = Omit<BaseSocketOptions, 'protocols'>;
 
-/** The event types of the `on…` attributes. */
-type Handled = 'open' | 'message' | 'close' | 'error';
-
-export class ResilientWebSocket extends EventTargetBase {
+/**
+ * A `WebSocket` that reconnects: `new ResilientWebSocket(url, protocols?, options?)`, the browser
+ * `WebSocket`'s surface on the core's machine. See the README's "Use it where a WebSocket is
+ * expected".
+ *
+ * @example
+ * ```ts
+ * import { ResilientWebSocket } from 'resilient-socket/websocket';
+ * const ws = new ResilientWebSocket('wss://example.test/feed', [], { maxDelay: 10_000 });
+ * ws.onmessage = (event) => render(event.data);
+ * ```
+ */
+export class ResilientWebSocket extends Listeners {
   /** The class's name, whatever a bundler renamed its binding to. */
   static override readonly name: string = 'ResilientWebSocket';
+  /** `readyState` while connecting and while waiting to reconnect. */
   static readonly CONNECTING = 0;
+  /** `readyState` while a connection is open. */
   static readonly OPEN = 1;
+  /** `readyState` while `close()` closes the connection. */
   static readonly CLOSING = 2;
+  /** `readyState` after `close()` or a give-up. */
   static readonly CLOSED = 3;
 
   /** How sockets of this class reach the network (the Node entries install the ws transport). @internal */
@@ -78,20 +68,17 @@ export class ResilientWebSocket extends EventTargetBase {
   }
 
   readonly #m: Machine;
-  /** The registrations per event type (made on the first one). */
-  #listeners: Map<string, Entry[]> | undefined;
-  /** The `on…` attributes' values. */
-  #handlers: Partial<Record<string, (event: Event) => unknown>> | undefined;
   /** The latest connection's subprotocol and extensions (kept after it closes, as by a WebSocket). */
   #negotiated: [protocol: string, extensions: string] | undefined;
   /** Set while close() fails an attempt under way, until its `error` and `close` are dispatched. */
   #failing: 0 | 1 | 2 = 0;
 
   /**
-   * @param url a `ws:`/`wss:` (or `http:`/`https:`) URL, resolved against the page's base URL in
-   *   a browser; with the `providers()` feature also a function returning one before every attempt.
-   * @param protocols one subprotocol or several, each an HTTP token, none twice.
-   * @param options the socket's options (backoff, buffer, heartbeat, …), except `protocols`.
+   * `new ResilientWebSocket(url, protocols?, options?)`.
+   * @param args `url`: a `ws:`/`wss:` (or `http:`/`https:`) URL, resolved against the page's base
+   *   URL in a browser; with the `providers()` feature also a function returning one before every
+   *   attempt. `protocols`: one subprotocol or several, each an HTTP token, none twice. `options`:
+   *   the socket's options (backoff, buffer, heartbeat, …), except `protocols`.
    * @throws DOMException `SyntaxError` for a bad URL or subprotocol, as `WebSocket` throws it;
    *   TypeError / RangeError naming a bad option; ResilientSocketError `ERR_RS_NO_WEBSOCKET`.
    */
@@ -124,15 +111,19 @@ export class ResilientWebSocket extends EventTargetBase {
 
   // ─── the WebSocket attributes ────────────────────────────────────────────────────────────
 
+  /** `readyState` while connecting and while waiting to reconnect (0). */
   get CONNECTING(): 0 {
     return 0;
   }
+  /** `readyState` while a connection is open (1). */
   get OPEN(): 1 {
     return 1;
   }
+  /** `readyState` while `close()` closes the connection (2). */
   get CLOSING(): 2 {
     return 2;
   }
+  /** `readyState` after `close()` or a give-up (3). */
   get CLOSED(): 3 {
     return 3;
   }
@@ -169,6 +160,7 @@ export class ResilientWebSocket extends EventTargetBase {
     return (this.#m.binaryType_ ?? 'blob') as BinaryTypeValue;
   }
 
+  /** Sets it for the current connection and every later one; another value is ignored, as by a WebSocket. */
   set binaryType(value: BinaryTypeValue) {
     // An enumerated attribute: any other value is ignored, as by WebSocket.
     if (value !== 'blob' && value !== 'arraybuffer') return;
@@ -183,31 +175,6 @@ export class ResilientWebSocket extends EventTargetBase {
       (this.#m.queue_?.bytes ?? 0) +
       ((this.#m.attempt_?.socket as { bufferedAmount?: number } | undefined)?.bufferedAmount ?? 0)
     );
-  }
-
-  get onopen(): ((event: Event) => unknown) | null {
-    return this.#handlers?.open ?? null;
-  }
-  set onopen(handler: ((event: Event) => unknown) | null) {
-    this.#handle('open', handler);
-  }
-  get onmessage(): ((event: MessageEvent) => unknown) | null {
-    return this.#handlers?.message ?? null;
-  }
-  set onmessage(handler: ((event: MessageEvent) => unknown) | null) {
-    this.#handle('message', handler as ((event: Event) => unknown) | null);
-  }
-  get onclose(): ((event: CloseEventLike) => unknown) | null {
-    return this.#handlers?.close ?? null;
-  }
-  set onclose(handler: ((event: CloseEventLike) => unknown) | null) {
-    this.#handle('close', handler as ((event: Event) => unknown) | null);
-  }
-  get onerror(): ((event: Event) => unknown) | null {
-    return this.#handlers?.error ?? null;
-  }
-  set onerror(handler: ((event: Event) => unknown) | null) {
-    this.#handle('error', handler);
   }
 
   // ─── beyond WebSocket ────────────────────────────────────────────────────────────────────
@@ -286,72 +253,6 @@ export class ResilientWebSocket extends EventTargetBase {
     open(alive(this.#m, 'open'));
   }
 
-  // ─── listeners ───────────────────────────────────────────────────────────────────────────
-
-  override addEventListener(
-    type: string,
-    listener: Listener | null,
-    options?: boolean | { capture?: boolean; once?: boolean; signal?: AbortSignal; passive?: boolean },
-  ): void {
-    // WebIDL counts the arguments given: a listener left out is an error, `undefined` or `null` is not.
-    // biome-ignore lint/complexity/noArguments: a rest parameter would change the EventTarget signature.
-    const given = arguments.length;
-    if (given < 2) {
-      throw new TypeError(
-        `Failed to execute 'addEventListener' on 'EventTarget': 2 arguments required, but only ${given} present.`,
-      );
-    }
-    if (!listener) return;
-    if (typeof listener !== 'function' && typeof listener !== 'object') {
-      throw new TypeError(
-        "Failed to execute 'addEventListener' on 'EventTarget': parameter 2 is not of type 'Object'.",
-      );
-    }
-    const capture = typeof options === 'boolean' ? options : !!options?.capture;
-    const { once = false, signal } = typeof options === 'object' ? options : {};
-    if (signal?.aborted) return;
-    const list = this.#list(String(type));
-    if (list.some((entry) => entry.listener === listener && entry.capture === capture)) return;
-    const entry: Entry = { listener, capture, once };
-    list.push(entry);
-    signal?.addEventListener('abort', () => this.#remove(String(type), entry), { once: true });
-  }
-
-  override removeEventListener(
-    type: string,
-    listener: Listener | null,
-    options?: boolean | { capture?: boolean },
-  ): void {
-    const capture = typeof options === 'boolean' ? options : !!options?.capture;
-    const entry = this.#listeners?.get(String(type))?.find((e) => e.listener === listener && e.capture === capture);
-    if (listener && entry) this.#remove(String(type), entry);
-  }
-
-  /** @internal relays an event of `type` to the registrations (the one native listener per type). */
-  relay_(event: Event): void {
-    // One native listener calls them all: stopImmediatePropagation() must end this loop too.
-    let stopped = false;
-    const stop = event.stopImmediatePropagation;
-    event.stopImmediatePropagation = () => {
-      stopped = true;
-      stop.call(event);
-    };
-    for (const entry of [...(this.#listeners?.get(event.type) ?? [])]) {
-      if (stopped) break;
-      if (entry.removed) continue;
-      if (entry.once) this.#remove(event.type, entry);
-      const listener = entry.listener ?? this.#handlers?.[event.type];
-      try {
-        if (typeof listener === 'function') listener.call(this, event);
-        else listener?.handleEvent(event);
-      } catch (thrown) {
-        // Reported as a browser reports what a listener throws, never thrown on (it would end a Node process).
-        surface(listenerError(entry.listener ? `A \`${event.type}\` listener` : `\`on${event.type}\``, thrown));
-      }
-    }
-    delete (event as Partial<Event>).stopImmediatePropagation;
-  }
-
   /** @internal how the machine tells the users (see `Face` in `../core/machine.ts`). */
   emit_(type: string, payload?: unknown): void {
     let event: Event;
@@ -371,50 +272,5 @@ export class ResilientWebSocket extends EventTargetBase {
     } else if (type === 'error') event = Object.assign(plainEvent('error'), { error: payload });
     else event = detailEvent(type, payload);
     this.dispatchEvent(event);
-  }
-
-  /** @internal */
-  listens_(type: 'error'): boolean {
-    return (this.#listeners?.get(type)?.length ?? 0) > 0;
-  }
-
-  /** The registrations of `type`; the first one starts the native relay. */
-  #list(type: string): Entry[] {
-    this.#listeners ??= new Map();
-    let list = this.#listeners.get(type);
-    if (!list) {
-      list = [];
-      this.#listeners.set(type, list);
-      super.addEventListener(type, ResilientWebSocket.prototype.relay_ as EventListener);
-    }
-    return list;
-  }
-
-  #remove(type: string, entry: Entry): void {
-    const list = this.#listeners?.get(type);
-    const at = list?.indexOf(entry) ?? -1;
-    if (!list || at < 0) return;
-    entry.removed = true;
-    list.splice(at, 1);
-    if (list.length === 0) {
-      this.#listeners?.delete(type);
-      super.removeEventListener(type, ResilientWebSocket.prototype.relay_ as EventListener);
-    }
-  }
-
-  /**
-   * Sets an `on…` attribute: a function takes the slot (where it was first set, as in browsers);
-   * anything else clears it.
-   */
-  #handle(type: Handled, handler: unknown): void {
-    const value = typeof handler === 'function' ? (handler as (event: Event) => unknown) : undefined;
-    const had = this.#handlers?.[type] !== undefined;
-    this.#handlers ??= {};
-    this.#handlers[type] = value;
-    if (value && !had) this.#list(type).push({ listener: undefined, capture: false, once: false });
-    if (!value && had) {
-      const entry = this.#listeners?.get(type)?.find((e) => e.listener === undefined);
-      if (entry) this.#remove(type, entry);
-    }
   }
 }

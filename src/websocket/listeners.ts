@@ -1,0 +1,185 @@
+/**
+ * The listener half of `ResilientWebSocket`: `addEventListener`, `removeEventListener` and the
+ * `on…` handler attributes, kept in lists of its own. One native listener per event type relays
+ * to them, so that a listener that throws is reported (`reportError` in browsers, a warning in
+ * Node) and never ends a Node process or stops the next listener, while `once`, `signal`, the
+ * handler attributes' positions, `stopImmediatePropagation()` and `removeEventListener` behave as
+ * on a `WebSocket`.
+ */
+import { listenerError, surface } from '../core/report.js';
+import { type CloseEventLike, EventTargetBase } from './events.js';
+
+/** A listener as `addEventListener` takes it: a function or an object with `handleEvent`. */
+export type WebSocketListener =
+  | ((event: Event) => unknown)
+  | {
+      /** Called with the event, `this` being the object. */
+      handleEvent(event: Event): unknown;
+    };
+
+/** One registration: a listener, or (`listener` undefined) the slot of an `on…` attribute. */
+interface Entry {
+  readonly listener: WebSocketListener | undefined;
+  readonly capture: boolean;
+  readonly once: boolean;
+  removed?: boolean;
+}
+
+/** The event types of the `on…` attributes. */
+type Handled = 'open' | 'message' | 'close' | 'error';
+
+/** An `EventTarget` whose listeners are contained: the base of `ResilientWebSocket`. */
+export class Listeners extends EventTargetBase {
+  /** The registrations per event type (made on the first one). */
+  #listeners: Map<string, Entry[]> | undefined;
+  /** The `on…` attributes' values. */
+  #handlers: Partial<Record<string, (event: Event) => unknown>> | undefined;
+
+  /** Called with each `open` event (one per underlying connection), in the order it was first set among the listeners. */
+  get onopen(): ((event: Event) => unknown) | null {
+    return this.#handlers?.open ?? null;
+  }
+  /** A function takes the slot; anything else clears it. */
+  set onopen(handler: ((event: Event) => unknown) | null) {
+    this.#handle('open', handler);
+  }
+  /** Called with each `message` event (a `MessageEvent`). */
+  get onmessage(): ((event: MessageEvent) => unknown) | null {
+    return this.#handlers?.message ?? null;
+  }
+  /** A function takes the slot; anything else clears it. */
+  set onmessage(handler: ((event: MessageEvent) => unknown) | null) {
+    this.#handle('message', handler as ((event: Event) => unknown) | null);
+  }
+  /** Called with each `close` event (a `CloseEvent`: `code`, `reason`, `wasClean`), one per underlying connection. */
+  get onclose(): ((event: CloseEventLike) => unknown) | null {
+    return this.#handlers?.close ?? null;
+  }
+  /** A function takes the slot; anything else clears it. */
+  set onclose(handler: ((event: CloseEventLike) => unknown) | null) {
+    this.#handle('close', handler as ((event: Event) => unknown) | null);
+  }
+  /** Called with each `error` event (an `Event`, with the `ResilientSocketError` as `error`). */
+  get onerror(): ((event: Event) => unknown) | null {
+    return this.#handlers?.error ?? null;
+  }
+  /** A function takes the slot; anything else clears it. */
+  set onerror(handler: ((event: Event) => unknown) | null) {
+    this.#handle('error', handler);
+  }
+
+  /**
+   * Adds `listener` for `type` (any of the socket's events), as `EventTarget` does: once per
+   * listener and capture flag; `once` and `signal` honoured. A listener that throws is reported and
+   * never stops the others.
+   */
+  override addEventListener(
+    type: string,
+    listener: WebSocketListener | null,
+    options?: boolean | { capture?: boolean; once?: boolean; signal?: AbortSignal; passive?: boolean },
+  ): void {
+    // WebIDL counts the arguments given: a listener left out is an error, `undefined` or `null` is not.
+    // biome-ignore lint/complexity/noArguments: a rest parameter would change the EventTarget signature.
+    const given = arguments.length;
+    if (given < 2) {
+      throw new TypeError(
+        `Failed to execute 'addEventListener' on 'EventTarget': 2 arguments required, but only ${given} present.`,
+      );
+    }
+    if (!listener) return;
+    if (typeof listener !== 'function' && typeof listener !== 'object') {
+      throw new TypeError(
+        "Failed to execute 'addEventListener' on 'EventTarget': parameter 2 is not of type 'Object'.",
+      );
+    }
+    const capture = typeof options === 'boolean' ? options : !!options?.capture;
+    const { once = false, signal } = typeof options === 'object' ? options : {};
+    if (signal?.aborted) return;
+    const list = this.#list(String(type));
+    if (list.some((entry) => entry.listener === listener && entry.capture === capture)) return;
+    const entry: Entry = { listener, capture, once };
+    list.push(entry);
+    signal?.addEventListener('abort', () => this.#remove(String(type), entry), { once: true });
+  }
+
+  /** Removes `listener` for `type` (with the same capture flag), as `EventTarget` does. */
+  override removeEventListener(
+    type: string,
+    listener: WebSocketListener | null,
+    options?: boolean | { capture?: boolean },
+  ): void {
+    const capture = typeof options === 'boolean' ? options : !!options?.capture;
+    const entry = this.#listeners?.get(String(type))?.find((e) => e.listener === listener && e.capture === capture);
+    if (listener && entry) this.#remove(String(type), entry);
+  }
+
+  /** @internal relays an event of `type` to the registrations (the one native listener per type). */
+  relay_(event: Event): void {
+    // One native listener calls them all: stopImmediatePropagation() must end this loop too.
+    let stopped = false;
+    const stop = event.stopImmediatePropagation;
+    event.stopImmediatePropagation = () => {
+      stopped = true;
+      stop.call(event);
+    };
+    for (const entry of [...(this.#listeners?.get(event.type) ?? [])]) {
+      if (stopped) break;
+      if (entry.removed) continue;
+      if (entry.once) this.#remove(event.type, entry);
+      const listener = entry.listener ?? this.#handlers?.[event.type];
+      try {
+        if (typeof listener === 'function') listener.call(this, event);
+        else listener?.handleEvent(event);
+      } catch (thrown) {
+        // Reported as a browser reports what a listener throws, never thrown on (it would end a Node process).
+        surface(listenerError(entry.listener ? `A \`${event.type}\` listener` : `\`on${event.type}\``, thrown));
+      }
+    }
+    delete (event as Partial<Event>).stopImmediatePropagation;
+  }
+
+  /** @internal */
+  listens_(type: 'error'): boolean {
+    return (this.#listeners?.get(type)?.length ?? 0) > 0;
+  }
+
+  /** The registrations of `type`; the first one starts the native relay. */
+  #list(type: string): Entry[] {
+    this.#listeners ??= new Map();
+    let list = this.#listeners.get(type);
+    if (!list) {
+      list = [];
+      this.#listeners.set(type, list);
+      super.addEventListener(type, Listeners.prototype.relay_ as EventListener);
+    }
+    return list;
+  }
+
+  #remove(type: string, entry: Entry): void {
+    const list = this.#listeners?.get(type);
+    const at = list?.indexOf(entry) ?? -1;
+    if (!list || at < 0) return;
+    entry.removed = true;
+    list.splice(at, 1);
+    if (list.length === 0) {
+      this.#listeners?.delete(type);
+      super.removeEventListener(type, Listeners.prototype.relay_ as EventListener);
+    }
+  }
+
+  /**
+   * Sets an `on…` attribute: a function takes the slot (where it was first set, as in browsers);
+   * anything else clears it.
+   */
+  #handle(type: Handled, handler: unknown): void {
+    const value = typeof handler === 'function' ? (handler as (event: Event) => unknown) : undefined;
+    const had = this.#handlers?.[type] !== undefined;
+    this.#handlers ??= {};
+    this.#handlers[type] = value;
+    if (value && !had) this.#list(type).push({ listener: undefined, capture: false, once: false });
+    if (!value && had) {
+      const entry = this.#listeners?.get(type)?.find((e) => e.listener === undefined);
+      if (entry) this.#remove(type, entry);
+    }
+  }
+}
