@@ -24,6 +24,8 @@ const ENTRIES = [
   'src/modular-node.ts',
   'src/websocket.ts',
   'src/websocket-node.ts',
+  'src/react.ts',
+  'src/react-node.ts',
   'src/backoff/index.ts',
   'src/testing/index.ts',
   'src/cli/bin.ts',

@@ -1,0 +1,141 @@
+/**
+ * The sockets the hook shares: one per key (URL and options by value, `./key.ts`), counted by the
+ * components that use it. The last one to let go starts a short grace period (`closeDelay`) before
+ * the socket closes, so that React's StrictMode (mount, unmount, mount again at once) and a route
+ * change that unmounts one user and mounts the next keep the one connection.
+ *
+ * What the components read is a snapshot per socket, replaced when its state changes or a message
+ * arrives (`full`), or only when its state changes (`quiet`, for the components that take messages
+ * in `onMessage` instead of re-rendering).
+ */
+import type { DropInfo } from '../core/events.js';
+import { listenerError, surface } from '../core/report.js';
+import type { BaseSocket } from '../core/socket.js';
+import type { SocketState } from '../core/states.js';
+import type { Data } from '../data.js';
+import { messageEvent, originOf } from '../websocket/events.js';
+
+/** What a component reads: the socket's state (`'idle'` with no socket) and the latest message. */
+export interface Snapshot {
+  readonly state: SocketState;
+  readonly lastMessage: MessageEvent | null;
+}
+
+/** A component's callbacks, as of its latest render. */
+export interface User {
+  onMessage?: ((event: MessageEvent) => void) | undefined;
+  onDrop?: ((info: DropInfo) => void) | undefined;
+}
+
+/** One shared socket. */
+export interface Entry {
+  readonly key: string;
+  /** The URL when it is a string (what a hand-over compares), else ''. */
+  readonly url: string;
+  readonly socket: BaseSocket;
+  /** The components using it. */
+  readonly users: Set<User>;
+  /** Re-renders the components that read it. */
+  readonly notify: Set<() => void>;
+  /** The options of the latest render of a user (its functions are what the socket calls). */
+  latest: Record<string, unknown>;
+  full: Snapshot;
+  quiet: Snapshot;
+  /** The grace period's timer, once the last user let go. */
+  timer?: ReturnType<typeof setTimeout> | undefined;
+  /** Who to tell about messages dropped when it closes after the last user left. */
+  last?: User | undefined;
+  /** The socket that takes over its queued messages (a hand-over). */
+  to?: Entry | undefined;
+}
+
+/** The snapshot of a component without a socket (no URL, `enabled: false`, or rendering on a server). */
+export const IDLE: Snapshot = /* @__PURE__ */ Object.freeze({ state: 'idle', lastMessage: null });
+
+/** Calls a user's callback; what it throws is reported, never thrown into the socket. */
+function call<T>(who: string, fn: ((value: T) => void) | undefined, value: T): void {
+  try {
+    fn?.(value);
+  } catch (thrown) {
+    surface(listenerError(who, thrown));
+  }
+}
+
+/** Tells the users (or, when none is left, the last one) about dropped messages; with no `onDrop`, a warning. */
+function dropped(entry: Entry, info: DropInfo): void {
+  const told = [...(entry.users.size > 0 ? entry.users : entry.last ? [entry.last] : [])].filter((u) => u.onDrop);
+  for (const user of told) call('`onDrop`', user.onDrop, info);
+  if (told.length === 0) {
+    const count = info.messages.length;
+    console.warn(`resilient-socket/react: ${count} message${count === 1 ? '' : 's'} not sent (${info.reason})`);
+  }
+}
+
+/** Makes the entry of a new socket and wires its events to the snapshots and the users. */
+export function open(key: string, url: string, socket: BaseSocket, latest: Record<string, unknown>): Entry {
+  const entry: Entry = {
+    key,
+    url,
+    socket,
+    users: new Set(),
+    notify: new Set(),
+    latest,
+    full: { state: socket.state, lastMessage: null },
+    quiet: { state: socket.state, lastMessage: null },
+  };
+  const changed = (): void => {
+    for (const notify of [...entry.notify]) notify();
+  };
+  socket.on('state', ({ current }) => {
+    entry.full = { state: current, lastMessage: entry.full.lastMessage };
+    entry.quiet = { state: current, lastMessage: null };
+    changed();
+  });
+  socket.on('message', (data: Data) => {
+    const event = messageEvent(data, originOf(socket.url));
+    entry.full = { state: entry.full.state, lastMessage: event };
+    for (const user of [...entry.users]) call('`onMessage`', user.onMessage, event);
+    changed();
+  });
+  socket.on('drop', (info) => {
+    if (entry.to && info.reason === 'closed') for (const message of info.messages) entry.to.socket.send(message);
+    else dropped(entry, info);
+  });
+  return entry;
+}
+
+/** One more user of `entry`: a pending close is called off. */
+export function hold(entry: Entry, user: User): void {
+  clearTimeout(entry.timer);
+  entry.timer = undefined;
+  entry.users.add(user);
+}
+
+/** One user less: the last one starts the grace period, after which the socket closes. */
+export function letGo(registry: Map<string, Entry>, entry: Entry, user: User, delay: number): void {
+  entry.users.delete(user);
+  if (entry.users.size > 0) return;
+  entry.last = user;
+  entry.timer = setTimeout(() => end(registry, entry), delay);
+}
+
+/** Closes `entry`'s socket for good (its queued messages are dropped and reported) and forgets it. */
+export function end(registry: Map<string, Entry>, entry: Entry): void {
+  clearTimeout(entry.timer);
+  entry.timer = undefined;
+  if (registry.get(entry.key) === entry) registry.delete(entry.key);
+  entry.socket.close();
+  entry.notify.clear();
+}
+
+/**
+ * A socket that its last user left for `to` (the same URL, other options) hands its queued
+ * messages over: they are sent on `to` (queued there until it opens) instead of being dropped.
+ */
+export function handOver(registry: Map<string, Entry>, to: Entry): void {
+  for (const from of registry.values()) {
+    if (from === to || from.users.size > 0 || from.timer === undefined || !from.url || from.url !== to.url) continue;
+    from.to = to;
+    end(registry, from);
+  }
+}
