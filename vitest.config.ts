@@ -59,7 +59,7 @@ export default defineConfig({
         resolve: {
           alias: [
             graphql,
-            ...['testing/index', 'websocket-node', 'backoff/index', 'modular-node'].map((path) => ({
+            ...['testing/index', 'websocket-node', 'backoff/index', 'modular-node', 'react-node'].map((path) => ({
               find: `resilient-socket/${path.replace(/-node$|\/index$/, '')}`,
               replacement: fileURLToPath(new URL(`./src/${path}.ts`, import.meta.url)),
             })),

@@ -100,8 +100,9 @@ export interface SizeRow {
 }
 
 /** Bundles `export { names } from 'from'` for the browser and returns [minified, gzipped] bytes. */
-async function measure(names: string, from: string): Promise<[number, number]> {
+async function measure(names: string, from: string, external: string[] = []): Promise<[number, number]> {
   const result = await build({
+    external,
     stdin: { contents: `export { ${names} } from '${from}';`, resolveDir: process.cwd(), loader: 'js' },
     bundle: true,
     minify: true,
@@ -121,6 +122,48 @@ export async function sizes(): Promise<SizeRow[]> {
     rows.push({ label, minified, gzipped, budget, target });
   }
   return rows;
+}
+
+/**
+ * Imports that stand on the core, measured as what they add to `{ BaseSocket }` (the same run's
+ * baseline), each with its budget (the gate) and the target its issue set. React is left out of
+ * the hook's bundle: the app has it already.
+ */
+export const ADDONS: readonly (Subject & { readonly external: string[] })[] = [
+  {
+    label: "{ useResilientSocket } from 'resilient-socket/react'",
+    names: 'useResilientSocket',
+    from: './dist/react.js',
+    external: ['react'],
+    budget: 1_500,
+    target: 1_500,
+  },
+];
+
+/** What each add-on adds to `{ BaseSocket }`: gzipped bytes, whole bundle too. */
+export async function addonCosts(): Promise<(SizeRow & { readonly added: number })[]> {
+  const [, base] = await measure('BaseSocket', './dist/modular.js');
+  const out: (SizeRow & { readonly added: number })[] = [];
+  for (const { label, names, from, external, budget, target } of ADDONS) {
+    const [minified, gzipped] = await measure(names, from, external);
+    out.push({ label, minified, gzipped, budget, target, added: gzipped - base });
+  }
+  return out;
+}
+
+export function addonTable(rows: readonly (SizeRow & { readonly added: number })[]): string {
+  return [
+    'What an import adds to `{ BaseSocket }` (its bundle minus `{ BaseSocket }`, gzipped, same run; React not counted):',
+    '',
+    '| import | whole bundle (gzipped) | adds to the core | budget (gate) | target (issue 15) |',
+    '|---|---:|---:|---|---|',
+    ...rows.map(
+      (r) =>
+        `| \`${r.label}\` | ${kb(r.gzipped)} | ${kb(r.added)} | ${
+          r.budget === undefined ? '—' : `${kb(r.budget)} ${r.added <= r.budget ? '✓' : '✗ over'}`
+        } | ${r.target === undefined ? '—' : `${kb(r.target)} ${r.added <= r.target ? '✓ met' : '✗ not met'}`} |`,
+    ),
+  ].join('\n');
 }
 
 /** What each feature adds to `{ BaseSocket }`, gzipped bytes (the same run's baseline). */
@@ -169,7 +212,13 @@ if (isMain(import.meta.url)) {
   console.log(sizeTable(rows));
   console.log('');
   console.log(featureTable(await featureCosts()));
-  const over = rows.filter((r) => r.budget !== undefined && r.gzipped > r.budget);
+  const addons = await addonCosts();
+  console.log('');
+  console.log(addonTable(addons));
+  const over = [
+    ...rows.filter((r) => r.budget !== undefined && r.gzipped > r.budget),
+    ...addons.filter((r) => r.budget !== undefined && r.added > r.budget).map((r) => ({ ...r, gzipped: r.added })),
+  ];
   if (over.length > 0) {
     console.error(`\nsize budget exceeded: ${over.map((r) => `${r.label} ${r.gzipped} B > ${r.budget} B`).join(', ')}`);
     process.exitCode = 1;

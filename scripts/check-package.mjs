@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
+import { REACT_SSR, REACT_TYPES } from './check-package-react.mjs';
 import { checkWebSocketTypes, WEBSOCKET_CLASS_NAME, WEBSOCKET_ECHO } from './check-package-websocket.mjs';
 
 const repoDir = fileURLToPath(new URL('..', import.meta.url));
@@ -36,10 +37,11 @@ const ENTRY_POINTS = [
   { specifier: 'resilient-socket/modular', file: 'modular' },
   { specifier: 'resilient-socket/backoff', file: 'backoff' },
   { specifier: 'resilient-socket/websocket', file: 'websocket' },
+  { specifier: 'resilient-socket/react', file: 'react' },
 ];
 // The Node variants of browser entries (the `node` export condition; the `browser` field maps each
 // back): they add the ws transport, so no browser bundle may contain them.
-const NODE_VARIANTS = ['node', 'modular-node', 'websocket-node'];
+const NODE_VARIANTS = ['node', 'modular-node', 'websocket-node', 'react-node'];
 // Entry points for Node and test runners only (not bundled for the browser below).
 const NODE_ENTRY_POINTS = [{ specifier: 'resilient-socket/testing', file: 'testing' }];
 const REQUIRED_FILES = [
@@ -548,6 +550,48 @@ function runClassNameChecks(consumerDir) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// resilient-socket/react from the tarball, with the React the repository tests against.
+
+function runReactChecks(consumerDir) {
+  const versionOf = (name) =>
+    JSON.parse(readFileSync(join(repoDir, 'node_modules', name, 'package.json'), 'utf8')).version;
+  run(
+    'npm',
+    [
+      'install',
+      `react@${versionOf('react')}`,
+      `react-dom@${versionOf('react-dom')}`,
+      `@types/react@${versionOf('@types/react')}`,
+      '--no-audit',
+      '--no-fund',
+      '--ignore-scripts',
+    ],
+    { cwd: consumerDir },
+  );
+  runConsumerTest(consumerDir, 'react-ssr.mjs', REACT_SSR('esm'));
+  runConsumerTest(consumerDir, 'react-ssr.cjs', REACT_SSR('cjs'));
+  writeFileSync(join(consumerDir, 'react-types.mts'), REACT_TYPES);
+  writeFileSync(
+    join(consumerDir, 'tsconfig.react.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        lib: ['ES2022', 'DOM'],
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        types: [],
+      },
+      files: ['react-types.mts'],
+    }),
+  );
+  run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.react.json'], { cwd: consumerDir });
+  return `renderToString with the hook: 'idle', no WebSocket, no timer (ESM and CJS); a DOM project with the hook compiles (react ${versionOf('react')})`;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The test kit without mock-socket (an optional peer): everything but FlakyServer works, and
 // `new FlakyServer()` says how to install it. Runs before runTestKitAndCli installs mock-socket.
 
@@ -716,6 +760,8 @@ async function browserBundles(consumerDir) {
     const { inputs, code } = await bundle(consumerDir, specifier, `export * from '${specifier}';\n`, {
       platform: 'browser',
       format: 'esm',
+      // The app has React already (a peer dependency): not counted.
+      external: ['react'],
     });
     assertFromPackage(specifier, inputs, [`dist/${file}.js`]);
     const ws = inputs.filter(
@@ -820,6 +866,9 @@ async function main() {
           typescript: JSON.parse(readFileSync(join(repoDir, 'node_modules/typescript/package.json'), 'utf8')).version,
           typesNode: JSON.parse(readFileSync(join(repoDir, 'node_modules/@types/node/package.json'), 'utf8')).version,
         }),
+      );
+      await check('consumer: resilient-socket/react (SSR in Node, ESM and CJS; types in a DOM project)', () =>
+        runReactChecks(consumerDir),
       );
       await check('consumer: test kit without mock-socket', () => runTestKitWithoutMockSocket(consumerDir));
       await check('consumer: test kit and CLI (resilient-socket/testing, bin)', () => runTestKitAndCli(consumerDir));

@@ -7,6 +7,7 @@
 import { BaseSocket } from './modular-node.js';
 import { hookFor } from './react/use-resilient-socket.js';
 
+export type { LastMessage } from './react/shared.js';
 export type { ResilientSocketHook, UseResilientSocketOptions } from './react/use-resilient-socket.js';
 
 /**

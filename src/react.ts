@@ -8,6 +8,7 @@
 import { BaseSocket } from './core/socket.js';
 import { hookFor } from './react/use-resilient-socket.js';
 
+export type { LastMessage } from './react/shared.js';
 export type { ResilientSocketHook, UseResilientSocketOptions } from './react/use-resilient-socket.js';
 
 /**

@@ -21,28 +21,49 @@ let nextId = 0;
 
 /** Whether `value` is a feature made by one of the factories (a name, a rank and hooks). */
 const isFeature = (value: object): value is { name: string; options_?: unknown } =>
-  typeof (value as { name?: unknown }).name === 'string' && typeof (value as { rank?: unknown }).rank === 'number';
+  typeof (value as { name?: unknown }).name === 'string' &&
+  typeof (value as { rank?: unknown }).rank === 'number' &&
+  Object.values(value).some((member) => typeof member === 'function');
 
-/** A string equal for values equal as described above. */
-export function keyOf(value: unknown, skip: readonly string[] = []): string {
-  if (typeof value === 'function') return `f:${String(value)}`;
+/** `#n`: the id of an object (or function) compared by identity. */
+function idOf(value: object): string {
+  let id = ids.get(value);
+  if (id === undefined) {
+    id = ++nextId;
+    ids.set(value, id);
+  }
+  return `#${id}`;
+}
+
+/**
+ * A string equal for values equal as described above. `skip`: keys of the top level left out;
+ * `path`: the objects being described (one met again is compared by identity: no endless loop).
+ */
+export function keyOf(value: unknown, skip: readonly string[] = [], path = new Set<object>()): string {
+  if (typeof value === 'function') {
+    const source = String(value);
+    // Bound and native functions all read `function () { [native code] }`: by identity.
+    return source.endsWith('{ [native code] }') ? idOf(value) : `f:${source}`;
+  }
   if (typeof value === 'string') return JSON.stringify(value);
   if (value === null || typeof value !== 'object') return String(value);
-  if (Array.isArray(value)) return `[${value.map((item) => keyOf(item)).join(',')}]`;
-  if (isFeature(value)) return `${value.name}(${keyOf(value.options_)})`;
-  const prototype = Object.getPrototypeOf(value);
-  if (prototype !== Object.prototype && prototype !== null) {
-    if (typeof URL === 'function' && value instanceof URL) return JSON.stringify(value.href);
-    let id = ids.get(value);
-    if (id === undefined) {
-      id = ++nextId;
-      ids.set(value, id);
-    }
-    return `#${id}`;
+  if (path.has(value)) return idOf(value);
+  path.add(value);
+  let key: string;
+  if (Array.isArray(value)) {
+    const items = value.map((item) => keyOf(item, [], path));
+    // Features run in a fixed order whatever their order in the list: their order does not count.
+    if (items.length > 0 && value.every((item) => item && typeof item === 'object' && isFeature(item))) items.sort();
+    key = `[${items}]`;
+  } else if (isFeature(value)) key = `${value.name}(${keyOf(value.options_, [], path)})`;
+  else if ((Object.getPrototypeOf(value) ?? Object.prototype) !== Object.prototype) {
+    key = typeof URL === 'function' && value instanceof URL ? JSON.stringify(value.href) : idOf(value);
+  } else {
+    key = `{${Object.keys(value)
+      .filter((name) => !skip.includes(name) && (value as Record<string, unknown>)[name] !== undefined)
+      .sort()
+      .map((name) => `${JSON.stringify(name)}:${keyOf((value as Record<string, unknown>)[name], [], path)}`)}}`;
   }
-  const entries = Object.keys(value)
-    .filter((key) => !skip.includes(key) && (value as Record<string, unknown>)[key] !== undefined)
-    .sort()
-    .map((key) => `${JSON.stringify(key)}:${keyOf((value as Record<string, unknown>)[key])}`);
-  return `{${entries.join(',')}}`;
+  path.delete(value);
+  return key;
 }

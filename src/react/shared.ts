@@ -13,17 +13,26 @@ import { listenerError, surface } from '../core/report.js';
 import type { BaseSocket } from '../core/socket.js';
 import type { SocketState } from '../core/states.js';
 import type { Data } from '../data.js';
-import { messageEvent, originOf } from '../websocket/events.js';
+
+/** A message as the hook hands it over: its data (read `.data`, as from a `MessageEvent`) and when it came. */
+export interface LastMessage {
+  /** What arrived: a string or binary data. */
+  readonly data: Data;
+  /** When it arrived (`Date.now()`). */
+  readonly timeStamp: number;
+}
 
 /** What a component reads: the socket's state (`'idle'` with no socket) and the latest message. */
 export interface Snapshot {
   readonly state: SocketState;
-  readonly lastMessage: MessageEvent | null;
+  readonly lastMessage: LastMessage | null;
 }
 
 /** A component's callbacks, as of its latest render. */
 export interface User {
-  onMessage?: ((event: MessageEvent) => void) | undefined;
+  /** The socket it let go of last (until it holds the next one): where a hand-over comes from. */
+  from?: Entry | undefined;
+  onMessage?: ((message: LastMessage) => void) | undefined;
   onDrop?: ((info: DropInfo) => void) | undefined;
 }
 
@@ -43,8 +52,8 @@ export interface Entry {
   quiet: Snapshot;
   /** The grace period's timer, once the last user let go. */
   timer?: ReturnType<typeof setTimeout> | undefined;
-  /** Who to tell about messages dropped when it closes after the last user left. */
-  last?: User | undefined;
+  /** The users that let go since it was last held: told about messages dropped when it closes. */
+  readonly left: Set<User>;
   /** The socket that takes over its queued messages (a hand-over). */
   to?: Entry | undefined;
 }
@@ -61,23 +70,32 @@ function call<T>(who: string, fn: ((value: T) => void) | undefined, value: T): v
   }
 }
 
-/** Tells the users (or, when none is left, the last one) about dropped messages; with no `onDrop`, a warning. */
-function dropped(entry: Entry, info: DropInfo): void {
-  const told = [...(entry.users.size > 0 ? entry.users : entry.last ? [entry.last] : [])].filter((u) => u.onDrop);
+/** Tells `users` about dropped messages (their `onDrop`); when none has one, a console warning. */
+export function tellDropped(users: Iterable<User>, info: DropInfo): void {
+  const told = [...users].filter((user) => user.onDrop);
   for (const user of told) call('`onDrop`', user.onDrop, info);
-  if (told.length === 0) {
-    const count = info.messages.length;
-    console.warn(`resilient-socket/react: ${count} message${count === 1 ? '' : 's'} not sent (${info.reason})`);
-  }
+  if (told.length === 0)
+    console.warn(`resilient-socket/react: ${info.messages.length} message(s) not sent (${info.reason})`);
 }
 
+/** Tells the users (or, when none is left, those that let go last) about dropped messages. */
+const dropped = (entry: Entry, info: DropInfo): void =>
+  tellDropped(entry.users.size > 0 ? entry.users : entry.left, info);
+
 /** Makes the entry of a new socket and wires its events to the snapshots and the users. */
-export function open(key: string, url: string, socket: BaseSocket, latest: Record<string, unknown>): Entry {
+export function open(
+  registry: Map<string, Entry>,
+  key: string,
+  url: string,
+  socket: BaseSocket,
+  latest: Record<string, unknown>,
+): Entry {
   const entry: Entry = {
     key,
     url,
     socket,
     users: new Set(),
+    left: new Set(),
     notify: new Set(),
     latest,
     full: { state: socket.state, lastMessage: null },
@@ -86,13 +104,15 @@ export function open(key: string, url: string, socket: BaseSocket, latest: Recor
   const changed = (): void => {
     for (const notify of [...entry.notify]) notify();
   };
-  socket.on('state', ({ current }) => {
+  socket.on('state', ({ current, reason }) => {
+    // Closed for good by someone's `socket.close()`: components that come later get a new socket.
+    if (reason === 'close() called' && registry.get(key) === entry) registry.delete(key);
     entry.full = { state: current, lastMessage: entry.full.lastMessage };
     entry.quiet = { state: current, lastMessage: null };
     changed();
   });
   socket.on('message', (data: Data) => {
-    const event = messageEvent(data, originOf(socket.url));
+    const event: LastMessage = { data, timeStamp: Date.now() };
     entry.full = { state: entry.full.state, lastMessage: event };
     for (const user of [...entry.users]) call('`onMessage`', user.onMessage, event);
     changed();
@@ -108,14 +128,15 @@ export function open(key: string, url: string, socket: BaseSocket, latest: Recor
 export function hold(entry: Entry, user: User): void {
   clearTimeout(entry.timer);
   entry.timer = undefined;
+  entry.left.clear();
   entry.users.add(user);
 }
 
 /** One user less: the last one starts the grace period, after which the socket closes. */
 export function letGo(registry: Map<string, Entry>, entry: Entry, user: User, delay: number): void {
   entry.users.delete(user);
-  if (entry.users.size > 0) return;
-  entry.last = user;
+  entry.left.add(user);
+  if (entry.users.size > 0 || entry.timer !== undefined) return;
   entry.timer = setTimeout(() => end(registry, entry), delay);
 }
 
@@ -130,12 +151,11 @@ export function end(registry: Map<string, Entry>, entry: Entry): void {
 
 /**
  * A socket that its last user left for `to` (the same URL, other options) hands its queued
- * messages over: they are sent on `to` (queued there until it opens) instead of being dropped.
+ * messages over: they are sent on `to` (queued there until it opens) instead of being dropped
+ * when it closes. Another destination gets nothing: they are dropped and reported as it closes.
  */
-export function handOver(registry: Map<string, Entry>, to: Entry): void {
-  for (const from of registry.values()) {
-    if (from === to || from.users.size > 0 || from.timer === undefined || !from.url || from.url !== to.url) continue;
-    from.to = to;
-    end(registry, from);
-  }
+export function handOver(registry: Map<string, Entry>, from: Entry, to: Entry): void {
+  if (from.users.size > 0 || from.timer === undefined || !from.url || from.url !== to.url) return;
+  from.to = to;
+  end(registry, from);
 }

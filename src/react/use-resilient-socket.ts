@@ -12,7 +12,18 @@ import type { BaseSocket, SendResult } from '../core/socket.js';
 import type { SocketState } from '../core/states.js';
 import type { Data } from '../data.js';
 import { HOOK_OPTIONS, keyOf } from './key.js';
-import { type Entry, handOver, hold, IDLE, letGo, open, type Snapshot, type User } from './shared.js';
+import {
+  type Entry,
+  handOver,
+  hold,
+  IDLE,
+  type LastMessage,
+  letGo,
+  open,
+  type Snapshot,
+  tellDropped,
+  type User,
+} from './shared.js';
 
 /** Options of {@link useResilientSocket}: the socket's (features included), and the hook's own. */
 export interface UseResilientSocketOptions extends BaseSocketOptions {
@@ -31,10 +42,10 @@ export interface UseResilientSocketOptions extends BaseSocketOptions {
    * @default undefined (each message re-renders, as `lastMessage`)
    * @example
    * ```ts
-   * useResilientSocket(url, { onMessage: (event) => chart.push(JSON.parse(event.data)) })
+   * useResilientSocket(url, { onMessage: (message) => chart.push(JSON.parse(String(message.data))) })
    * ```
    */
-  onMessage?: (event: MessageEvent) => void;
+  onMessage?: (message: LastMessage) => void;
   /**
    * Told about messages that will never be sent (the socket's `drop` event), also those still
    * queued when the last component using the socket unmounted. Without it they are reported by a
@@ -64,8 +75,8 @@ export interface ResilientSocketHook {
   readonly socket: BaseSocket | null;
   /** Its state; `'idle'` without a socket. Re-renders on every change. */
   readonly state: SocketState;
-  /** The latest message (a `MessageEvent`: read `.data`), `null` before the first one or with `onMessage`. */
-  readonly lastMessage: MessageEvent | null;
+  /** The latest message (read `.data`, as from a `MessageEvent`), `null` before the first one or with `onMessage`. */
+  readonly lastMessage: LastMessage | null;
   /** Sends through the socket (queued until it opens); the same function on every render. `'dropped'` without a socket. */
   readonly send: (data: Data) => SendResult;
 }
@@ -95,9 +106,8 @@ export function hookFor(Socket: typeof BaseSocket) {
         typeof value === 'function' && name !== 'WebSocket' && name !== 'backoff' ? latest(name) : value;
     }
     const socket = new Socket((typeof url === 'function' ? latest('url') : url) as UrlProvider, forSocket);
-    entry = open(key, typeof url === 'function' ? '' : String(url), socket, first);
+    entry = open(registry, key, typeof url === 'function' ? '' : String(url), socket, first);
     registry.set(key, entry);
-    handOver(registry, entry);
     return entry;
   }
 
@@ -121,9 +131,11 @@ export function hookFor(Socket: typeof BaseSocket) {
     const key = on ? keyOf([url, keyOf(options, HOOK_OPTIONS)]) : '';
     const props = useRef({ url, options });
     props.current = { url, options };
-    const [entry, setEntry] = useState<Entry | null>(null);
+    const [held, setEntry] = useState<Entry | null>(null);
+    // Until the effect below has moved to this render's key, the socket held is not this render's.
+    const entry = held?.key === key ? held : null;
+    // The entry held since the last effect: what send() uses, also from effects that run before the re-render.
     const current = useRef<Entry | null>(null);
-    current.current = entry;
     // The callbacks (and the functions the socket calls) of the latest committed render.
     const user = useRef<User>({}).current;
     useEffect(() => {
@@ -138,9 +150,15 @@ export function hookFor(Socket: typeof BaseSocket) {
       user.onMessage = given.onMessage;
       user.onDrop = given.onDrop;
       hold(shared, user);
+      // Messages still queued on the socket this component just left follow it to the same destination.
+      if (user.from && user.from !== shared) handOver(registry, user.from, shared);
+      user.from = undefined;
+      current.current = shared;
       setEntry(shared);
       const delay = given.closeDelay ?? 250;
       return () => {
+        current.current = null;
+        user.from = shared;
         letGo(registry, shared, user, delay);
         setEntry(null);
       };
@@ -161,15 +179,15 @@ export function hookFor(Socket: typeof BaseSocket) {
       () => (entry ? (quiet ? entry.quiet : entry.full) : IDLE),
       () => IDLE,
     );
-    const send = useCallback((data: Data): SendResult => {
-      const socket = current.current?.socket;
-      if (socket) return socket.send(data);
-      const info: DropInfo = { reason: 'not-connected', messages: [data] };
-      const onDrop = props.current.options.onDrop;
-      if (onDrop) onDrop(info);
-      else console.warn('resilient-socket/react: send() without a socket (no URL, or disabled): message dropped');
-      return 'dropped';
-    }, []);
+    const send = useCallback(
+      (data: Data): SendResult => {
+        const socket = current.current?.socket;
+        if (socket) return socket.send(data);
+        tellDropped([user], { reason: 'not-connected', messages: [data] });
+        return 'dropped';
+      },
+      [user],
+    );
     return { socket: entry?.socket ?? null, state: snapshot.state, lastMessage: snapshot.lastMessage, send };
   };
 }
