@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { machine } from './lib/stats.js';
-import { featureCosts, featureTable, sizes, sizeTable } from './size.js';
+import { addonCosts, addonTable, featureCosts, featureTable, sizes, sizeTable } from './size.js';
 
 const quick = process.argv.includes('--quick');
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -46,12 +46,19 @@ section(
   'Herd simulator (AWS "Exponential Backoff And Jitter" model)',
   script('bench/simulate.ts', quick ? ['--clients', '10,50', '--trials', '10'] : ['--charts']),
 );
+section(
+  'Storm model (the herd after an outage)',
+  script('bench/simulate.ts', quick ? ['--storm', '--clients', '2000'] : ['--storm', '--charts']),
+);
 section('Reconnect storm', script('bench/storm.ts', quick ? ['--quick'] : ['--chart']));
 const mode = quick ? ['--quick'] : [];
 section('Throughput overhead', script('bench/throughput.ts', mode));
 section('Memory per connected client', script('bench/memory.ts', mode));
 section('Buffer flush', script('bench/flush.ts', mode));
-section('Bundle size', `${sizeTable(await sizes())}\n\n${featureTable(await featureCosts())}`);
+section(
+  'Bundle size',
+  `${sizeTable(await sizes())}\n\n${featureTable(await featureCosts())}\n\n${addonTable(await addonCosts())}`,
+);
 
 const elapsed = ((Date.now() - started) / 1000).toFixed(0);
 console.log(`bench: done in ${elapsed} s`);

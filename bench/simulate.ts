@@ -9,7 +9,14 @@
  *   npm run simulate -- --charts            # also writes bench/charts/simulate-{work,completion}.svg
  *   npm run simulate -- --clients 10,50,100 --trials 200 --seed 7 --ceiling 10
  *
- * See bench/SIMULATION.md for the model, the parameters and the results.
+ * With --storm, the storm model instead (bench/lib/storm-model.ts): K clients dropped together, the
+ * server down for R, the herd that comes back (issue 17):
+ *
+ *   npm run simulate -- --storm                         # markdown tables, R = 0.3, 1, 5, 30, 120 s
+ *   npm run simulate -- --storm --charts                # also writes bench/charts/storm-pareto.svg
+ *   npm run simulate -- --storm --clients 20000 --latency 50 --seed s --outages 0.3,1,5 --variants
+ *
+ * See bench/SIMULATION.md for the models, the parameters and the results.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -27,6 +34,16 @@ import {
 import { EventQueue } from './lib/event-queue.js';
 import { isMain } from './lib/load.js';
 import { createPrng } from './lib/prng.js';
+import {
+  DEFAULT_STORM_CLIENTS,
+  DEFAULT_STORM_OUTAGES_MS,
+  DEFAULT_STORM_SEED,
+  STORM_STRATEGIES,
+  STORM_VARIANTS,
+  stormMarkdown,
+  stormParetoChart,
+  stormSweep,
+} from './lib/storm-model.js';
 import { lineChart, type Series } from './lib/svg.js';
 
 /** The strategies, in the order of every table, CSV and chart. */
@@ -346,6 +363,7 @@ export const USAGE = `Usage: npm run simulate -- [--csv] [--charts] [--clients 1
   --trials N     trials per (strategy, clients) (default ${DEFAULT_TRIALS})
   --seed S       PRNG seed, any string (default ${DEFAULT_SEED})
   --ceiling C    ceiling of the truncated policy (default ${DEFAULT_CEILING}: a = 2000/2^(C-1) ms)
+  --storm        the storm model instead (see npm run simulate -- --storm --help)
 `;
 
 function positiveInteger(flag: string, text: string | undefined): number {
@@ -409,9 +427,139 @@ export function parseArgs(argv: readonly string[]): CliOptions {
   return { csv, charts: withCharts, help, clients, trials, seed, ceiling };
 }
 
+export interface StormCliOptions {
+  readonly charts: boolean;
+  readonly help: boolean;
+  /** K. */
+  readonly clients: number;
+  /** L, ms. */
+  readonly latencyMs: number;
+  readonly seed: string;
+  /** The outages R, ms. */
+  readonly outagesMs: readonly number[];
+  /** Also the bench-local variants of `phased` (its first version, alternatives, a comparator). */
+  readonly variants: boolean;
+}
+
+export const STORM_USAGE = `Usage: npm run simulate -- --storm [--charts] [--clients K] [--latency L] [--seed S] [--outages 0.3,1,5] [--variants]
+
+  --charts       also write bench/charts/storm-pareto.svg
+  --clients K    clients dropped together (default ${DEFAULT_STORM_CLIENTS})
+  --latency L    attempt latency in ms: a failed attempt made at s fails at s + L (default 0)
+  --seed S       PRNG seed, any string (default ${DEFAULT_STORM_SEED}); every cell draws from its own stream of it
+  --outages LIST comma-separated outage lengths R in seconds (default ${DEFAULT_STORM_OUTAGES_MS.map((ms) => ms / 1000).join(',')})
+  --variants     also the bench-local variants of phased (${STORM_VARIANTS.map((v) => v.name).join('; ')})
+`;
+
+function nonNegative(flag: string, text: string | undefined, positive = false): number {
+  const value = Number(text);
+  if (text === undefined || text.trim() === '' || !Number.isFinite(value) || value < 0 || (positive && value === 0)) {
+    throw new RangeError(
+      `${flag} expects a ${positive ? 'positive' : 'non-negative'} number, got ${text === undefined ? 'nothing' : JSON.stringify(text)}`,
+    );
+  }
+  return value;
+}
+
+/** Parses the command line of `--storm` (the flag itself is accepted and ignored). Throws RangeError on a bad flag. */
+export function parseStormArgs(argv: readonly string[]): StormCliOptions {
+  let withCharts = false;
+  let help = false;
+  let clients = DEFAULT_STORM_CLIENTS;
+  let latencyMs = 0;
+  let seed = DEFAULT_STORM_SEED;
+  let outagesMs: readonly number[] = DEFAULT_STORM_OUTAGES_MS;
+  let variants = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const eq = arg.indexOf('=');
+    const flag = arg.startsWith('--') && eq > 0 ? arg.slice(0, eq) : arg;
+    const inline = arg.startsWith('--') && eq > 0 ? arg.slice(eq + 1) : undefined;
+    const value = (): string | undefined => inline ?? argv[++i];
+    switch (flag) {
+      case '--storm':
+        break;
+      case '--charts':
+        withCharts = true;
+        break;
+      case '--variants':
+        variants = true;
+        break;
+      case '--help':
+      case '-h':
+        help = true;
+        break;
+      case '--clients':
+        clients = positiveInteger('--clients', value());
+        break;
+      case '--latency':
+        latencyMs = nonNegative('--latency', value());
+        break;
+      case '--seed': {
+        const text = value();
+        if (text === undefined) throw new RangeError('--seed expects a value');
+        seed = text;
+        break;
+      }
+      case '--outages': {
+        const text = value();
+        if (text === undefined || text === '') throw new RangeError('--outages expects a list like 0.3,1,5 (seconds)');
+        outagesMs = [
+          ...new Set(text.split(',').map((part) => Math.round(nonNegative('--outages', part, true) * 1e6) / 1e3)),
+        ].sort((a, b) => a - b);
+        break;
+      }
+      default:
+        throw new RangeError(`unknown argument ${JSON.stringify(arg)}`);
+    }
+  }
+  return { charts: withCharts, help, clients, latencyMs, seed, outagesMs, variants };
+}
+
 const CHART_DIR = join(dirname(fileURLToPath(import.meta.url)), 'charts');
 
+function stormMain(argv: readonly string[]): void {
+  let options: StormCliOptions;
+  try {
+    options = parseStormArgs(argv);
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\n${STORM_USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  if (options.help) {
+    process.stdout.write(STORM_USAGE);
+    return;
+  }
+  const started = performance.now();
+  const results = stormSweep({
+    clients: options.clients,
+    outagesMs: options.outagesMs,
+    latencyMs: options.latencyMs,
+    seed: options.seed,
+    strategies: options.variants ? [...STORM_STRATEGIES, ...STORM_VARIANTS] : STORM_STRATEGIES,
+  });
+  const elapsed = (performance.now() - started) / 1000;
+  process.stdout.write(
+    `Storm model: K = ${options.clients} clients dropped at t = 0, server down during [0, R), attempt latency ` +
+      `${options.latencyMs} ms, T = 10 s, N = 10, seed ${JSON.stringify(options.seed)}\n\n`,
+  );
+  process.stdout.write(stormMarkdown(results));
+  if (options.charts) {
+    mkdirSync(CHART_DIR, { recursive: true });
+    writeFileSync(join(CHART_DIR, 'storm-pareto.svg'), stormParetoChart(results));
+  }
+  process.stderr.write(
+    `${results.length} cells of ${options.clients} clients, simulated in ${elapsed.toFixed(2)} s` +
+      `${options.charts ? `; chart written to ${join(CHART_DIR, 'storm-pareto.svg')}` : ''}\n`,
+  );
+}
+
 function main(argv: readonly string[]): void {
+  if (argv.includes('--storm')) {
+    stormMain(argv);
+    return;
+  }
   let options: CliOptions;
   try {
     options = parseArgs(argv);

@@ -285,6 +285,8 @@ function createConsumer(tarball) {
 
 const FUNCTIONS = [
   'truncatedBinaryExponential',
+  'phasedBinaryExponential',
+  'toRetryWait',
   'fullJitter',
   'equalJitter',
   'decorrelatedJitter',

@@ -16,7 +16,8 @@ import { loadPackage } from './load.js';
 import { monotonicMs } from './storm-stats.js';
 
 // The package as users run it (dist/), like the other benchmarks: the socket and its policies.
-const { ResilientSocket, constant, decorrelatedJitter, equalJitter, exponential, fullJitter } = await loadPackage();
+const { ResilientSocket, constant, decorrelatedJitter, equalJitter, exponential, fullJitter, phasedBinaryExponential } =
+  await loadPackage();
 
 /** What the client side observed; reset by the harness before each outage. */
 export const probe = {
@@ -135,6 +136,15 @@ export const SUBJECTS: readonly Subject[] = [
     ),
     quick: true,
     chart: 'resilient-socket',
+  },
+  {
+    ...resilient(
+      'rs-phased',
+      'resilient-socket phasedBinaryExponential()',
+      'one phase ψ ~ U(0, 1) per run of failures (drawn anew after each reset): 2^(ψ−1) · 19.5 ms · 2^(n−1) for n < 10, the 10th retry at 10 s · (1 + g(ψ)), g(ψ) = (ψ + 2^ψ − 1)/2, then every 10 s; stableAfter 5 s',
+      () => phasedBinaryExponential(),
+    ),
+    chart: 'rs phased',
   },
   resilient('rs-full', 'resilient-socket fullJitter()', `U(0, min(cap, base·2^n)), ${BASE_CAP}`, () => fullJitter()),
   resilient('rs-equal', 'resilient-socket equalJitter()', `t/2 + U(0, t/2), t = min(cap, base·2^n), ${BASE_CAP}`, () =>

@@ -11,6 +11,11 @@ export { decorrelatedJitter } from './decorrelated-jitter.js';
 export { equalJitter } from './equal-jitter.js';
 export { type ExponentialOptions, exponential } from './exponential.js';
 export { fullJitter } from './full-jitter.js';
+export {
+  type PhasedBinaryExponentialOptions,
+  type PhasedBinaryExponentialPolicy,
+  phasedBinaryExponential,
+} from './phased-binary-exponential.js';
 export { isBackoffPolicy, MAX_TIMER_DELAY } from './policy.js';
 export { type RetryContext, type RetryInfo, type RetryOptions, retry } from './retry.js';
 export { type RetryWaitOptions, toRetryWait } from './retry-wait.js';

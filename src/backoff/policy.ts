@@ -32,7 +32,7 @@ export function resolveRandom(random: unknown): RandomSource {
 }
 
 /** One draw from a user random source, failing loudly instead of leaking NaN or a negative delay. */
-function checkedDraw(random: RandomSource): number {
+export function checkedDraw(random: RandomSource): number {
   const r = random();
   if (typeof r !== 'number' || !(r >= 0 && r <= 1)) {
     const shown = typeof r === 'number' ? describeValue(r) : describeReceived(r);

@@ -27,6 +27,7 @@ export interface BackoffPolicy extends BackoffPolicyLike {
 /** The names of the built-in strategies. */
 export type BackoffStrategyName =
   | 'truncated-binary-exponential'
+  | 'phased-binary-exponential'
   | 'full-jitter'
   | 'equal-jitter'
   | 'decorrelated-jitter'

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { redactUrl } from '../redact.js';
 
 /** The backoff strategies the CLI offers, by their short names. */
-export const STRATEGIES = ['truncated', 'full', 'equal', 'decorrelated', 'exponential', 'constant'] as const;
+export const STRATEGIES = ['truncated', 'phased', 'full', 'equal', 'decorrelated', 'exponential', 'constant'] as const;
 export type StrategyName = (typeof STRATEGIES)[number];
 
 /** A bad command line: the CLI prints the message and the usage hint, and exits with code 2. */
@@ -72,7 +72,7 @@ Connection:
       --heartbeat MS          ping every MS to notice a dead link                 [${DEFAULTS.heartbeat}]
       --no-heartbeat          no heartbeat
 Backoff:
-      --strategy NAME         truncated | full | equal | decorrelated | exponential | constant
+      --strategy NAME         truncated | phased | full | equal | decorrelated | exponential | constant
                                                                                   [${DEFAULTS.strategy}]
       --max-delay MS          largest wait: T of truncated, cap of full, equal,
                               decorrelated and exponential (not constant)        [${DEFAULTS.maxDelay}]

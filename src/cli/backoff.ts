@@ -4,6 +4,7 @@ import { decorrelatedJitter } from '../backoff/decorrelated-jitter.js';
 import { equalJitter } from '../backoff/equal-jitter.js';
 import { exponential } from '../backoff/exponential.js';
 import { fullJitter } from '../backoff/full-jitter.js';
+import { phasedBinaryExponential } from '../backoff/phased-binary-exponential.js';
 import { truncatedBinaryExponential } from '../backoff/truncated-binary-exponential.js';
 import type { BackoffPolicy } from '../backoff/types.js';
 import { type StrategyName, UsageError } from './args.js';
@@ -28,6 +29,8 @@ export function createBackoff(flags: BackoffFlags): BackoffPolicy {
     switch (strategy) {
       case 'truncated':
         return truncatedBinaryExponential({ maxDelay, ceiling });
+      case 'phased':
+        return phasedBinaryExponential({ maxDelay, ceiling });
       case 'full':
         return fullJitter(baseCap);
       case 'equal':

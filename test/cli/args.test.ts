@@ -155,7 +155,7 @@ describe('parseCli: every flag', () => {
 
   it('accepts every strategy by its short name', () => {
     for (const strategy of STRATEGIES) expect(parseCli([URL, '--strategy', strategy]).strategy).toBe(strategy);
-    expect(STRATEGIES).toEqual(['truncated', 'full', 'equal', 'decorrelated', 'exponential', 'constant']);
+    expect(STRATEGIES).toEqual(['truncated', 'phased', 'full', 'equal', 'decorrelated', 'exponential', 'constant']);
   });
 
   it('-H, -p and -s are repeatable and keep their order', () => {

@@ -31,6 +31,7 @@ function firstDelays(policy: { next(): number; reset(): void }, n: number): numb
 describe('createBackoff', () => {
   it.each([
     ['truncated', 'truncated-binary-exponential'],
+    ['phased', 'phased-binary-exponential'],
     ['full', 'full-jitter'],
     ['equal', 'equal-jitter'],
     ['decorrelated', 'decorrelated-jitter'],
@@ -46,6 +47,14 @@ describe('createBackoff', () => {
 
   it('truncated takes --max-delay as T and --ceiling as N', () => {
     expect(createBackoff(flags('truncated', { maxDelay: 3000, ceiling: 4 }))).toMatchObject({
+      maxDelay: 3000,
+      ceiling: 4,
+    });
+  });
+
+  it('phased takes --max-delay as T and --ceiling as N', () => {
+    expect(createBackoff(flags('phased', { maxDelay: 3000, ceiling: 4 }))).toMatchObject({
+      name: 'phased-binary-exponential',
       maxDelay: 3000,
       ceiling: 4,
     });

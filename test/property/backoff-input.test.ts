@@ -1,5 +1,5 @@
 /**
- * Arbitrary input thrown at the six backoff factories and at retry(). The only allowed outcomes
+ * Arbitrary input thrown at the seven backoff factories and at retry(). The only allowed outcomes
  * are a working policy / result, or a TypeError / RangeError that names, in backticks, an option
  * that really was given a bad value (see the oracles below, restated from the README's "Edges"
  * section and the TSDoc of each option).
@@ -15,6 +15,7 @@ import {
   exponential,
   fullJitter,
   MAX_TIMER_DELAY,
+  phasedBinaryExponential,
   retry,
   truncatedBinaryExponential,
 } from '../../src/backoff/index.js';
@@ -131,6 +132,11 @@ interface FactorySpec {
   readonly problems: (options: Record<string, unknown>) => Problems;
   /** Whether next() draws from `random` (once per delay); constant and exponential never do. */
   readonly draws: boolean;
+  /**
+   * Draws once per run instead (phasedBinaryExponential: one phase, on the first next() after
+   * creation or reset(); later delays reuse it).
+   */
+  readonly drawsOncePerRun?: true;
 }
 
 const baseCapFields = { base: positive, cap: positive, random: randomArb };
@@ -149,6 +155,21 @@ const FACTORIES: readonly FactorySpec[] = [
       return p;
     },
     draws: true,
+  },
+  {
+    name: 'phasedBinaryExponential',
+    strategy: 'phased-binary-exponential',
+    make: (o) => phasedBinaryExponential(o as never),
+    fields: { maxDelay: positive, ceiling: ceilingArb, random: randomArb },
+    problems: (o) => {
+      const p = new Problems();
+      checkNumber(p, 'maxDelay', o.maxDelay, { above: 0 });
+      checkNumber(p, 'ceiling', o.ceiling, { integer: true, min: 1 });
+      checkFunction(p, 'random', o.random);
+      return p;
+    },
+    draws: true,
+    drawsOncePerRun: true,
   },
   {
     name: 'fullJitter',
@@ -298,7 +319,10 @@ describe('backoff factories under arbitrary options', () => {
               badDraw = false;
               const next = attempt(() => policy.next());
               if (spec.draws && typeof (passed as { random?: unknown } | undefined)?.random === 'function') {
-                expect(calls, 'random is called once per delay').toBe(1);
+                // A once-per-run strategy draws on the first delay of the run only (a bad draw throws
+                // there and ends this run, so every later delay reuses a good phase).
+                if (spec.drawsOncePerRun) expect(calls, 'random is called once per run').toBe(i === 0 ? 1 : 0);
+                else expect(calls, 'random is called once per delay').toBe(1);
               }
               if (!spec.draws) expect(calls, `${spec.name} never calls random`).toBe(0);
               if (!next.ok) {
