@@ -289,6 +289,17 @@ describe('the storm (K = 20,000, seeded)', () => {
     expect(cell('default', 1_000).firstRetryMedianMs).toBeCloseTo(A / 2, 0);
   });
 
+  it('the landing at the N-th retry: phased stays near its grid after T, where v1 (re-phasing after N) piles up', () => {
+    const [phased, v1] = stormSweep({
+      seed: 'storm-test',
+      outagesMs: [10_500],
+      strategies: [byName('phased'), byName('phased v1: re-phasing after N (T·(1+ψ))')],
+    });
+    // Formula for v1: 1 + 1/(1.05·ln 2) ≈ 2.37; phased: the grid g(ψ), 1/(1/2 + ln 2 / 2) ≈ 1.18 (+ noise).
+    expect(v1?.peakTimesP99).toBeGreaterThan(2);
+    expect(phased?.peakTimesP99).toBeLessThan(1.45);
+  });
+
   it('the default piles up (metric > 2.5 at R = 0.3 s and 1 s); after a long outage everyone is back within T', () => {
     expect(cell('default', 300).peakTimesP99).toBeGreaterThan(2.5);
     expect(cell('default', 1_000).peakTimesP99).toBeGreaterThan(2.5);

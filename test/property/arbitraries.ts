@@ -14,6 +14,7 @@ import { decorrelatedJitter } from '../../src/backoff/decorrelated-jitter.js';
 import { equalJitter } from '../../src/backoff/equal-jitter.js';
 import { exponential } from '../../src/backoff/exponential.js';
 import { fullJitter } from '../../src/backoff/full-jitter.js';
+import { phasedBinaryExponential } from '../../src/backoff/phased-binary-exponential.js';
 import { truncatedBinaryExponential } from '../../src/backoff/truncated-binary-exponential.js';
 import { type Clock, systemClock } from '../../src/clock.js';
 
@@ -22,6 +23,7 @@ import { type Clock, systemClock } from '../../src/clock.js';
 /** The package's backoff factories, each valid with no options. */
 export const POLICY_FACTORIES = [
   truncatedBinaryExponential,
+  phasedBinaryExponential,
   fullJitter,
   equalJitter,
   decorrelatedJitter,
