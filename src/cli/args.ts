@@ -74,9 +74,10 @@ Connection:
 Backoff:
       --strategy NAME         truncated | phased | full | equal | decorrelated | exponential | constant
                                                                                   [${DEFAULTS.strategy}]
-      --max-delay MS          largest wait: T of truncated, cap of full, equal,
-                              decorrelated and exponential (not constant)        [${DEFAULTS.maxDelay}]
-      --ceiling N             truncated: failures until the window stops growing  [${DEFAULTS.ceiling}]
+      --max-delay MS          largest wait: T of truncated and phased, cap of full,
+                              equal, decorrelated and exponential (not constant)  [${DEFAULTS.maxDelay}]
+      --ceiling N             truncated, phased: failures until the window stops  [${DEFAULTS.ceiling}]
+                              growing
       --base-delay MS         first window (full, equal, decorrelated,
                               exponential); the fixed wait of constant            [${DEFAULTS.baseDelay}]
       --max-retries N         give up after N failed attempts in a row            [unlimited]
