@@ -1,12 +1,13 @@
 /**
  * The machine of one socket: its state, held in one record the socket keeps private, the state
  * funnel and what each state's deadline does, the backoff wait, and how it tells its users. The
- * rest is in two modules of functions over this record:
+ * rest is in modules of functions over this record:
  *
  * | module       | what it does                                                                          |
  * | ------------ | ------------------------------------------------------------------------------------- |
- * | `machine.ts` | enters a state (clears the old deadline, arms the new one, tells the features, emits `state`); what each deadline does; the backoff draw and wait; events, errors and drops |
+ * | `machine.ts` | enters a state (clears the old deadline, arms the new one, tells the features, emits `state`); what each deadline does; the backoff wait; events, errors and drops |
  * | `link.ts`    | one attempt: its target, its WebSocket, what the transport reports, the open and the flush, the end |
+ * | `delay.ts`   | the backoff draw: the default's window times a fresh random number, or the `backoff` policy's next delay |
  * | `loss.ts`    | after a loss: the features' say, `shouldReconnect`, `decide()`, then give up, wait for the network or wait out the backoff |
  *
  * Members end in `_`: the build shortens those names (`mangleProps`), and they stay out of sight of
@@ -15,16 +16,15 @@
  *
  * @internal
  */
-import { clampDelay } from '../backoff/policy.js';
-import { truncatedWindow } from '../backoff/truncated-binary-exponential.js';
 import type { BackoffPolicyLike } from '../backoff/types.js';
 import type { Data } from '../data.js';
 import { isResilientSocketError, ResilientSocketError } from '../errors.js';
 import type { Bound, Owner } from '../transports/transport.js';
-import { describeReceived, describeThrown } from '../validation.js';
+import { describeThrown } from '../validation.js';
 import type { CloseInfo } from './close-codes.js';
 import type { Connection } from './connection.js';
 import { retryDelay } from './decide.js';
+import { nextDelay } from './delay.js';
 import type { DropReason, ResilientSocketEvents } from './events.js';
 import type { Feature, HookName, Host, Loss } from './feature.js';
 import { dropRetiring, endAttempt, fail, finishClose, onClose, onMessage, onOpen, startAttempt } from './link.js';
@@ -235,13 +235,13 @@ export class Machine implements Host, Owner {
   }
 
   /**
-   * Waits out a backoff delay before the next attempt: draws it ({@link delay_}; at least a
+   * Waits out a backoff delay before the next attempt: draws it (`nextDelay`, `./delay.ts`; at least a
    * server's Retry-After, or none for an immediate retry), enters `reconnecting` with that
    * deadline, tells what happened, then `reconnecting`. A refusal retried at once still counts for
    * the backoff: the delay is drawn either way.
    */
   wait_(loss: Loss): void {
-    const delay = retryDelay(this.delay_(loss.notices), loss.minimumDelay, loss.immediate);
+    const delay = retryDelay(nextDelay(this, loss.notices), loss.minimumDelay, loss.immediate);
     this.nextRetryAt_ = this.config_.clock.now() + delay;
     this.enter_('reconnecting', loss.error?.message ?? 'connection lost', delay);
     const changes = this.changes_;
@@ -257,34 +257,6 @@ export class Machine implements Host, Owner {
     for (const notice of notices) this.reportUserError_(notice);
     if (stop) this.report_(stop);
     if (close) this.emitClose_(close);
-  }
-
-  /**
-   * The wait before the next retry, in ms, clamped to [0, 2^31 − 1]. The default backoff is the
-   * truncated binary exponential window `a·2^(min(n, N) − 1)` with `a = T / 2^(N − 1)`, `T =
-   * maxDelay`, `N = ceiling` (the pure step of `../backoff/truncated-binary-exponential.ts`), times
-   * a fresh `Math.random()`: a formula, no policy object per socket (the memory budget). A `backoff`
-   * policy that throws or returns something other than a number is reported
-   * (`ERR_RS_CALLBACK_FAILED`, added to `notices`) and replaced by a 1 s wait, so a broken policy
-   * can neither crash the socket nor spin it in a loop.
-   */
-  delay_(notices: ResilientSocketError[]): number {
-    const { maxDelay, ceiling } = this.config_;
-    const policy = this.backoff_;
-    if (!policy)
-      return clampDelay(Math.random() * truncatedWindow(maxDelay as number, ceiling as number, ++this.draws_));
-    let raw: unknown;
-    try {
-      raw = policy.next();
-      if (typeof raw === 'number' && !Number.isNaN(raw)) return clampDelay(raw);
-      const problem = new TypeError(`Expected \`backoff.next()\` to return a number, got ${describeReceived(raw)}`);
-      notices.push(
-        new ResilientSocketError('ERR_RS_CALLBACK_FAILED', `${problem.message}; waiting 1000 ms`, { cause: problem }),
-      );
-    } catch (thrown) {
-      notices.push(callbackError('backoff.next()', 'threw', thrown));
-    }
-    return 1_000;
   }
 
   /** The connection stayed open `stableAfter` ms: the failure count and the backoff reset. */

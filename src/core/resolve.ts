@@ -203,7 +203,7 @@ export function resolveOptions(url: unknown, options: unknown, transport: Transp
   });
   let config: Config = {
     protocols,
-    // The default backoff's T and N (read by `Machine.delay_`); none when `backoff` is given.
+    // The default backoff's T and N (read by `nextDelay`, `./delay.ts`); none when `backoff` is given.
     maxDelay: policy ? undefined : (numbers.maxDelay as number),
     ceiling: policy ? undefined : (numbers.ceiling as number),
     stableAfter: numbers.stableAfter as number,

@@ -104,9 +104,9 @@ export function open(
   const changed = (): void => {
     for (const notify of [...entry.notify]) notify();
   };
-  socket.on('state', ({ current, reason }) => {
-    // Closed for good by someone's `socket.close()`: components that come later get a new socket.
-    if (reason === 'close() called' && registry.get(key) === entry) registry.delete(key);
+  socket.on('state', ({ current }) => {
+    // Closed by someone's `socket.close()`, or given up: components that come later get a new socket.
+    if ((current === 'closing' || current === 'closed') && registry.get(key) === entry) registry.delete(key);
     entry.full = { state: current, lastMessage: entry.full.lastMessage };
     entry.quiet = { state: current, lastMessage: null };
     changed();

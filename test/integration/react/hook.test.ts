@@ -9,92 +9,17 @@
  * shared socket calls once one of its users left. Every wait runs inside `act` (socket events then
  * land in act scopes) and is bounded.
  */
-import { once } from 'node:events';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { act, createElement, type ReactNode, StrictMode, useEffect, useState } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
-import { afterEach, describe, expect, it } from 'vitest';
-import { WebSocketServer } from 'ws';
+import { describe, expect, it } from 'vitest';
 import type { DropInfo } from '../../../src/core/events.js';
 import type { BaseSocket } from '../../../src/core/socket.js';
 import { type ResilientSocketHook, type UseResilientSocketOptions, useResilientSocket } from '../../../src/react.js';
-import { sleep } from '../../helpers/wait.js';
-
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+import { AFTER_GRACE, captureWarnings, mount, pass, startServer, until } from './harness.js';
 
 /** The package's sources: a timer whose stack passes through them is the package's. */
 const SRC = `${resolve(dirname(fileURLToPath(import.meta.url)), '../../../src')}/`;
-/** A little more than the hook's default grace period (250 ms). */
-const AFTER_GRACE = 400;
-
-interface TestServer {
-  readonly url: string;
-  readonly wss: WebSocketServer;
-  connections: number;
-  closes: number;
-  received: string[];
-  broadcast(data: string): void;
-}
-
-const servers: TestServer[] = [];
-const roots: Root[] = [];
-const restores: (() => void)[] = [];
-
-/** Replaces console.warn for this test; what it was called with is returned. */
-function captureWarnings(): unknown[][] {
-  const calls: unknown[][] = [];
-  const original = console.warn;
-  console.warn = (...args: unknown[]) => calls.push(args);
-  restores.push(() => {
-    console.warn = original;
-  });
-  return calls;
-}
-
-async function startServer(): Promise<TestServer> {
-  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-  await once(wss, 'listening');
-  const { port } = wss.address() as { port: number };
-  const server: TestServer = {
-    url: `ws://127.0.0.1:${port}/`,
-    wss,
-    connections: 0,
-    closes: 0,
-    received: [],
-    broadcast: (data) => {
-      for (const client of wss.clients) client.send(data);
-    },
-  };
-  wss.on('connection', (ws) => {
-    server.connections++;
-    ws.on('message', (data) => server.received.push(String(data)));
-    ws.on('close', () => server.closes++);
-  });
-  servers.push(server);
-  return server;
-}
-
-/** Polls `predicate` inside `act` scopes (so React's updates from socket events are flushed) until it holds. */
-async function until(predicate: () => boolean, what: string, ms = 5_000): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (!predicate()) {
-    if (performance.now() > deadline) throw new Error(`timed out after ${ms} ms: ${what}`);
-    await act(() => sleep(5));
-  }
-}
-
-/** Lets `ms` of real time pass inside an `act` scope. */
-const pass = (ms: number): Promise<void> => act(() => sleep(ms));
-
-async function mount(node: ReactNode): Promise<Root> {
-  const container = document.createElement('div');
-  document.body.append(container);
-  const root = createRoot(container);
-  roots.push(root);
-  await act(async () => root.render(node));
-  return root;
-}
 
 /** What a probe component saw: every render's result and the message data it saw, in order. */
 interface Seen {
@@ -153,19 +78,6 @@ function trackTimers(): { pending: Map<unknown, string>; restore: () => void } {
     },
   };
 }
-
-afterEach(async () => {
-  await act(async () => {
-    for (const root of roots.splice(0)) root.unmount();
-  });
-  await pass(AFTER_GRACE);
-  for (const restore of restores.splice(0)) restore();
-  for (const server of servers.splice(0)) {
-    for (const client of server.wss.clients) client.terminate();
-    await new Promise((resolve) => server.wss.close(resolve));
-  }
-  document.body.replaceChildren();
-});
 
 describe('useResilientSocket: one connection per URL', () => {
   it('makes exactly one connection under StrictMode, and keeps it', async () => {
@@ -348,6 +260,24 @@ describe('useResilientSocket: a shared socket closed by hand', () => {
     );
     const c = seen();
     await mount(probe(server.url, c));
+    await until(() => c.hook?.state === 'open', 'the latecomer open');
+    expect(c.hook?.socket).not.toBe(a.hook?.socket);
+    expect(server.connections).toBe(2);
+    expect(a.hook?.state).toBe('closed');
+  });
+});
+
+describe('useResilientSocket: a shared socket that gave up', () => {
+  it('stays closed for its components; a component that comes later gets a new socket', async () => {
+    const server = await startServer();
+    const a = seen();
+    const options = { maxRetries: 0 };
+    await mount(probe(server.url, a, options));
+    await until(() => a.hook?.state === 'open', 'open');
+    for (const client of server.wss.clients) client.close(4000, 'go away');
+    await until(() => a.hook?.state === 'closed', 'gave up');
+    const c = seen();
+    await mount(probe(server.url, c, options));
     await until(() => c.hook?.state === 'open', 'the latecomer open');
     expect(c.hook?.socket).not.toBe(a.hook?.socket);
     expect(server.connections).toBe(2);

@@ -7,88 +7,12 @@
  * messages on an options change with the same URL versus `onDrop` with another URL, callbacks of
  * the latest committed render, and a throwing `onMessage`. Every wait runs inside `act`.
  */
-import { once } from 'node:events';
-import { act, createElement, type ReactNode, StrictMode } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
-import { afterEach, describe, expect, it } from 'vitest';
-import { WebSocketServer } from 'ws';
+import { createElement, type ReactNode, StrictMode } from 'react';
+import { describe, expect, it } from 'vitest';
 import type { DropInfo } from '../../../src/core/events.js';
 import { heartbeat } from '../../../src/modular.js';
 import { type ResilientSocketHook, type UseResilientSocketOptions, useResilientSocket } from '../../../src/react.js';
-import { sleep } from '../../helpers/wait.js';
-
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
-
-const AFTER_GRACE = 400;
-
-/** A ws server that can refuse new connections (`down`: the upgrade is answered 503, clients retry). */
-interface TestServer {
-  readonly url: string;
-  readonly wss: WebSocketServer;
-  connections: number;
-  closes: number;
-  received: string[];
-  down: boolean;
-  broadcast(data: string): void;
-  /** Goes down: refuses new connections and cuts the current ones. */
-  crash(): void;
-}
-
-const servers: TestServer[] = [];
-const roots: Root[] = [];
-const restores: (() => void)[] = [];
-
-async function startServer(): Promise<TestServer> {
-  const server = { connections: 0, closes: 0, received: [] as string[], down: false } as TestServer;
-  const verifyClient = (_info: unknown, done: (ok: boolean, code: number) => void) => done(!server.down, 503);
-  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, verifyClient });
-  await once(wss, 'listening');
-  Object.assign(server, {
-    url: `ws://127.0.0.1:${(wss.address() as { port: number }).port}/`,
-    wss,
-    broadcast: (data: string) => {
-      for (const client of wss.clients) client.send(data);
-    },
-    crash: () => {
-      server.down = true;
-      for (const client of wss.clients) client.terminate();
-    },
-  });
-  wss.on('connection', (ws) => {
-    server.connections++;
-    ws.on('message', (data) => server.received.push(String(data)));
-    ws.on('close', () => server.closes++);
-  });
-  servers.push(server);
-  return server;
-}
-
-async function until(predicate: () => boolean, what: string, ms = 5_000): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (!predicate()) {
-    if (performance.now() > deadline) throw new Error(`timed out after ${ms} ms: ${what}`);
-    await act(() => sleep(5));
-  }
-}
-
-const pass = (ms: number): Promise<void> => act(() => sleep(ms));
-
-async function mount(node: ReactNode): Promise<Root> {
-  const root = createRoot(document.body.appendChild(document.createElement('div')));
-  roots.push(root);
-  await act(async () => root.render(node));
-  return root;
-}
-
-const render = (root: Root, node: ReactNode): Promise<void> => act(async () => root.render(node));
-
-/** Replaces console.warn for this test; what it was called with is returned. */
-function captureWarnings(): unknown[][] {
-  const [calls, original] = [[] as unknown[][], console.warn];
-  console.warn = (...args: unknown[]) => calls.push(args);
-  restores.push(() => (console.warn = original));
-  return calls;
-}
+import { AFTER_GRACE, afterThisTest, captureWarnings, mount, pass, render, startServer, until } from './harness.js';
 
 interface Seen {
   renders: number;
@@ -130,19 +54,6 @@ function Inline(props: { url: string; seen: Seen; tick: number; log: number[] })
   return createElement('p', null, `${props.tick} ${hook.state}`);
 }
 
-afterEach(async () => {
-  await act(async () => {
-    for (const root of roots.splice(0)) root.unmount();
-  });
-  await pass(AFTER_GRACE);
-  for (const restore of restores.splice(0)) restore();
-  for (const server of servers.splice(0)) {
-    for (const client of server.wss.clients) client.terminate();
-    await new Promise((resolve) => server.wss.close(resolve));
-  }
-  document.body.replaceChildren();
-});
-
 describe('options compared by value', () => {
   it('an inline literal (features, an arrow function) neither reconnects nor splits the sharing across re-renders', async () => {
     const server = await startServer();
@@ -179,7 +90,7 @@ describe('options compared by value', () => {
         made++;
       }
     };
-    restores.push(() => (globalThis.WebSocket = Native));
+    afterThisTest(() => (globalThis.WebSocket = Native));
     const all = [seen(), seen(), seen(), seen(), seen()];
     const options: UseResilientSocketOptions[] = [
       { maxDelay: 100 },
@@ -263,7 +174,7 @@ describe('onMessage', () => {
     const [emitWarning, reportError] = [process.emitWarning, g.reportError];
     process.emitWarning = ((warning: unknown) => void reported.push(warning)) as typeof process.emitWarning;
     if (reportError) g.reportError = (error) => reported.push(error);
-    restores.push(() => {
+    afterThisTest(() => {
       process.emitWarning = emitWarning;
       if (reportError) g.reportError = reportError;
     });
