@@ -9,16 +9,21 @@ import { type WebSocket, WebSocketServer } from 'ws';
 
 export type ConnectionHandler = (socket: WebSocket, request: IncomingMessage) => void;
 
+/** Told about every upgrade request that reaches the server (before it is accepted). */
+export type UpgradeHandler = (request: IncomingMessage) => void;
+
 export class RestartableWsServer {
   readonly #onConnection: ConnectionHandler;
+  readonly #onUpgrade: UpgradeHandler | undefined;
   #port: number;
   #http: Server | undefined;
   #wss: WebSocketServer | undefined;
   readonly #sockets = new Set<Socket>();
 
   /** `port` 0 picks a free port on the first `start()`; later starts reuse it. */
-  constructor(onConnection: ConnectionHandler, port = 0) {
+  constructor(onConnection: ConnectionHandler, port = 0, onUpgrade?: UpgradeHandler) {
     this.#onConnection = onConnection;
+    this.#onUpgrade = onUpgrade;
     this.#port = port;
   }
 
@@ -47,6 +52,8 @@ export class RestartableWsServer {
       response.writeHead(426, { 'content-type': 'text/plain' }).end('WebSocket only');
     });
     const wss = new WebSocketServer({ server: http });
+    const onUpgrade = this.#onUpgrade;
+    if (onUpgrade) http.on('upgrade', (request: IncomingMessage) => onUpgrade(request));
     wss.on('connection', (socket, request) => this.#onConnection(socket, request));
     http.on('connection', (socket) => {
       this.#sockets.add(socket);

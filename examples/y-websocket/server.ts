@@ -11,10 +11,9 @@
  * they are taken out of it (and destroyed). After `start()` the documents are rebuilt from what
  * the clients send.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import { docs, setupWSConnection, type WSSharedDoc } from '@y/websocket-server/utils';
-import { WebSocketServer } from 'ws';
+import { RestartableWsServer } from '../lib/restartable-ws.js';
 
 /** What the server saw of one client (one `client` query parameter), over every start. */
 export interface ClientCounts {
@@ -33,17 +32,27 @@ function parse(request: IncomingMessage): { room: string; client: string } {
 }
 
 export class YWebsocketServer {
-  #port: number;
-  #http: Server | undefined;
-  #wss: WebSocketServer | undefined;
-  readonly #sockets = new Set<Socket>();
+  readonly #server: RestartableWsServer;
   readonly #counts = new Map<string, ClientCounts>();
   /** The rooms this server has served (their documents are forgotten by `stop()`). */
   readonly #rooms = new Set<string>();
 
   /** `port` 0 picks a free port on the first `start()`; later starts reuse it. */
   constructor(port = 0) {
-    this.#port = port;
+    this.#server = new RestartableWsServer(
+      (conn, request) => {
+        const { room, client } = parse(request);
+        const counts = this.#count(client);
+        counts.connections++;
+        conn.on('close', () => counts.closes++);
+        this.#rooms.add(room);
+        setupWSConnection(conn, request, { docName: room });
+      },
+      port,
+      (request) => {
+        this.#count(parse(request).client).upgrades++;
+      },
+    );
   }
 
   /** Makes a server and starts it. */
@@ -54,21 +63,21 @@ export class YWebsocketServer {
   }
 
   get up(): boolean {
-    return this.#http?.listening === true;
+    return this.#server.up;
   }
 
   get port(): number {
-    return this.#port;
+    return this.#server.port;
   }
 
   /** `ws://127.0.0.1:<port>`: y-websocket's `serverUrl` (it appends `/<room>`). */
   get url(): string {
-    return `ws://127.0.0.1:${this.#port}`;
+    return `ws://127.0.0.1:${this.port}`;
   }
 
   /** The WebSocket connections open now (0 while down). */
   get connections(): number {
-    return this.#wss?.clients.size ?? 0;
+    return this.#server.clients.size;
   }
 
   /** What the server saw of `client` so far (zeros for one it never saw). */
@@ -82,43 +91,8 @@ export class YWebsocketServer {
   }
 
   /** Listens (again, on the same port); a no-op when up. */
-  async start(): Promise<void> {
-    if (this.#http) return;
-    const http = createServer((_request, response) => {
-      response.writeHead(426, { 'content-type': 'text/plain' }).end('WebSocket only');
-    });
-    const wss = new WebSocketServer({ server: http });
-    http.on('upgrade', (request: IncomingMessage) => {
-      this.#count(parse(request).client).upgrades++;
-    });
-    wss.on('connection', (conn, request) => {
-      const { room, client } = parse(request);
-      const counts = this.#count(client);
-      counts.connections++;
-      conn.on('close', () => counts.closes++);
-      this.#rooms.add(room);
-      setupWSConnection(conn, request, { docName: room });
-    });
-    http.on('connection', (socket) => {
-      this.#sockets.add(socket);
-      socket.once('close', () => this.#sockets.delete(socket));
-    });
-    this.#http = http;
-    this.#wss = wss;
-    try {
-      await new Promise<void>((resolve, reject) => {
-        http.once('error', reject);
-        http.listen(this.#port, '127.0.0.1', () => {
-          http.off('error', reject);
-          resolve();
-        });
-      });
-    } catch (error) {
-      this.#http = undefined;
-      this.#wss = undefined;
-      throw error;
-    }
-    this.#port = (http.address() as AddressInfo).port;
+  start(): Promise<void> {
+    return this.#server.start();
   }
 
   /**
@@ -126,16 +100,8 @@ export class YWebsocketServer {
    * documents it served. A no-op when down.
    */
   async stop(): Promise<void> {
-    const http = this.#http;
-    const wss = this.#wss;
-    if (!http || !wss) return;
-    this.#http = undefined;
-    this.#wss = undefined;
-    for (const client of wss.clients) client.terminate();
-    for (const socket of this.#sockets) socket.destroy();
-    this.#sockets.clear();
-    await new Promise<void>((resolve) => wss.close(() => resolve()));
-    await new Promise<void>((resolve) => http.close(() => resolve()));
+    if (!this.#server.up) return;
+    await this.#server.crash();
     for (const room of this.#rooms) {
       docs.get(room)?.destroy();
       docs.delete(room);
