@@ -10,7 +10,7 @@ const MANGLED = /^[a-z][A-Za-z0-9]*_$/;
 // so neither may clean).
 export default defineConfig([
   {
-    // The library: three public entry points (plus the Node variant of the main one), each as ESM
+    // The library: the public entry points (plus the Node variants of the browser ones), each as ESM
     // (.js + .d.ts) and CommonJS (.cjs + .d.cts). `backoff` must stay free of eventemitter3 and ws:
     // scripts/check-package.mjs verifies it.
     entry: {
@@ -22,6 +22,8 @@ export default defineConfig([
       'websocket-node': 'src/websocket-node.ts',
       react: 'src/react.ts',
       'react-node': 'src/react-node.ts',
+      shared: 'src/shared.ts',
+      'shared-node': 'src/shared-node.ts',
       backoff: 'src/backoff/index.ts',
       testing: 'src/testing/index.ts',
     },

@@ -59,10 +59,12 @@ export default defineConfig({
         resolve: {
           alias: [
             graphql,
-            ...['testing/index', 'websocket-node', 'backoff/index', 'modular-node', 'react-node'].map((path) => ({
-              find: `resilient-socket/${path.replace(/-node$|\/index$/, '')}`,
-              replacement: fileURLToPath(new URL(`./src/${path}.ts`, import.meta.url)),
-            })),
+            ...['testing/index', 'websocket-node', 'backoff/index', 'modular-node', 'react-node', 'shared-node'].map(
+              (path) => ({
+                find: `resilient-socket/${path.replace(/-node$|\/index$/, '')}`,
+                replacement: fileURLToPath(new URL(`./src/${path}.ts`, import.meta.url)),
+              }),
+            ),
             { find: 'resilient-socket', replacement: fileURLToPath(new URL('./src/node.ts', import.meta.url)) },
           ],
         },

@@ -26,6 +26,8 @@ const ENTRIES = [
   'src/websocket-node.ts',
   'src/react.ts',
   'src/react-node.ts',
+  'src/shared.ts',
+  'src/shared-node.ts',
   'src/backoff/index.ts',
   'src/testing/index.ts',
   'src/cli/bin.ts',
@@ -134,7 +136,7 @@ for (const path of sources(join(repo, 'src'))) {
 // (`import 'resilient-socket/modular'`) must leave no code at all, even with the package's
 // `sideEffects: false` ignored, so that tree-shaking never keeps anything alive by a top-level
 // call (an unmarked Object.freeze, new Map, Symbol()). PURE annotations are honoured.
-for (const entry of ['src/index.ts', 'src/modular.ts', 'src/websocket.ts', 'src/backoff/index.ts']) {
+for (const entry of ['src/index.ts', 'src/modular.ts', 'src/websocket.ts', 'src/shared.ts', 'src/backoff/index.ts']) {
   const bare = await esbuild.build({
     stdin: { contents: `import ${JSON.stringify(`./${entry}`)};`, resolveDir: repo, loader: 'js' },
     bundle: true,

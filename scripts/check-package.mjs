@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Checks the package as it will be published, from the tarball `npm pack` makes:
 //   1. the tarball holds every entry point (`resilient-socket`, `/modular`, `/backoff`, `/websocket`,
-//      `/testing`, and the Node variants of the first two and of `/websocket`) in both formats, README.md and package.json, and no src/ or test/,
+//      `/react`, `/shared`, `/testing`, and the Node variants of the first two and of `/websocket`, `/react`
+//      and `/shared`) in both formats, README.md and package.json, and no src/ or test/,
 //      and no declaration file (.d.ts, .d.cts) in it points readers at a src/ file (they are not shipped);
 //   2. publint (--strict) and attw (--profile node16, every problem fatal) are happy with it;
 //   3. a fresh consumer project can install it, `import` it (.mjs) and `require` it (.cjs); in Node,
@@ -38,10 +39,11 @@ const ENTRY_POINTS = [
   { specifier: 'resilient-socket/backoff', file: 'backoff' },
   { specifier: 'resilient-socket/websocket', file: 'websocket' },
   { specifier: 'resilient-socket/react', file: 'react' },
+  { specifier: 'resilient-socket/shared', file: 'shared' },
 ];
 // The Node variants of browser entries (the `node` export condition; the `browser` field maps each
 // back): they add the ws transport, so no browser bundle may contain them.
-const NODE_VARIANTS = ['node', 'modular-node', 'websocket-node', 'react-node'];
+const NODE_VARIANTS = ['node', 'modular-node', 'websocket-node', 'react-node', 'shared-node'];
 // Entry points for Node and test runners only (not bundled for the browser below).
 const NODE_ENTRY_POINTS = [{ specifier: 'resilient-socket/testing', file: 'testing' }];
 const REQUIRED_FILES = [
@@ -512,6 +514,30 @@ if (seen.class === '${className}' && seen.constructor === '${className}' && /^${
 }
 `;
 
+/**
+ * SharedSocket in Node: with no Web Locks API it refuses clearly (ERR_RS_NO_SHARING); with stand-ins
+ * for the lock manager and Node's own BroadcastChannel, its name, constructor.name and util.inspect.
+ */
+const SHARED_CLASS_NAME = (format, label, specifier, className) => `${importNames(format, [className], specifier)}
+${importNames(format, ['inspect'], 'node:util')}
+let refused;
+try {
+  new ${className}('ws://127.0.0.1:9', { autoConnect: false });
+} catch (error) {
+  refused = error.code;
+}
+const locks = { request: () => new Promise(() => {}) };
+const socket = new ${className}('ws://127.0.0.1:9', { autoConnect: false, WebSocket: class {}, locks });
+const seen = { refused, class: ${className}.name, constructor: socket.constructor.name, inspect: inspect(socket).slice(0, 20) };
+socket.close();
+if (refused === 'ERR_RS_NO_SHARING' && seen.class === '${className}' && seen.constructor === '${className}' && /^${className} {/.test(seen.inspect)) {
+  console.log('OK   [${format}] ${label}: without Web Locks ERR_RS_NO_SHARING; ${className}.name, constructor.name and util.inspect say ${className}');
+} else {
+  console.error('FAIL [${format}] ${label}: ' + JSON.stringify(seen));
+  process.exitCode = 1;
+}
+`;
+
 function runClassNameChecks(consumerDir) {
   const dist = join(consumerDir, 'node_modules', 'resilient-socket', 'dist');
   const cases = [
@@ -534,6 +560,10 @@ function runClassNameChecks(consumerDir) {
     ['cjs', 'websocket entry (dist/websocket.cjs)', join(dist, 'websocket.cjs'), 'ResilientWebSocket'],
     ['esm', 'node entry (resilient-socket)', 'resilient-socket', 'ResilientWebSocket'],
     ['cjs', 'index entry (dist/index.cjs)', join(dist, 'index.cjs'), 'ResilientWebSocket'],
+    ['esm', 'shared node entry (resilient-socket/shared)', 'resilient-socket/shared', 'SharedSocket'],
+    ['cjs', 'shared node entry (resilient-socket/shared)', 'resilient-socket/shared', 'SharedSocket'],
+    ['esm', 'shared entry (dist/shared.js)', pathToFileURL(join(dist, 'shared.js')).href, 'SharedSocket'],
+    ['cjs', 'shared entry (dist/shared.cjs)', join(dist, 'shared.cjs'), 'SharedSocket'],
   ];
   const failed = [];
   cases.forEach(([format, label, specifier, className], i) => {
@@ -541,14 +571,18 @@ function runClassNameChecks(consumerDir) {
       runConsumerTest(
         consumerDir,
         `class-name-${i}.${format === 'esm' ? 'mjs' : 'cjs'}`,
-        (className === 'ResilientWebSocket' ? WEBSOCKET_CLASS_NAME : CLASS_NAME)(format, label, specifier, className),
+        (className === 'ResilientWebSocket'
+          ? WEBSOCKET_CLASS_NAME
+          : className === 'SharedSocket'
+            ? SHARED_CLASS_NAME
+            : CLASS_NAME)(format, label, specifier, className),
       );
     } catch {
       failed.push(`${className} in ${label} (${format})`);
     }
   });
   if (failed.length > 0) fail(`a class is not called by its name: ${failed.join(', ')} (see above)`);
-  return 'ResilientSocket in the node and index entries, BaseSocket in the modular ones, ResilientWebSocket in the websocket ones and the main ones, ESM and CJS';
+  return 'ResilientSocket in the node and index entries, BaseSocket in the modular ones, ResilientWebSocket in the websocket ones and the main ones, SharedSocket in the shared ones (and ERR_RS_NO_SHARING without Web Locks), ESM and CJS';
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,6 +9,8 @@ import { redactUrls } from './redact.js';
 export const ErrorCodes = /* @__PURE__ */ Object.freeze({
   /** No WebSocket implementation: not passed, no global, and `ws` not installed (Node). */
   NO_WEBSOCKET: 'ERR_RS_NO_WEBSOCKET',
+  /** `SharedSocket` found no Web Locks API or no BroadcastChannel (an insecure context, an old browser) and none was passed. */
+  NO_SHARING: 'ERR_RS_NO_SHARING',
   /** An attempt did not open within `connectTimeout`. */
   CONNECT_TIMEOUT: 'ERR_RS_CONNECT_TIMEOUT',
   /** The transport failed to connect, or the connection failed (the `error` event of the socket). */

@@ -71,16 +71,16 @@ export function assertNumber(name: string, value: unknown, rule: NumberRule = {}
 }
 
 /** A TypeError unless `ok`: ``Expected `name` to be <wanted>, got <received>``. */
-function expect(ok: boolean, name: string, wanted: string, value: unknown): void {
+export function assertThat(ok: boolean, name: string, wanted: string, value: unknown): void {
   if (!ok) throw new TypeError(`Expected \`${name}\` to be ${wanted}, got ${describeReceived(value)}`);
 }
 
 export function assertFunction(name: string, value: unknown): asserts value is (...args: never[]) => unknown {
-  expect(typeof value === 'function', name, 'a function', value);
+  assertThat(typeof value === 'function', name, 'a function', value);
 }
 
 export function assertBoolean(name: string, value: unknown): asserts value is boolean {
-  expect(typeof value === 'boolean', name, 'a boolean', value);
+  assertThat(typeof value === 'boolean', name, 'a boolean', value);
 }
 
 /** Whether `value` is a plain options object (not null, not an array). */
@@ -89,12 +89,12 @@ const isObject = (value: unknown): value is object =>
 
 /** Asserts an options object: `undefined` (all defaults) or an object that is not null or an array. */
 export function assertOptionsObject(name: string, value: unknown): asserts value is object | undefined {
-  expect(value === undefined || isObject(value), name, 'an object', value);
+  assertThat(value === undefined || isObject(value), name, 'an object', value);
 }
 
 /** Like {@link assertOptionsObject}, also accepting `false` (a feature turned off). */
 export function assertObjectOrFalse(name: string, value: unknown): asserts value is object | false | undefined {
-  expect(value === undefined || value === false || isObject(value), name, 'an object or false', value);
+  assertThat(value === undefined || value === false || isObject(value), name, 'an object or false', value);
 }
 
 /** The option's value, or `fallback` when it is `undefined`. Only `undefined` means "use the default". */

@@ -76,8 +76,11 @@ export function decided(m: Machine, loss: Loss, again: boolean): void {
   act(m, loss, again);
 }
 
-/** Acts on `decide()`: give up, wait for the network, or wait out a backoff delay (`Machine.wait_`). */
-function act(m: Machine, loss: Loss, again: boolean): void {
+/**
+ * Acts on `decide()`: give up, wait for the network, or wait out a backoff delay (`Machine.wait_`).
+ * Also the way a `SharedSocket` tab takes over the connection of a leader tab that left.
+ */
+export function act(m: Machine, loss: Loss, again: boolean): void {
   const { close, stop, error } = loss;
   const decision = decide({
     failures: m.failures_,

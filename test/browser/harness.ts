@@ -4,9 +4,10 @@
  *
  * `useBrowser()` registers the hooks of one test file: Chromium is launched once for the file
  * (`beforeAll`) and closed in `afterAll`; every `newPage()` gets its own context, closed after the
- * test. Console errors and uncaught exceptions of any page fail the test, except console errors a
- * test declared expected with `allowConsoleErrors()` (e.g. Chromium logs every refused WebSocket
- * connection during a simulated outage).
+ * test; `newContext()` gives one context for several pages (tabs that share BroadcastChannel and
+ * Web Locks), also closed after the test. Console errors and uncaught exceptions of any page fail
+ * the test, except console errors a test declared expected with `allowConsoleErrors()` (e.g.
+ * Chromium logs every refused WebSocket connection during a simulated outage).
  *
  * A missing `/usr/bin/chromium` fails the file with how to install it; it is never skipped.
  */
@@ -40,6 +41,12 @@ export interface BrowserHarness {
   newPage(): Promise<Page>;
   /** Console errors matching one of `patterns` do not fail the current test. */
   allowConsoleErrors(...patterns: RegExp[]): void;
+  /**
+   * A fresh browser context (one profile), closed after the test, whose pages are all watched for
+   * console errors like `newPage()`'s: open them with `context.newPage()`. Pages of one context
+   * share what is per profile (BroadcastChannel, Web Locks, storage), as tabs of one browser do.
+   */
+  newContext(): Promise<BrowserContext>;
 }
 
 export function useBrowser(): BrowserHarness {
@@ -89,6 +96,22 @@ export function useBrowser(): BrowserHarness {
     },
     allowConsoleErrors(...patterns) {
       allowed.push(...patterns);
+    },
+    async newContext() {
+      if (!browser) throw new Error('useBrowser(): Chromium is not running (did beforeAll fail?)');
+      const context = await browser.newContext({ viewport: { width: 900, height: 700 } });
+      contexts.push(context);
+      context.setDefaultTimeout(10_000);
+      context.on('page', (page) => {
+        page.on('console', (message) => {
+          if (message.type() !== 'error') return;
+          const text = message.text();
+          if (allowed.some((pattern) => pattern.test(text))) return;
+          problems.push(`console.error: ${text} (${message.location().url})`);
+        });
+        page.on('pageerror', (error) => problems.push(`uncaught: ${error.stack ?? error.message}`));
+      });
+      return context;
     },
   };
 }

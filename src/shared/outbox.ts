@@ -1,0 +1,73 @@
+/**
+ * A follower's messages on their way through the leader: what it handed over and the leader has
+ * not yet confirmed as written, in order (the record's `handed_`, numbered by `seq_`, in batch
+ * `batch_`). Nothing leaves it unaccounted for: a message is confirmed (`ack`), refused as
+ * unsendable (`rej`, reported as a drop), or put back in front of the tab's own queue (a `nack`, a
+ * connection that ended, a new leader) to be handed over again.
+ *
+ * @internal
+ */
+import { send } from '../core/actions.js';
+import { Queue, type QueuedMessage } from '../core/queue.js';
+import { STALE_AFTER } from './protocol.js';
+import { now, type Tab } from './tab.js';
+
+/** Beyond {@link STALE_AFTER}: time for a confirmation from a leader that wrote the message at the last moment to arrive. */
+const GRACE = 100;
+
+/** A message handed to the leader, not yet confirmed (`at`: when it was queued or handed over; the `bufferPolicy` ttl counts from it). */
+export interface Handed extends QueuedMessage {
+  /** Its number in this tab's sequence. */
+  readonly q: number;
+  /** When it was handed over (last). */
+  readonly ts: number;
+}
+
+/** The leader wrote every message up to `q`. */
+export function written(t: Tab, q: number): void {
+  const handed = t.handed_;
+  while (handed.length && (handed[0] as Handed).q <= q) handed.shift();
+}
+
+/** Message `q` is taken out (the leader's WebSocket refused it, or it could not be handed over), to be reported. */
+export function refused(t: Tab, q: number): Handed | undefined {
+  const at = t.handed_.findIndex((h) => h.q === q);
+  return at < 0 ? undefined : t.handed_.splice(at, 1)[0];
+}
+
+/**
+ * Takes back every message not confirmed, to be handed over again (a new batch starts: the leader
+ * ignores the rest of the old one). `wary`: the leader they were handed to left without a word
+ * (taken over: it may be frozen, and write them when it thaws, if they are young enough then), so
+ * the messages handed less than {@link STALE_AFTER} (+ a grace) ago are held until that leader
+ * would refuse them; a confirmation that arrives meanwhile still counts. Messages sent meanwhile
+ * wait behind them.
+ */
+export function takeBack(t: Tab, wary?: boolean): void {
+  t.batch_++;
+  if (wary && t.handed_.length) {
+    const until = (t.handed_[t.handed_.length - 1] as Handed).ts + STALE_AFTER + GRACE; // the youngest is last
+    if (until > now(t)) t.holdUntil_ = Math.max(t.holdUntil_, until);
+  }
+  settle(t);
+}
+
+/**
+ * Once no hold is due: the messages not confirmed go back in front of the machine's queue, in
+ * order (the queue's limits are not applied to them: they were admitted once); or, in a leader
+ * whose connection is open (so nothing is queued), they are written now.
+ */
+export function settle(t: Tab): void {
+  const { m_: m, handed_: handed } = t;
+  if (now(t) < t.holdUntil_) return;
+  t.holdUntil_ = 0;
+  if (!handed.length) return;
+  t.handed_ = [];
+  if (t.leads_ && m.state_ === 'open' && !m.queue_) {
+    for (const h of handed) send(m, h.data, true);
+    return;
+  }
+  const { maxMessages, maxBytes } = m.config_;
+  m.queue_ ??= new Queue(maxMessages, maxBytes);
+  for (let i = handed.length - 1; i >= 0; i--) m.queue_.unshift(handed[i] as Handed);
+}

@@ -1,0 +1,114 @@
+/**
+ * The leader's side of `SharedSocket` (src/shared/leader.ts): taking over keeps the failure count
+ * of a leader that was retrying and leaves a connection that gave up closed; messages a follower
+ * handed over and that were not confirmed when it closed are sent by the leader; a follower's
+ * message is written on the open connection, or handed back when it is too old.
+ */
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
+import type { ReconnectingInfo } from '../../src/core/events.js';
+import { SharedSocket, type SharedSocketOptions } from '../../src/shared/shared-socket.js';
+import { advance, cleanup, MOCK_DELAY, startServer, type TestServer, WebSocketImpl } from '../full/helpers.js';
+import { FakeBrowser, type FakeTab } from '../helpers/fake-tabs.js';
+
+const made: SharedSocket[] = [];
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+
+afterEach(async () => {
+  for (const socket of made.splice(0)) socket.close();
+  await cleanup();
+});
+
+function share(tab: FakeTab, server: TestServer, options: SharedSocketOptions = {}): SharedSocket {
+  const socket = new SharedSocket(server.url, {
+    WebSocket: WebSocketImpl,
+    locks: tab.locks as never,
+    BroadcastChannel: tab.BroadcastChannel as never,
+    ...options,
+  });
+  made.push(socket);
+  return socket;
+}
+
+it('a tab that takes over during an outage goes on from the failure count (no reset of the backoff)', async () => {
+  const server = startServer();
+  const browser = new FakeBrowser();
+  const options = { maxDelay: 1_000, ceiling: 4 };
+  const [leader, follower] = [share(browser.tab(), server, options), share(browser.tab(), server, options)];
+  await advance(20);
+  server.stop();
+  await advance(5_000); // several failures
+  const failures = follower.failures;
+  expect(failures).toBeGreaterThanOrEqual(3);
+  expect(leader.failures).toBe(failures);
+  const waits: ReconnectingInfo[] = [];
+  follower.on('reconnecting', (info) => waits.push(info));
+  leader.close();
+  await advance(MOCK_DELAY + 5);
+  expect(follower.role).toBe('leader');
+  expect(follower.failures).toBeGreaterThanOrEqual(failures + 1);
+  // The window at that failure count (a = T / 2^(N−1) = 125 ms; n ≥ 4: the full 1 s), not the first one's.
+  expect(waits[0]?.attempt).toBeGreaterThan(failures);
+  const back = startServer(server.url);
+  await advance(2_000);
+  expect(back.clients).toHaveLength(1);
+  expect(follower.state).toBe('open');
+});
+
+it('a connection that gave up stays closed when its leader leaves, until open()', async () => {
+  const server = startServer();
+  const browser = new FakeBrowser();
+  const [leader, follower] = [
+    share(browser.tab(), server, { maxRetries: 0 }),
+    share(browser.tab(), server, { maxRetries: 0 }),
+  ];
+  await advance(20);
+  server.stop();
+  await advance(100);
+  expect(follower.state).toBe('closed');
+  const back = startServer(server.url);
+  leader.close();
+  await advance(1_000);
+  expect(follower.role).toBe('leader');
+  expect(follower.state).toBe('closed');
+  expect(back.clients).toHaveLength(0);
+  follower.open();
+  await advance(20);
+  expect(follower.state).toBe('open');
+  expect(back.clients).toHaveLength(1);
+});
+
+it('a follower that closes hands what the leader had not confirmed to the leader, which sends it once', async () => {
+  const server = startServer();
+  const browser = new FakeBrowser();
+  const tabs = [browser.tab(), browser.tab()];
+  const [leader, follower] = tabs.map((tab) => share(tab, server)) as [SharedSocket, SharedSocket];
+  await advance(20);
+  (tabs[0] as FakeTab).freeze();
+  expect(follower.send('one')).toBe('sent');
+  expect(follower.send('two')).toBe('sent');
+  expect(follower.bufferedCount).toBe(2);
+  follower.close();
+  (tabs[0] as FakeTab).thaw(); // the leader hears the messages (too old by now? not yet: 0 ms) and the goodbye
+  await advance(20);
+  expect(server.received).toEqual(['one', 'two']);
+  expect(leader.role).toBe('leader');
+});
+
+it('messages handed over but too old when the leader reads them are not written by it, and the tab that closed hands them over', async () => {
+  const server = startServer();
+  const browser = new FakeBrowser();
+  const tabs = [browser.tab(), browser.tab()];
+  const [leader, follower] = tabs.map((tab) => share(tab, server)) as [SharedSocket, SharedSocket];
+  await advance(20);
+  (tabs[0] as FakeTab).freeze();
+  follower.send('old');
+  await advance(450); // older than 400 ms when the leader reads it, not yet taken over
+  follower.close(); // its goodbye carries it
+  (tabs[0] as FakeTab).thaw();
+  await advance(20);
+  expect(server.received).toEqual(['old']);
+  expect(leader.role).toBe('leader');
+});
