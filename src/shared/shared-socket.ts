@@ -102,7 +102,9 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
     const Class = this.constructor as typeof SharedSocket;
     const m = create(this, url, rest, Class.transport);
     m.binaryType_ = 'arraybuffer'; // the leader's messages cross the channel as they came; each tab makes Blobs
-    const name = `resilient-socket ${channel} ${typeof url === 'function' ? '' : url}`;
+    // The protocol's version is in the name: tabs running another version of the library (an old tab
+    // after a deploy) elect their own leader rather than misread each other.
+    const name = `resilient-socket/1 ${channel} ${typeof url === 'function' ? '' : url}`;
     const id = `${Math.random()}`; // unique enough among the tabs of one browser
     const t = new Tab(m, id, name, locks, Channel as unknown as BroadcastChannelConstructorLike);
     this.#t = t;
@@ -303,7 +305,7 @@ function connect(t: Tab): void {
  * follower's side (a later leader deposes this tab if it thought it led); an older leader's, to nobody.
  */
 function hear(t: Tab, w: Wire): void {
-  if (t.closed_ || (w.to !== undefined && w.to !== t.id_) || w.f === t.id_) return;
+  if (t.closed_ || !w || (w.to !== undefined && w.to !== t.id_) || w.f === t.id_) return;
   const term = w.k;
   // A confirmation counts whoever sent it (a leader taken over may write, once, what it still had).
   if (w.t === 'ack') written(t, w.q as number);

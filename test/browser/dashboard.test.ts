@@ -78,7 +78,13 @@ describe('dashboard example', () => {
     expect(await renderedColour(badge)).toMatchObject({ name: 'green' });
 
     await page.locator('#toggle').click(); // Disconnect: socket.close()
-    await waitForBadge(page, 'offline', 3_000);
+    await waitForBadge(page, 'offline', 3_000); // at once: close() makes it `closing`
+    // `closed` once the server answered the close frame (under load that can take a moment; at most
+    // CLOSE_TIMEOUT, 3 s, before the socket cuts it).
+    await page.waitForFunction(() => document.getElementById('state')?.textContent === 'closed', undefined, {
+      timeout: 3_500,
+      polling: 20,
+    });
     expect(await page.locator('#state').textContent()).toBe('closed');
     expect(await renderedColour(badge)).toMatchObject({ name: 'grey' });
     expect(await badge.textContent()).toBe('offline');

@@ -82,3 +82,24 @@ it('the `binaryType` option sets how this tab receives binary messages (blob or 
     /`binaryType`.*"nodebuffer"/,
   );
 });
+
+it('ignores what it cannot read on its channel (null, or another shape), and carries on', async () => {
+  const server = startServer();
+  const browser = new FakeBrowser();
+  const tab = browser.tab();
+  const socket = share(tab, server);
+  await advance(20);
+  const stranger = new (browser.tab().BroadcastChannel)(`resilient-socket/1  ${server.url}`);
+  stranger.postMessage(null);
+  stranger.postMessage({ t: 'e', f: 'x', k: 1 });
+  stranger.postMessage('hello');
+  await advance(20);
+  stranger.close();
+  expect(socket.state).toBe('open');
+  server.broadcast('still');
+  const got: unknown[] = [];
+  socket.on('message', (data) => got.push(data));
+  server.broadcast('here');
+  await advance(5);
+  expect(got).toEqual(['here']);
+});
