@@ -518,19 +518,31 @@ export function parseStormArgs(argv: readonly string[]): StormCliOptions {
 
 const CHART_DIR = join(dirname(fileURLToPath(import.meta.url)), 'charts');
 
-function stormMain(argv: readonly string[]): void {
-  let options: StormCliOptions;
+/**
+ * The options `parse` makes of `argv`, or `undefined` when there is nothing more to do: a usage
+ * error (printed with `usage`, exit code 2) or `--help` (the usage printed).
+ */
+function cliOptions<T extends { readonly help: boolean }>(
+  argv: readonly string[],
+  parse: (argv: readonly string[]) => T,
+  usage: string,
+): T | undefined {
+  let options: T;
   try {
-    options = parseStormArgs(argv);
+    options = parse(argv);
   } catch (error) {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\n${STORM_USAGE}`);
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\n${usage}`);
     process.exitCode = 2;
-    return;
+    return undefined;
   }
-  if (options.help) {
-    process.stdout.write(STORM_USAGE);
-    return;
-  }
+  if (!options.help) return options;
+  process.stdout.write(usage);
+  return undefined;
+}
+
+function stormMain(argv: readonly string[]): void {
+  const options = cliOptions<StormCliOptions>(argv, parseStormArgs, STORM_USAGE);
+  if (!options) return;
   const started = performance.now();
   const results = stormSweep({
     clients: options.clients,
@@ -560,18 +572,8 @@ function main(argv: readonly string[]): void {
     stormMain(argv);
     return;
   }
-  let options: CliOptions;
-  try {
-    options = parseArgs(argv);
-  } catch (error) {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
-    process.exitCode = 2;
-    return;
-  }
-  if (options.help) {
-    process.stdout.write(USAGE);
-    return;
-  }
+  const options = cliOptions<CliOptions>(argv, parseArgs, USAGE);
+  if (!options) return;
   const started = performance.now();
   const results = sweep(options);
   const elapsed = (performance.now() - started) / 1000;

@@ -60,19 +60,7 @@ export function equalJitterWindows({ maxDelay, ceiling, random }: WindowPolicyOp
  */
 export function logPhaseDoubling({ maxDelay, ceiling, random }: WindowPolicyOptions): BackoffPolicyLike {
   const a = truncatedWindow(maxDelay, ceiling, 1);
-  let n = 0;
-  let psi: number | undefined;
-  return {
-    next() {
-      psi ??= random();
-      n += 1;
-      return Math.min(maxDelay, a * 2 ** (psi + n - 1));
-    },
-    reset() {
-      n = 0;
-      psi = undefined;
-    },
-  };
+  return phasePerRun(random, (n, psi) => Math.min(maxDelay, a * 2 ** (psi + n - 1)));
 }
 
 /**
@@ -83,17 +71,25 @@ export function logPhaseDoubling({ maxDelay, ceiling, random }: WindowPolicyOpti
  */
 export function linearPhaseDoubling({ maxDelay, ceiling, random }: WindowPolicyOptions): BackoffPolicyLike {
   const a = truncatedWindow(maxDelay, ceiling, 1);
+  return phasePerRun(random, (n, phi) => Math.min(maxDelay, phi * a * 2 ** (n - 1)));
+}
+
+/**
+ * A policy whose n-th wait is `wait(n, phase)`, with one phase drawn from `random` per run of
+ * failures (at its first wait; `reset()` starts a new run).
+ */
+function phasePerRun(random: RandomSource, wait: (n: number, phase: number) => number): BackoffPolicyLike {
   let n = 0;
-  let phi: number | undefined;
+  let phase: number | undefined;
   return {
     next() {
-      phi ??= random();
+      phase ??= random();
       n += 1;
-      return Math.min(maxDelay, phi * a * 2 ** (n - 1));
+      return wait(n, phase);
     },
     reset() {
       n = 0;
-      phi = undefined;
+      phase = undefined;
     },
   };
 }

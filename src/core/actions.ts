@@ -3,9 +3,10 @@
  * machine in the first place. `BaseSocket` and `ResilientWebSocket` (the WebSocket-shaped facade)
  * check their arguments their own way, then call these.
  */
-import { byteLengthOf, type Data, ownCopy } from '../data.js';
+import { byteLengthOf, type Data, isData, ownCopy } from '../data.js';
 import { ResilientSocketError } from '../errors.js';
 import type { Transport } from '../transports/transport.js';
+import { assertBoolean, assertKnownKeys, assertOptionsObject, assertThat } from '../validation.js';
 import type { CloseInfo } from './close-codes.js';
 import type { DropReason } from './events.js';
 import type { Feature } from './feature.js';
@@ -13,6 +14,7 @@ import { dropRetiring, endAttempt, retire, startAttempt } from './link.js';
 import { type Face, Machine } from './machine.js';
 import { Queue } from './queue.js';
 import { resolveOptions } from './resolve.js';
+import type { SocketStats } from './socket.js';
 import { STATES } from './states.js';
 
 /** WebSocket ready states. */
@@ -84,6 +86,20 @@ export function send(m: Machine, data: Data, buffer: boolean): SendResult {
   m.drop_('overflow', evicted);
   // A drop listener that closed the socket made close() report this message as dropped too.
   return m.disposed_ ? 'dropped' : 'buffered';
+}
+
+/**
+ * Checks the arguments of `send(data, options)` (`BaseSocket`'s and `SharedSocket`'s) and returns
+ * the `buffer` option.
+ * @throws TypeError for data that is not a string or binary, or an unknown or mistyped option.
+ */
+export function sendArgs(data: unknown, options: unknown): boolean {
+  assertThat(isData(data), 'data', 'a string, ArrayBuffer, typed array or Blob', data);
+  assertOptionsObject('send options', options);
+  assertKnownKeys('', options, ['buffer'], 'send()');
+  const { buffer = true } = (options ?? {}) as { buffer?: unknown };
+  assertBoolean('buffer', buffer);
+  return buffer;
 }
 
 /** Starts connecting from `idle` or `closed` (after a give-up); does nothing in the other states. */
@@ -169,6 +185,30 @@ export function need(m: Machine, name: string): [Feature, number] {
   throw new TypeError(
     `This needs the ${name}() feature: import { ${name} } from 'resilient-socket/modular' and add ${name}() to \`features\``,
   );
+}
+
+/** What the `stats()` and `asyncIteration()` features offer beyond their hooks. */
+interface Services {
+  snapshot(m: Machine): SocketStats;
+  iterate(m: Machine, me: number): AsyncIterableIterator<Data>;
+}
+
+/**
+ * `socket.stats`: the `stats()` feature's snapshot of `m`'s counters.
+ * @throws TypeError naming the feature when it is not installed.
+ */
+export function statsOf(m: Machine): SocketStats {
+  const [feature] = need(m, 'stats');
+  return (feature as unknown as Services).snapshot(m);
+}
+
+/**
+ * `socket[Symbol.asyncIterator]()`: the `asyncIteration()` feature's iterator over `m`'s messages.
+ * @throws TypeError naming the feature when it is not installed.
+ */
+export function messagesOf(m: Machine): AsyncIterableIterator<Data> {
+  const [feature, me] = need(m, 'asyncIteration');
+  return (feature as unknown as Services).iterate(m, me);
 }
 
 /** Reports one message `send()` could not take. */

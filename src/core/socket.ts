@@ -1,16 +1,27 @@
 import { EventEmitter } from 'eventemitter3';
-import { type Data, isData } from '../data.js';
+import type { Data } from '../data.js';
 import type { ResilientSocketError } from '../errors.js';
 import { browserTransport } from '../transports/browser.js';
 import type { Transport } from '../transports/transport.js';
-import { assertBoolean, assertKnownKeys, assertOptionsObject, describeReceived } from '../validation.js';
-import { alive, close, create, need, open, reconnect, type SendResult, send, start } from './actions.js';
+import { describeReceived } from '../validation.js';
+import {
+  alive,
+  close,
+  create,
+  messagesOf,
+  open,
+  reconnect,
+  type SendResult,
+  send,
+  sendArgs,
+  start,
+  statsOf,
+} from './actions.js';
 import { assertCloseArgs } from './close-codes.js';
 import type { ResilientSocketEvents } from './events.js';
-import type { Host } from './feature.js';
 import type { Machine } from './machine.js';
 import type { BaseSocketOptions, UrlProvider } from './options.js';
-import type { SocketState } from './states.js';
+import { readyStateOf, type SocketState } from './states.js';
 
 export type { SendResult };
 
@@ -51,12 +62,6 @@ export interface SocketStats {
   readonly lastError: ResilientSocketError | undefined;
   /** When the pending retry will start (clock time, ms), if one is scheduled. */
   readonly nextRetryAt: number | undefined;
-}
-
-/** What the `stats()` and `asyncIteration()` features offer beyond their hooks. @internal */
-interface Services {
-  snapshot?(m: Host): SocketStats;
-  iterate?(m: Host, me: number): AsyncIterableIterator<Data>;
 }
 
 /**
@@ -154,7 +159,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
 
   /** WebSocket-style ready state: CONNECTING (0) until open, OPEN (1), CLOSING (2), CLOSED (3). */
   get readyState(): number {
-    return Math.max(0, ['open', 'closing', 'closed'].indexOf(this.#m.state_) + 1);
+    return readyStateOf(this.#m.state_);
   }
 
   /** The subprotocol the server chose for the current connection ('' if none or not open). */
@@ -184,8 +189,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    * @throws TypeError naming the feature when it is not installed.
    */
   get stats(): SocketStats {
-    const [feature] = need(this.#m, 'stats');
-    return (feature as Services).snapshot?.(this.#m) as SocketStats;
+    return statsOf(this.#m);
   }
 
   /**
@@ -195,8 +199,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    * @throws TypeError naming the feature when it is not installed.
    */
   [Symbol.asyncIterator](): AsyncIterableIterator<Data> {
-    const [feature, me] = need(this.#m, 'asyncIteration');
-    return (feature as Services).iterate?.(this.#m, me) as AsyncIterableIterator<Data>;
+    return messagesOf(this.#m);
   }
 
   // ─── what the user asks ──────────────────────────────────────────────────────────────────
@@ -211,16 +214,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    *   feature's `overflow` is `'error'`.
    */
   send(data: Data, options?: SendOptions): SendResult {
-    if (!isData(data)) {
-      throw new TypeError(
-        `Expected \`data\` to be a string, ArrayBuffer, typed array or Blob, got ${describeReceived(data)}`,
-      );
-    }
-    assertOptionsObject('send options', options);
-    assertKnownKeys('', options, ['buffer'], 'send()');
-    const { buffer = true } = options ?? {};
-    assertBoolean('buffer', buffer);
-    return send(this.#m, data, buffer);
+    return send(this.#m, data, sendArgs(data, options));
   }
 
   /**

@@ -79,6 +79,11 @@ export const STATES: Readonly<Record<SocketState, StateBehaviour>> = /* @__PURE_
   closed: /* @__PURE__ */ row(4, undefined, 'connecting'),
 });
 
+/** The WebSocket-style ready state of a socket in `state`: CONNECTING (0) until open, OPEN (1), CLOSING (2), CLOSED (3). */
+export function readyStateOf(state: SocketState): number {
+  return Math.max(0, ['open', 'closing', 'closed'].indexOf(state) + 1);
+}
+
 /** Whether `from → to` is a legal transition. */
 export function canTransition(from: SocketState, to: SocketState): boolean {
   return STATES[from].next.includes(to);

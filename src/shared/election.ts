@@ -74,20 +74,20 @@ export function join(t: Tab, steal?: boolean): void {
   const withdraw = steal ? undefined : new AbortController();
   t.withdraw_ = withdraw;
   let held = false;
-  let request: Promise<unknown>;
-  try {
-    request = t.locks_.request(t.name_, withdraw ? { signal: withdraw.signal } : { steal: true }, () => {
-      if (round !== t.round_) return undefined; // left, or asked again since: let it go at once
-      held = true;
-      t.withdraw_ = undefined;
-      return new Promise<void>((resolve) => {
-        t.release_ = resolve;
-        if (!t.closed_) lead(t);
-      });
-    });
-  } catch (thrown) {
-    request = Promise.reject(thrown);
-  }
+  // A request that throws (a stand-in for `locks`) rejects: told like a withdrawn one, to nobody.
+  const request = new Promise((resolve) =>
+    resolve(
+      t.locks_.request(t.name_, withdraw ? { signal: withdraw.signal } : { steal: true }, () => {
+        if (round !== t.round_) return undefined; // left, or asked again since: let it go at once
+        held = true;
+        t.withdraw_ = undefined;
+        return new Promise<void>((release) => {
+          t.release_ = release;
+          if (!t.closed_) lead(t);
+        });
+      }),
+    ),
+  );
   request.catch(() => {
     // Rejected: withdrawn (nothing to do), or stolen while held.
     if (held && round === t.round_) {

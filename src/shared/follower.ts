@@ -10,7 +10,7 @@ import type { SendResult } from '../core/actions.js';
 import type { StateChange } from '../core/events.js';
 import type { SocketState } from '../core/states.js';
 import { byteLengthOf, type Data, ownCopy } from '../data.js';
-import { refused, takeBack, written } from './outbox.js';
+import { refused, takeBack } from './outbox.js';
 import { decode, type View, type Wire } from './protocol.js';
 import { now, post, type Tab } from './tab.js';
 
@@ -22,18 +22,15 @@ export function follow(t: Tab, w: Wire): void {
   t.leader_ = w.f;
   t.term_ = w.k as number;
   t.heardAt_ = now(t);
-  if (w.v) {
-    // `lead` or `e`: the connection as it now is, then what happened (or, to a tab that asked, a greeting).
-    see(t, w.v);
-    if (w.t === 'e') relay(t, w.e as string, (w.a as unknown[]).map(decode));
-    else greet(t, w.v);
-  }
-  if (w.r) {
-    const at = w.r.indexOf(t.id_);
-    t.rank_ = at < 0 ? w.r.length : at;
-  }
-  if (w.t === 'ack') written(t, w.q as number);
-  else if (w.t === 'nack') {
+  // `lead` or `e`: the connection as it now is (a `message` may come without: nothing changed), then
+  // what happened (or, to a tab that asked, a greeting).
+  if (w.v) see(t, w.v);
+  if (w.t === 'e') relay(t, w.e as string, (w.a as unknown[]).map(decode));
+  else if (w.v) greet(t, w.v);
+  // Its place among the followers: the roster comes only in answer to it, so it is on it.
+  if (w.r) t.rank_ = w.r.indexOf(t.id_);
+  // (an `ack` is taken before, whoever sent it: `hear` in `./shared-socket.ts`)
+  if (w.t === 'nack') {
     if (w.g === t.batch_) retake(t);
   } else if (w.t === 'rej') {
     const message = refused(t, w.q as number);

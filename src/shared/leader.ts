@@ -15,7 +15,7 @@ import type { ResilientSocketError } from '../errors.js';
 import { describeThrown } from '../validation.js';
 import { settle, takeBack } from './outbox.js';
 import { encode, LEADER_TIMEOUT, STALE_AFTER, type View, type Wire } from './protocol.js';
-import { current, now, post, type Tab, tellRole } from './tab.js';
+import { connection, current, now, post, type Tab, tellRole } from './tab.js';
 
 /** WebSocket `readyState` OPEN. */
 const OPEN = 1;
@@ -34,7 +34,9 @@ export function tell(t: Tab, event: string, args: unknown[]): void {
     !OWN_EVENTS.includes(event) &&
     !(event === 'error' && OWN_ERRORS.includes((args[0] as ResilientSocketError).code))
   ) {
-    post(t, { t: 'e', e: event, a: args.map(encode), v: current(t) });
+    // A message changes nothing of the connection but its counters: the view goes with it only for `stats`.
+    const v = event !== 'message' || t.m_.find_('stats') ? current(t) : undefined;
+    post(t, { t: 'e', e: event, a: args.map(encode), v });
   }
 }
 
@@ -78,7 +80,7 @@ function write(t: Tab, w: Wire, at: number): void {
   const ws = m.attempt_?.socket;
   // Written only on the connection it was meant for, while open, and if not too old (its sender
   // may have taken it back and given it to another leader since); else handed back.
-  if (w.c === current(t).c && at - (w.ts ?? 0) <= STALE_AFTER && ws?.readyState === OPEN) {
+  if (w.c === connection(t) && at - (w.ts ?? 0) <= STALE_AFTER && ws?.readyState === OPEN) {
     try {
       ws.send(w.d as never);
       m.messagesOut_++;
@@ -131,7 +133,7 @@ function takeOver(t: Tab, view: View): void {
   m.failures_ = view.n + 1;
   const close = view.s === 'open' ? { code: 1006, reason: 'the leader tab left', wasClean: false } : undefined;
   // The loss of a connection (or of an attempt) with nothing else known: the facts left out are undefined.
-  const loss = { attempt: view.a, close, minimumDelay: Math.max(0, t.holdUntil_ - now(t)), notices: [] };
+  const loss = { attempt: view.a, close, minimumDelay: t.holdUntil_ - now(t) /* ≤ 0: none */, notices: [] };
   act(m, loss as unknown as Loss, true);
 }
 
@@ -147,6 +149,5 @@ export function letGo(t: Tab): void {
   m.deciding_ = undefined;
   const attempt = m.attempt_;
   if (attempt) endAttempt(m, attempt, 'abort');
-  t.leader_ = undefined;
-  t.view_ = undefined;
+  t.view_ = undefined; // (`lost`, next, forgets the leader)
 }

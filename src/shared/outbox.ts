@@ -46,7 +46,7 @@ export function refused(t: Tab, q: number): Handed | undefined {
 export function takeBack(t: Tab, wary?: boolean): void {
   t.batch_++;
   if (wary && t.handed_.length) {
-    const until = (t.handed_[t.handed_.length - 1] as Handed).ts + STALE_AFTER + GRACE; // the youngest is last
+    const until = (t.handed_.at(-1) as Handed).ts + STALE_AFTER + GRACE; // the youngest is last
     if (until > now(t)) t.holdUntil_ = Math.max(t.holdUntil_, until);
   }
   settle(t);

@@ -72,7 +72,7 @@ export interface Wire {
   readonly to?: string | undefined;
   /** The leader's term: on every message a leader posts, on none a follower posts. */
   readonly k?: number | undefined;
-  readonly v?: View;
+  readonly v?: View | undefined;
   /** The event name (`e`); the command (`cmd`: `open` or `reconnect`). */
   readonly e?: string;
   /** The event's arguments (`e`), the command's (`cmd`). */

@@ -10,23 +10,34 @@
  * each feature does when shared: README "One connection for all tabs".
  */
 import { EventEmitter } from 'eventemitter3';
-import { alive, close, create, need, open, reconnect, type SendResult, send, start } from '../core/actions.js';
+import {
+  alive,
+  close,
+  create,
+  messagesOf,
+  open,
+  reconnect,
+  type SendResult,
+  send,
+  sendArgs,
+  start,
+  statsOf,
+} from '../core/actions.js';
 import { assertCloseArgs } from '../core/close-codes.js';
-import type { Machine } from '../core/machine.js';
 import type { UrlProvider } from '../core/options.js';
 import type { SendOptions, SocketStats } from '../core/socket.js';
-import type { SocketState } from '../core/states.js';
-import { type Data, isData } from '../data.js';
+import { readyStateOf, type SocketState } from '../core/states.js';
+import type { Data } from '../data.js';
 import { ResilientSocketError } from '../errors.js';
 import { browserTransport } from '../transports/browser.js';
 import type { Transport } from '../transports/transport.js';
-import { assertBoolean, assertFunction, assertKnownKeys, assertOptionsObject, assertThat } from '../validation.js';
+import { assertFunction, assertOptionsObject, assertThat, describeReceived } from '../validation.js';
 import { deposed, join, leave, tick } from './election.js';
 import { follow, lost, mirror, pass, through } from './follower.js';
 import { serve, tell } from './leader.js';
 import { written } from './outbox.js';
 import { followerStats, type Wire } from './protocol.js';
-import { current, now, post, snapshot, Tab } from './tab.js';
+import { current, now, post, Tab } from './tab.js';
 import type {
   BroadcastChannelConstructorLike,
   LockManagerLike,
@@ -96,7 +107,7 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
     if (!locks || !Channel) {
       throw new ResilientSocketError(
         'ERR_RS_NO_SHARING',
-        'SharedSocket needs Web Locks and BroadcastChannel, missing here: use ResilientSocket, or pass `locks` and `BroadcastChannel`',
+        'SharedSocket needs Web Locks and BroadcastChannel (missing here): pass `locks` and `BroadcastChannel`, or use ResilientSocket',
       );
     }
     const Class = this.constructor as typeof SharedSocket;
@@ -176,7 +187,7 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
 
   /** WebSocket-style ready state, from `state`. */
   get readyState(): number {
-    return Math.max(0, ['open', 'closing', 'closed'].indexOf(this.#t.m_.state_) + 1);
+    return readyStateOf(this.#t.m_.state_);
   }
 
   /** This tab's messages not yet written: its queue, and those it handed to the leader unconfirmed. */
@@ -192,9 +203,9 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
 
   /** Sets how this tab receives binary messages from now on. @throws TypeError for another value. */
   set binaryType(value: 'blob' | 'arraybuffer') {
-    assertThat(typeof value === 'string', 'binaryType', 'a string', value);
     if (value !== 'blob' && value !== 'arraybuffer') {
-      throw new RangeError(`Expected \`binaryType\` to be "blob" or "arraybuffer", got "${value}"`);
+      const Type = typeof value === 'string' ? RangeError : TypeError;
+      throw new Type(`Expected \`binaryType\` to be "blob" or "arraybuffer", got ${describeReceived(value)}`);
     }
     this.#t.blob_ = value === 'blob';
   }
@@ -206,15 +217,13 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
    */
   get stats(): SocketStats {
     const { m_: m, leads_: leads, view_: view, viewAt_: at } = this.#t;
-    const own = snapshot(m);
+    const own = statsOf(m);
     return leads || !view?.st ? own : followerStats(view, at, m.config_.clock.now(), m.dropped_);
   }
 
   /** Iterates over incoming messages until the socket is `closed` (the `asyncIteration()` feature). */
   [Symbol.asyncIterator](): AsyncIterableIterator<Data> {
-    const m = this.#t.m_;
-    const [feature, me] = need(m, 'asyncIteration');
-    return (feature as unknown as { iterate(m: Machine, me: number): AsyncIterableIterator<Data> }).iterate(m, me);
+    return messagesOf(this.#t.m_);
   }
 
   // ─── what the user asks ──────────────────────────────────────────────────────────────────
@@ -226,11 +235,7 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
    * reporting.
    */
   send(data: Data, options?: SendOptions): SendResult {
-    assertThat(isData(data), 'data', 'a string, ArrayBuffer, typed array or Blob', data);
-    assertOptionsObject('send options', options);
-    assertKnownKeys('', options, ['buffer'], 'send()');
-    const { buffer = true } = options ?? {};
-    assertBoolean('buffer', buffer);
+    const buffer = sendArgs(data, options);
     const t = this.#t;
     return t.leads_ || t.closed_ || !through(t) ? send(t.m_, data, buffer) : pass(t, data);
   }
@@ -305,7 +310,8 @@ function connect(t: Tab): void {
  * follower's side (a later leader deposes this tab if it thought it led); an older leader's, to nobody.
  */
 function hear(t: Tab, w: Wire): void {
-  if (t.closed_ || !w || (w.to !== undefined && w.to !== t.id_) || w.f === t.id_) return;
+  // (never its own: a BroadcastChannel does not deliver to the object that posted)
+  if (t.closed_ || !w || (w.to !== undefined && w.to !== t.id_)) return;
   const term = w.k;
   // A confirmation counts whoever sent it (a leader taken over may write, once, what it still had).
   if (w.t === 'ack') written(t, w.q as number);

@@ -17,10 +17,10 @@
  *
  * @internal
  */
-import { need } from '../core/actions.js';
+import { statsOf } from '../core/actions.js';
 import type { Machine } from '../core/machine.js';
-import type { SocketStats } from '../core/socket.js';
 import type { SocketState } from '../core/states.js';
+import type { WebSocketLike } from '../transports/websocket-like.js';
 import type { Watch } from './election.js';
 import type { Handed } from './outbox.js';
 import { encode, type Say, type View } from './protocol.js';
@@ -119,30 +119,30 @@ export function post(t: Tab, w: Say): void {
 export function current(t: Tab): View {
   const m = t.m_;
   if (!t.leads_ && t.view_) return t.view_;
-  const ws = m.attempt_?.opened && m.state_ === 'open' ? m.attempt_.socket : undefined;
   return {
     s: m.state_,
     a: m.runAttempts_,
     n: m.failures_,
     u: m.url_,
-    p: ws?.protocol ?? '',
-    c: ws?.readyState === 1 ? `${t.id_}.${m.connects_}` : undefined,
-    st: t.leads_ && m.find_('stats') ? encode(snapshot(m)) : undefined,
+    p: openSocket(m)?.protocol ?? '',
+    c: connection(t),
+    st: t.leads_ && m.find_('stats') ? encode(statsOf(m)) : undefined,
   };
+}
+
+/** The socket of `m`'s connection while it is open. */
+function openSocket(m: Machine): WebSocketLike | undefined {
+  return m.attempt_?.opened && m.state_ === 'open' ? m.attempt_.socket : undefined;
+}
+
+/** The id of this tab's open connection (its machine's, as a leader), while one is open and writable. */
+export function connection(t: Tab): string | undefined {
+  return openSocket(t.m_)?.readyState === 1 ? `${t.id_}.${t.m_.connects_}` : undefined;
 }
 
 /** The time on this tab's clock (the `clock` option's). */
 export function now(t: Tab): number {
   return t.m_.config_.clock.now();
-}
-
-/**
- * The `stats()` feature's snapshot of `m`'s counters.
- * @throws TypeError naming the feature when it is not installed.
- */
-export function snapshot(m: Machine): SocketStats {
-  const [feature] = need(m, 'stats');
-  return (feature as unknown as { snapshot(m: Machine): SocketStats }).snapshot(m);
 }
 
 /** Tells this tab's listeners its new role (through the machine: a listener that throws is reported). */

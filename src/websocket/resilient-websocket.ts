@@ -16,11 +16,11 @@
  * (`./listeners.ts`): one that throws is reported, never fatal.
  */
 
-import { alive, close, create, need, open, reconnect, send, start } from '../core/actions.js';
+import { alive, close, create, open, reconnect, send, start, statsOf } from '../core/actions.js';
 import type { Face, Machine } from '../core/machine.js';
 import type { BaseSocketOptions, UrlProvider } from '../core/options.js';
 import type { SocketStats } from '../core/socket.js';
-import type { SocketState } from '../core/states.js';
+import { readyStateOf, type SocketState } from '../core/states.js';
 import { isData } from '../data.js';
 import { browserTransport } from '../transports/browser.js';
 import type { Transport } from '../transports/transport.js';
@@ -130,8 +130,7 @@ export class ResilientWebSocket extends Listeners {
 
   /** CONNECTING (0) until open and while reconnecting, OPEN (1), CLOSING (2), CLOSED (3). */
   get readyState(): number {
-    if (this.#failing) return 2;
-    return Math.max(0, ['open', 'closing', 'closed'].indexOf(this.#m.state_) + 1);
+    return this.#failing ? 2 : readyStateOf(this.#m.state_);
   }
 
   /** The URL of the latest attempt (as given, serialized), whole: you passed it. */
@@ -191,8 +190,7 @@ export class ResilientWebSocket extends Listeners {
 
   /** Counters and timings (with the `stats()` feature; the full entry has it). */
   get stats(): SocketStats {
-    const [feature] = need(this.#m, 'stats');
-    return (feature as unknown as { snapshot(m: Machine): SocketStats }).snapshot(this.#m);
+    return statsOf(this.#m);
   }
 
   // ─── what the user asks ──────────────────────────────────────────────────────────────────

@@ -104,3 +104,52 @@ export function baseCapValidationSuite(factoryName: string, factory: (options?: 
     });
   });
 }
+
+/**
+ * The validation every `maxDelay`/`ceiling` factory shares (truncated binary exponential and its
+ * phased walk go through the same checks), registered as tests for one factory so each strategy's
+ * file checks its own factory name in messages. The caller's `describe` holds it.
+ */
+export function windowValidationCases(factoryName: string, factory: (options?: never) => unknown): void {
+  it.each([
+    ['ceiling', { ceiling: '10' }, 'string "10"'],
+    ['ceiling', { ceiling: true }, 'boolean true'],
+    ['maxDelay', { maxDelay: '10000' }, 'string "10000"'],
+    ['maxDelay', { maxDelay: 10n }, 'bigint 10n'],
+    ['random', { random: 5 }, 'number 5'],
+    ['random', { random: 'Math.random' }, 'string "Math.random"'],
+    ['random', { random: null }, 'null'],
+  ])('throws a TypeError naming `%s` for a value of the wrong type', (name, options, shown) => {
+    expectOptionError(() => factory(options as never), TypeError, name, shown);
+  });
+
+  it.each([
+    [null, 'null'],
+    [[], 'an array of length 0'],
+    [42, 'number 42'],
+    ['fast', 'string "fast"'],
+    [() => ({}), 'function (anonymous)'],
+  ])('throws a TypeError when options is %s', (options, shown) => {
+    expectOptionError(() => factory(options as never), TypeError, `${factoryName} options`, shown);
+  });
+
+  it.each([
+    ['ceiling', 0, '0'],
+    ['ceiling', -1, '-1'],
+    ['ceiling', 1.5, '1.5'],
+    ['ceiling', Number.NaN, 'NaN'],
+    ['ceiling', Number.POSITIVE_INFINITY, 'Infinity'],
+    ['maxDelay', 0, '0'],
+    ['maxDelay', -1, '-1'],
+    ['maxDelay', Number.NaN, 'NaN'],
+    ['maxDelay', Number.POSITIVE_INFINITY, 'Infinity'],
+    ['maxDelay', Number.NEGATIVE_INFINITY, '-Infinity'],
+  ])('throws a RangeError naming `%s` for %s', (name, value, shown) => {
+    expectOptionError(() => factory({ [name]: value } as never), RangeError, name, shown);
+  });
+
+  it('describes the accepted range in the message', () => {
+    expect(() => factory({ ceiling: 0.5 } as never)).toThrow('Expected `ceiling` to be an integer >= 1, got 0.5');
+    expect(() => factory({ maxDelay: 0 } as never)).toThrow('Expected `maxDelay` to be a finite number > 0, got 0');
+  });
+}

@@ -21,7 +21,7 @@ import {
   startServer,
   uniqueUrl,
 } from '../full/helpers.js';
-import { ALMOST_ONE, expectOptionError, scripted, take } from './helpers.js';
+import { ALMOST_ONE, expectOptionError, scripted, take, windowValidationCases } from './helpers.js';
 
 /** The windows for T = 10 s, N = 10 (classic Ethernet truncation), n = 1 … 10. */
 const WINDOWS_T10K_N10 = [19.53125, 39.0625, 78.125, 156.25, 312.5, 625, 1250, 2500, 5000, 10_000];
@@ -588,56 +588,7 @@ describe('phasedBinaryExponential', () => {
   });
 
   describe('validation (as truncatedBinaryExponential)', () => {
-    it.each([
-      ['ceiling', { ceiling: '10' }, 'string "10"'],
-      ['ceiling', { ceiling: true }, 'boolean true'],
-      ['maxDelay', { maxDelay: '10000' }, 'string "10000"'],
-      ['maxDelay', { maxDelay: 10n }, 'bigint 10n'],
-      ['random', { random: 5 }, 'number 5'],
-      ['random', { random: 'Math.random' }, 'string "Math.random"'],
-      ['random', { random: null }, 'null'],
-    ])('throws a TypeError naming `%s` for a value of the wrong type', (name, options, shown) => {
-      expectOptionError(() => phasedBinaryExponential(options as never), TypeError, name, shown);
-    });
-
-    it.each([
-      [null, 'null'],
-      [[], 'an array of length 0'],
-      [42, 'number 42'],
-      ['fast', 'string "fast"'],
-      [() => ({}), 'function (anonymous)'],
-    ])('throws a TypeError when options is %s', (options, shown) => {
-      expectOptionError(
-        () => phasedBinaryExponential(options as never),
-        TypeError,
-        'phasedBinaryExponential options',
-        shown,
-      );
-    });
-
-    it.each([
-      ['ceiling', 0, '0'],
-      ['ceiling', -1, '-1'],
-      ['ceiling', 1.5, '1.5'],
-      ['ceiling', Number.NaN, 'NaN'],
-      ['ceiling', Number.POSITIVE_INFINITY, 'Infinity'],
-      ['maxDelay', 0, '0'],
-      ['maxDelay', -1, '-1'],
-      ['maxDelay', Number.NaN, 'NaN'],
-      ['maxDelay', Number.POSITIVE_INFINITY, 'Infinity'],
-      ['maxDelay', Number.NEGATIVE_INFINITY, '-Infinity'],
-    ])('throws a RangeError naming `%s` for %s', (name, value, shown) => {
-      expectOptionError(() => phasedBinaryExponential({ [name]: value }), RangeError, name, shown);
-    });
-
-    it('describes the accepted range in the message', () => {
-      expect(() => phasedBinaryExponential({ ceiling: 0.5 })).toThrow(
-        'Expected `ceiling` to be an integer >= 1, got 0.5',
-      );
-      expect(() => phasedBinaryExponential({ maxDelay: 0 })).toThrow(
-        'Expected `maxDelay` to be a finite number > 0, got 0',
-      );
-    });
+    windowValidationCases('phasedBinaryExponential', phasedBinaryExponential);
 
     it('throws the same error type and message as truncatedBinaryExponential, up to the factory name', () => {
       const bad: unknown[] = [

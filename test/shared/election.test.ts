@@ -3,12 +3,13 @@
  * step (ask, wait, steal with the stagger, ask again after this tab slept), and a tab that a
  * `role` listener closes as it is deposed, which must not queue for the lock again.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { unref } from '../../src/features/unref/unref.js';
 import { type Watch, watch } from '../../src/shared/election.js';
 import { LEADER_TIMEOUT, PING_EVERY, STAGGER } from '../../src/shared/protocol.js';
-import { SharedSocket } from '../../src/shared/shared-socket.js';
-import { advance, cleanup, startServer, type TestServer, WebSocketImpl } from '../full/helpers.js';
-import { FakeBrowser, type FakeTab } from '../helpers/fake-tabs.js';
+import { advance, startServer } from '../full/helpers.js';
+import { FakeBrowser } from '../helpers/fake-tabs.js';
+import { useSharedSockets } from './helpers.js';
 
 /** A follower's watch fields: it last ticked at `lastTick_`, heard its leader at `heardAt_`, asked at `pingedAt_`. */
 const state = (fields: Partial<Watch> = {}): Watch => ({
@@ -55,26 +56,7 @@ describe('watch(): what a follower does at a tick', () => {
 });
 
 describe('being deposed', () => {
-  const made: SharedSocket[] = [];
-
-  beforeEach(() => {
-    vi.useFakeTimers();
-  });
-
-  afterEach(async () => {
-    for (const socket of made.splice(0)) socket.close();
-    await cleanup();
-  });
-
-  const share = (tab: FakeTab, server: TestServer): SharedSocket => {
-    const socket = new SharedSocket(server.url, {
-      WebSocket: WebSocketImpl,
-      locks: tab.locks as never,
-      BroadcastChannel: tab.BroadcastChannel as never,
-    });
-    made.push(socket);
-    return socket;
-  };
+  const share = useSharedSockets();
 
   it('a tab that a role listener closes as it is deposed leaves the lock queue for good', async () => {
     const server = startServer();
@@ -101,5 +83,28 @@ describe('being deposed', () => {
     await advance(100);
     expect(third.role).toBe('leader');
     expect(third.state).toBe('open');
+  });
+});
+
+describe('the watch with unref()', () => {
+  const share = useSharedSockets();
+
+  it('does not hold a Node process open: its timer is unref’d, as the socket’s own', () => {
+    const unrefs: number[] = [];
+    const clock = {
+      setTimeout: (callback: () => void, ms: number) => {
+        const handle = setTimeout(callback, ms);
+        return { handle, ms, unref: () => unrefs.push(ms) };
+      },
+      clearTimeout: (timer: unknown) => clearTimeout((timer as { handle: ReturnType<typeof setTimeout> }).handle),
+      now: () => Date.now(),
+    };
+    const server = startServer();
+    const tab = new FakeBrowser().tab();
+    share(tab, server, { clock, features: [unref()] });
+    expect(unrefs).toContain(PING_EVERY);
+    unrefs.length = 0;
+    share(new FakeBrowser().tab(), server, { clock });
+    expect(unrefs).toEqual([]);
   });
 });

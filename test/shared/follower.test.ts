@@ -3,33 +3,14 @@
  * gets back (the leader's connection ended before confirming it) returns to its own queue counted
  * as the buffer limits count everything, in UTF-8 bytes (a Blob by its size).
  */
-import { afterEach, beforeEach, expect, it, vi } from 'vitest';
+import { expect, it } from 'vitest';
 import type { DropInfo } from '../../src/core/events.js';
-import { SharedSocket, type SharedSocketOptions } from '../../src/shared/shared-socket.js';
-import { advance, cleanup, MOCK_DELAY, startServer, type TestServer, WebSocketImpl } from '../full/helpers.js';
-import { FakeBrowser, type FakeTab } from '../helpers/fake-tabs.js';
+import { SharedSocket } from '../../src/shared/shared-socket.js';
+import { advance, MOCK_DELAY, startServer, WebSocketImpl } from '../full/helpers.js';
+import { FakeBrowser } from '../helpers/fake-tabs.js';
+import { useSharedSockets } from './helpers.js';
 
-const made: SharedSocket[] = [];
-
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-
-afterEach(async () => {
-  for (const socket of made.splice(0)) socket.close();
-  await cleanup();
-});
-
-function share(tab: FakeTab, server: TestServer, options: SharedSocketOptions = {}): SharedSocket {
-  const socket = new SharedSocket(server.url, {
-    WebSocket: WebSocketImpl,
-    locks: tab.locks as never,
-    BroadcastChannel: tab.BroadcastChannel as never,
-    ...options,
-  });
-  made.push(socket);
-  return socket;
-}
+const share = useSharedSockets();
 
 /** A leader and a follower (buffer of `maxBytes`); the follower hands `data` over, the connection ends before the leader confirms it. */
 async function handedBack(data: string | Blob, maxBytes: number) {

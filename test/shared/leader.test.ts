@@ -4,33 +4,14 @@
  * handed over and that were not confirmed when it closed are sent by the leader; a follower's
  * message is written on the open connection, or handed back when it is too old.
  */
-import { afterEach, beforeEach, expect, it, vi } from 'vitest';
+import { expect, it } from 'vitest';
 import type { ReconnectingInfo } from '../../src/core/events.js';
-import { SharedSocket, type SharedSocketOptions } from '../../src/shared/shared-socket.js';
-import { advance, cleanup, MOCK_DELAY, startServer, type TestServer, WebSocketImpl } from '../full/helpers.js';
+import type { SharedSocket } from '../../src/shared/shared-socket.js';
+import { advance, MOCK_DELAY, startServer } from '../full/helpers.js';
 import { FakeBrowser, type FakeTab } from '../helpers/fake-tabs.js';
+import { useSharedSockets } from './helpers.js';
 
-const made: SharedSocket[] = [];
-
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-
-afterEach(async () => {
-  for (const socket of made.splice(0)) socket.close();
-  await cleanup();
-});
-
-function share(tab: FakeTab, server: TestServer, options: SharedSocketOptions = {}): SharedSocket {
-  const socket = new SharedSocket(server.url, {
-    WebSocket: WebSocketImpl,
-    locks: tab.locks as never,
-    BroadcastChannel: tab.BroadcastChannel as never,
-    ...options,
-  });
-  made.push(socket);
-  return socket;
-}
+const share = useSharedSockets();
 
 it('a tab that takes over during an outage goes on from the failure count (no reset of the backoff)', async () => {
   const server = startServer();

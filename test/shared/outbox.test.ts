@@ -4,31 +4,12 @@
  * until that leader would refuse them, so a leader that thaws and writes them is not followed by
  * a second copy; a confirmation from the old leader still counts.
  */
-import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { SharedSocket } from '../../src/shared/shared-socket.js';
-import { advance, cleanup, startServer, type TestServer, WebSocketImpl } from '../full/helpers.js';
-import { FakeBrowser, type FakeTab } from '../helpers/fake-tabs.js';
+import { expect, it, vi } from 'vitest';
+import { advance, startServer, type TestServer } from '../full/helpers.js';
+import { FakeBrowser } from '../helpers/fake-tabs.js';
+import { useSharedSockets } from './helpers.js';
 
-const made: SharedSocket[] = [];
-
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-
-afterEach(async () => {
-  for (const socket of made.splice(0)) socket.close();
-  await cleanup();
-});
-
-function share(tab: FakeTab, server: TestServer): SharedSocket {
-  const socket = new SharedSocket(server.url, {
-    WebSocket: WebSocketImpl,
-    locks: tab.locks as never,
-    BroadcastChannel: tab.BroadcastChannel as never,
-  });
-  made.push(socket);
-  return socket;
-}
+const share = useSharedSockets();
 
 /** Two tabs; the leader freezes; the follower hands `message` over at the moment it decides to take the lock. */
 async function handedAtTheSteal(server: TestServer, message: string) {
