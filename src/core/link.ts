@@ -163,7 +163,7 @@ function deliver(m: Machine, data: Data): void {
 /** The transport closed a socket (the server, the network, or our own close()); `fault` see `Owner`. */
 export function onClose(m: Machine, connection: Connection, info: CloseInfo, fault?: Error): void {
   if (connection === m.retiring_) {
-    // The connection reconnect() let go finished its closing handshake.
+    // A connection let go before its TCP close (reconnect(), the server's close frame) finished closing.
     m.retiring_ = undefined;
     m.timers_.clear(RETIRE);
     connection.socket = undefined;
@@ -175,8 +175,24 @@ export function onClose(m: Machine, connection: Connection, info: CloseInfo, fau
     finishClose(m, info);
     return;
   }
+  lost(m, attempt, lossError(attempt, info, fault), info, 'release');
+}
+
+/**
+ * The server's close frame arrived (ws): the connection is over now, whenever its TCP connection
+ * closes. Sends queue from here on, the loss is decided as a close, and the socket waits out its
+ * TCP close in the background (`retire`: cut after `CLOSE_TIMEOUT`). After our own close() the
+ * `closing` state already waits for exactly this.
+ */
+export function onClosing(m: Machine, connection: Connection, info: CloseInfo): void {
+  const attempt = current(m, connection);
+  if (!attempt || m.state_ === 'closing') return;
+  lost(m, attempt, lossError(attempt, info), info, 'retire');
+}
+
+/** What failed when a connection closed: an attempt that never opened, or a protocol error; none for a plain close. */
+function lossError(attempt: Connection, info: CloseInfo, fault?: Error): ResilientSocketError | undefined {
   const { error: cause, rejection } = attempt;
-  let error: ResilientSocketError | undefined;
   if (!attempt.opened) {
     const why = rejection
       ? `: the server refused the upgrade with HTTP ${rejection.status}`
@@ -184,12 +200,13 @@ export function onClose(m: Machine, connection: Connection, info: CloseInfo, fau
         ? `: ${cause.message}`
         : '';
     const message = `Connection attempt ${attempt.number} failed (close code ${info.code})${why}`;
-    error = new ResilientSocketError('ERR_RS_CONNECTION_FAILED', message, cause === undefined ? {} : { cause });
-  } else if (fault) {
-    const message = `The connection was closed after a protocol error: ${fault.message}`;
-    error = new ResilientSocketError('ERR_RS_CONNECTION_FAILED', message, { cause: fault });
+    return new ResilientSocketError('ERR_RS_CONNECTION_FAILED', message, cause === undefined ? {} : { cause });
   }
-  lost(m, attempt, error, info, false);
+  if (fault) {
+    const message = `The connection was closed after a protocol error: ${fault.message}`;
+    return new ResilientSocketError('ERR_RS_CONNECTION_FAILED', message, { cause: fault });
+  }
+  return undefined;
 }
 
 /**
@@ -206,13 +223,14 @@ export function fail(
 ): void {
   if (!m.isLive_(attempt)) return;
   const error = new ResilientSocketError(code as never, message, cause === undefined ? {} : { cause });
-  lost(m, attempt, error, attempt.socket ? { code: 1006, reason, wasClean: false } : undefined, true);
+  lost(m, attempt, error, attempt.socket ? { code: 1006, reason, wasClean: false } : undefined, 'abort');
 }
 
 /**
  * Ends `attempt` for the machine and its features (`end`): `abort` closes its socket at once,
  * `release` leaves it to close by itself (it already did, or is closing), `retire` keeps it bound
- * (see {@link retire}). Returns whether it had a socket.
+ * until its TCP close, cut after `CLOSE_TIMEOUT` ms (the `RETIRE` slot; one connection at a time):
+ * its messages never reach anyone, its `close` only ends the retirement. Returns whether it had a socket.
  */
 export function endAttempt(m: Machine, attempt: Connection, how: 'abort' | 'release' | 'retire', reason = ''): boolean {
   if (m.attempt_ === attempt) m.attempt_ = undefined;
@@ -222,21 +240,23 @@ export function endAttempt(m: Machine, attempt: Connection, how: 'abort' | 'rele
   const had = attempt.socket !== undefined;
   if (had && how === 'abort') attempt.abort(1000, reason);
   else if (had && how === 'release') attempt.release();
+  else if (had) {
+    dropRetiring(m);
+    m.retiring_ = attempt;
+    m.timers_.set(RETIRE, CLOSE_TIMEOUT);
+  }
   return had;
 }
 
 /**
  * Lets an open connection go politely (`reconnect()`): sends the close frame and leaves the
- * closing handshake to finish in the background, cut after `CLOSE_TIMEOUT` ms (the `RETIRE`
- * slot). Its messages never reach anyone; its `close` only ends the retirement.
+ * closing handshake to finish in the background (see `retire` in {@link endAttempt}).
  */
 export function retire(m: Machine, attempt: Connection, code: number | undefined, reason: string): void {
-  dropRetiring(m);
+  const ws = attempt.socket as WebSocketLike;
   endAttempt(m, attempt, 'retire');
-  m.retiring_ = attempt;
   try {
-    (attempt.socket as WebSocketLike).close(code, reason);
-    if (m.retiring_ === attempt) m.timers_.set(RETIRE, CLOSE_TIMEOUT);
+    ws.close(code, reason);
   } catch {
     dropRetiring(m);
   }

@@ -10,23 +10,25 @@ import type { Connection } from './connection.js';
 import { decide } from './decide.js';
 import type { Loss } from './feature.js';
 import type { Machine } from './machine.js';
-import { callbackError } from './report.js';
+import { callbackError, UNHEARD_GIVEUP } from './report.js';
 import { SHOULD_RECONNECT_TIMEOUT } from './states.js';
 
 /**
  * The one path for every ended attempt or connection. `close` is given exactly when the attempt
- * had a socket (its `close` event is then due); `ours` says the socket cut it (a timeout, a dead
- * link, a provider): only a close the server or the network caused goes to `shouldReconnect`.
+ * had a socket (its `close` event is then due). `how` its socket goes (see `endAttempt`): `abort`
+ * says the socket cut it (a timeout, a dead link, a provider); only a close the server or the
+ * network caused goes to `shouldReconnect`.
  */
 export function lost(
   m: Machine,
   attempt: Connection,
   error: ResilientSocketError | undefined,
   close: CloseInfo | undefined,
-  ours: boolean,
+  how: 'abort' | 'release' | 'retire',
 ): void {
+  const ours = how === 'abort';
   m.failures_ = Math.min(m.failures_ + 1, Number.MAX_SAFE_INTEGER);
-  m.endAttempt_(attempt, ours ? 'abort' : 'release', close?.reason);
+  m.endAttempt_(attempt, how, close?.reason);
   const { rejection, number } = attempt;
   const loss: Loss = {
     attempt: number,
@@ -100,6 +102,10 @@ export function act(m: Machine, loss: Loss, again: boolean): void {
     // Not when a listener called close() (the user ended it) or open()/reconnect() (it goes on).
     if (m.changes_ === changes && !m.disposed_) {
       m.emit_('giveup', { attempts: m.runAttempts_, failures: m.failures_, error: decision.error });
+      if (!m.socket_.listens_('giveup') && !m.socket_.listens_('error')) {
+        const { code, message } = decision.error;
+        m.unheard_(UNHEARD_GIVEUP, code, `gave up (${message}) and nothing listens for \`giveup\` or \`error\``);
+      }
     }
   } else if (decision.kind === 'wait-for-network') {
     // No network: draw no delay and burn no attempt; the feature that saw it go retries when it is back.

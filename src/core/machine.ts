@@ -19,6 +19,7 @@
 import type { BackoffPolicyLike } from '../backoff/types.js';
 import type { Data } from '../data.js';
 import { isResilientSocketError, ResilientSocketError } from '../errors.js';
+import { redactUrl } from '../redact.js';
 import type { Bound, Owner } from '../transports/transport.js';
 import { describeThrown } from '../validation.js';
 import type { CloseInfo } from './close-codes.js';
@@ -27,11 +28,21 @@ import { retryDelay } from './decide.js';
 import { nextDelay } from './delay.js';
 import type { DropReason, ResilientSocketEvents } from './events.js';
 import type { Feature, HookName, Host, Loss } from './feature.js';
-import { dropRetiring, endAttempt, fail, finishClose, onClose, onMessage, onOpen, startAttempt } from './link.js';
+import {
+  dropRetiring,
+  endAttempt,
+  fail,
+  finishClose,
+  onClose,
+  onClosing,
+  onMessage,
+  onOpen,
+  startAttempt,
+} from './link.js';
 import { decided } from './loss.js';
 import type { UrlProvider } from './options.js';
 import type { Queue } from './queue.js';
-import { callbackError, listenerError, surface } from './report.js';
+import { callbackError, listenerError, surface, UNHEARD_DROP, warn } from './report.js';
 import type { Config, Resolved } from './resolve.js';
 import {
   CLOSE_TIMEOUT,
@@ -54,8 +65,8 @@ const TIMERS: TimerSpec<Machine> = { fire: (m, slot) => m.fire_(slot) };
 export interface Face {
   /** Tells the users: emits, or dispatches as a DOM event. A listener that throws may throw out of it. */
   emit_(event: string, ...args: unknown[]): void;
-  /** Whether anyone listens for `error` (otherwise a failure of user code is surfaced elsewhere). */
-  listens_(event: 'error'): boolean;
+  /** Whether anyone listens for `event` (`error`: otherwise a failure of user code is surfaced elsewhere). */
+  listens_(event: string): boolean;
   /** Closes for good (the `abortSignal` feature). */
   close(code: number, reason: string): void;
 }
@@ -104,6 +115,8 @@ export class Machine implements Host, Owner {
   lastError_: ResilientSocketError | undefined = undefined;
   /** When the last scheduled retry is due (read through `stats` only while it is pending). */
   nextRetryAt_: number | undefined = undefined;
+  /** What the socket already warned about, unheard (bits of `UNHEARD_GIVEUP`, `UNHEARD_DROP`). */
+  warned_ = 0;
 
   /** The socket its users hold (events are emitted on it). */
   readonly socket_: Face;
@@ -315,6 +328,10 @@ export class Machine implements Host, Owner {
     onClose(this, connection as Connection, info, fault);
   }
 
+  closing_(connection: Bound, info: CloseInfo): void {
+    onClosing(this, connection as Connection, info);
+  }
+
   ponged_(connection: Bound): void {
     if (this.attempt_ === connection && connection.socket) this.run_('pong', connection);
   }
@@ -357,6 +374,21 @@ export class Machine implements Host, Owner {
     if (messages.length === 0) return;
     this.dropped_ += messages.length;
     this.emit_('drop', { reason, messages });
+    if (!this.socket_.listens_('drop')) {
+      const what = messages.length === 1 ? 'a message' : `${messages.length} messages`;
+      this.unheard_(UNHEARD_DROP, 'RS_UNHEARD_DROP', `dropped ${what} (${reason}) and nothing listens for \`drop\``);
+    }
+  }
+
+  /**
+   * Warns once per socket and kind about what no listener heard (see `warn`), naming the socket
+   * by its URL (redacted).
+   */
+  unheard_(kind: number, code: string, what: string): void {
+    if (this.warned_ & kind) return;
+    this.warned_ |= kind;
+    const url = this.url_ ? ` to ${redactUrl(this.url_)}` : '';
+    warn(code, `resilient-socket: the socket${url} ${what}; add a listener to handle it (said once per socket)`);
   }
 
   /** Messages the WebSocket refused while open: they can never be written (an error, then their drop). */

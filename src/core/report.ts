@@ -40,3 +40,26 @@ export function surface(error: ResilientSocketError): void {
     // nowhere left to tell
   }
 }
+
+/** Kinds of what a socket warns about once, unheard (`Machine.unheard_`): bits. */
+export const UNHEARD_GIVEUP = 1;
+export const UNHEARD_DROP = 2;
+
+/**
+ * Says once what nobody hears: a socket that gave up, or dropped messages, with no listener for it
+ * would otherwise end or lose data in silence (a Node process even exits 0). In Node it is a
+ * process warning (stderr, `process.on('warning')`, `--no-warnings`), elsewhere `console.warn`.
+ */
+export function warn(code: string, message: string): void {
+  const g = globalThis as {
+    process?: { emitWarning?: (warning: string, options: { type: string; code: string }) => void };
+    console?: { warn?: (...args: unknown[]) => void };
+  };
+  try {
+    if (typeof g.process?.emitWarning === 'function') {
+      g.process.emitWarning(message, { type: 'ResilientSocketWarning', code });
+    } else g.console?.warn?.(`${message} (${code})`);
+  } catch {
+    // nowhere to tell
+  }
+}

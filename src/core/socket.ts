@@ -117,8 +117,8 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
   }
 
   /** @internal */
-  listens_(event: 'error'): boolean {
-    return this.listenerCount(event) > 0;
+  listens_(event: string): boolean {
+    return this.listenerCount(event as 'error') > 0;
   }
 
   // ─── read-only state ─────────────────────────────────────────────────────────────────────

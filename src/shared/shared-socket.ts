@@ -148,8 +148,8 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
   }
 
   /** @internal */
-  listens_(event: 'error'): boolean {
-    return this.listenerCount(event) > 0;
+  listens_(event: string): boolean {
+    return this.listenerCount(event as 'error') > 0;
   }
 
   // ─── read-only state ─────────────────────────────────────────────────────────────────────

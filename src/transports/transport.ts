@@ -17,6 +17,11 @@ export interface Owner {
   received_(connection: Bound, data: unknown): void;
   /** The socket closed; `fault` is a protocol error the client itself closed it for (ws: `WS_ERR_*`). */
   closed_(connection: Bound, info: CloseInfo, fault?: Error): void;
+  /**
+   * The server's close frame arrived (ws only): the connection is over, though its TCP connection
+   * may close later (or never, until cut). `closed_` follows for the same connection.
+   */
+  closing_(connection: Bound, info: CloseInfo): void;
   /** A protocol pong (ws only). */
   ponged_(connection: Bound): void;
 }

@@ -139,7 +139,7 @@ export class Listeners extends EventTargetBase {
   }
 
   /** @internal */
-  listens_(type: 'error'): boolean {
+  listens_(type: string): boolean {
     return (this.#listeners?.get(type)?.length ?? 0) > 0;
   }
 

@@ -53,7 +53,31 @@ socket.on('reconnecting', ({ delay }) => console.log('reconnecting', delay));
 process.on('exit', () => console.log('exitState', socket.state, socket.stats.nextRetryAt === undefined ? 'none' : 'pending'));
 `;
 
+// A socket that gives up with nobody listening: the process still exits by itself, but not in silence.
+const unheardGiveUp = `
+import { createServer } from 'node:net';
+import { ResilientSocket } from '#src/node.ts';
+
+const probe = createServer();
+await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve));
+const { port } = probe.address();
+await new Promise((resolve) => probe.close(resolve));
+new ResilientSocket('ws://127.0.0.1:' + port + '/?token=s3cret', { maxRetries: 1, maxDelay: 20, ceiling: 1 });
+`;
+
 describe('the Node process lifecycle', () => {
+  it('a give-up nobody listens for is printed once on stderr, and the process exits by itself', async () => {
+    const result = await runNodeChild(unheardGiveUp, 5_000);
+    expect(result.killed).toBe(false);
+    expect(result.code).toBe(0);
+    const lines = result.stderr.split('\n').filter((line) => line.includes('ResilientSocketWarning'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^\(node:\d+\) \[ERR_RS_RETRIES_EXHAUSTED\] ResilientSocketWarning: resilient-socket: the socket to ws:\/\/127\.0\.0\.1:\d+\/\?token=\*\*\* gave up/,
+    );
+    expect(result.stderr).not.toContain('s3cret');
+  });
+
   it('exits by itself within 1 s of close() after a real round trip', async () => {
     const result = await runNodeChild(roundTripThenClose, 5_000);
     const lines = parseLines(result.stdout);

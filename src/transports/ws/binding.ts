@@ -17,7 +17,15 @@ type NodeStyleSocket = WebSocketLike & {
   listenerCount(event: string): number;
   _closeFrameReceived?: boolean;
   _closeFrameSent?: boolean;
+  /** ws's frame parser (an EventEmitter), there from the upgrade on. */
+  _receiver?: TaggedReceiver;
 };
+
+/** ws's receiver, tagged with the socket it parses for. */
+interface TaggedReceiver {
+  on(event: 'conclude', listener: (this: TaggedReceiver, code: unknown, reason: unknown) => void): unknown;
+  [kSocket]?: TaggedSocket;
+}
 
 /**
  * Whether the socket speaks ws's EventEmitter API (`emit` and `listenerCount` with ws's event
@@ -35,6 +43,8 @@ export function isNodeStyle(socket: WebSocketLike): socket is NodeStyleSocket {
 
 /** Where a natively bound ws socket keeps its connection (the technique ws uses for its own listeners). */
 const kConnection = /* @__PURE__ */ Symbol('resilient-socket.connection');
+/** Where ws's receiver of a natively bound socket keeps that socket. */
+const kSocket = /* @__PURE__ */ Symbol('resilient-socket.socket');
 type TaggedSocket = NodeStyleSocket & { [kConnection]?: Bound | undefined };
 
 /** The `binding` of a natively bound connection. */
@@ -67,6 +77,7 @@ function dispatch(socket: TaggedSocket, connection: Bound, type: string, a: unkn
   const owner = connection.owner;
   switch (type) {
     case 'open':
+      watchCloseFrame(socket);
       owner.opened_(connection);
       return true;
     case 'message':
@@ -105,6 +116,32 @@ function dispatch(socket: TaggedSocket, connection: Bound, type: string, a: unkn
     default:
       return false;
   }
+}
+
+/**
+ * ws tells nobody when the server's close frame arrives: it answers it and then waits for the
+ * server to close the TCP connection, up to its `closeTimeout` (30 s) before its `close` event. A
+ * server or proxy that says 1001 Going Away and keeps the connection would hold the socket `open`
+ * that long. Its receiver (internal, and the same throughout ws 8) announces the frame as `conclude`;
+ * one listener there, a module-level function (no closure per connection), hears it. It runs
+ * after ws's own, which has already answered the frame.
+ */
+function watchCloseFrame(socket: TaggedSocket): void {
+  const receiver = socket._receiver;
+  if (typeof receiver?.on !== 'function' || receiver[kSocket]) return;
+  receiver[kSocket] = socket;
+  receiver.on('conclude', concluded);
+}
+
+function concluded(this: TaggedReceiver, code: unknown, reason: unknown): void {
+  const connection = this[kSocket]?.[kConnection];
+  if (!connection) return;
+  connection.owner.closing_(connection, {
+    code: typeof code === 'number' ? code : 1005,
+    reason: reason === undefined ? '' : String(reason),
+    // Both close frames: the server's, and the answer ws has just sent (the TCP close may follow later).
+    wasClean: true,
+  });
 }
 
 /**
