@@ -151,9 +151,32 @@ function editDistance(a: string, b: string, limit: number): number {
   return Math.min(previous[b.length] as number, limit);
 }
 
+/** Words that mean the opposite of each other in option names: never suggested for one another. */
+const OPPOSITES = ['min max', 'start stop', 'open close', 'enable disable', 'first last', 'lower upper', 'before after'];
+
+/** The lower-case words of a camelCase, kebab-case or snake_case name. */
+const wordsOf = (name: string): string[] =>
+  name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[\s_-]+/)
+    .filter(Boolean);
+
+/** Whether `a` and `b` differ in exactly one word and those two words are opposites (`minDelay`, `maxDelay`). */
+function opposite(a: string, b: string): boolean {
+  const [x, y] = [wordsOf(a), wordsOf(b)];
+  if (x.length !== y.length) return false;
+  const differ = x.flatMap((word, i) => (word === y[i] ? [] : [`${word} ${y[i]}`]));
+  return (
+    differ.length === 1 &&
+    OPPOSITES.some((pair) => pair === differ[0] || pair === (differ[0] as string).split(' ').reverse().join(' '))
+  );
+}
+
 /**
  * The known key `key` most likely meant: one that differs in case alone, else (for keys of at least
- * 4 characters) the closest within 2 edits, the first on a tie.
+ * 4 characters) the closest within 2 edits, the first on a tie; never one that means the opposite
+ * (`minDelay` is not a misspelt `maxDelay`).
  */
 export function closestKey(key: string, known: readonly string[]): string | undefined {
   const lower = key.toLowerCase();
@@ -162,26 +185,30 @@ export function closestKey(key: string, known: readonly string[]): string | unde
   for (const candidate of known) {
     const other = candidate.toLowerCase();
     if (other === lower) return candidate;
-    const d = key.length < 4 ? 3 : editDistance(lower, other, distance);
+    const d = key.length < 4 || opposite(key, candidate) ? 3 : editDistance(lower, other, distance);
     if (d < distance) [best, distance] = [candidate, d];
   }
   return best;
 }
 
 /**
- * Refuses keys of `value` not in `known` with a TypeError naming the option: ``Unknown option
- * `maxDelays`: did you mean `maxDelay`?``, or, without a close match, listing the known ones (of
- * `owner`, or of the option `name`).
+ * Refuses keys of `value` not in `known` with a TypeError naming the option: what `explain` says of
+ * it (another library's option and its equivalent here), else ``Unknown option `maxDelays`: did
+ * you mean `maxDelay`?``, or, without a close match, listing the known ones (of `owner`, or of the
+ * option `name`).
  */
 export function assertKnownKeys(
   name: string,
   value: object | undefined,
   known: readonly string[],
   owner?: string,
+  explain?: (key: string) => string | undefined,
 ): void {
   for (const key of Object.keys(value ?? {})) {
     if (known.includes(key)) continue;
     const head = `Unknown option \`${optionPath(name, key)}\``;
+    const explained = explain?.(key);
+    if (explained) throw new TypeError(`${head}: ${explained}`);
     const suggestion = closestKey(key, known);
     const of = owner ?? (name && `\`${name}\``);
     throw new TypeError(

@@ -75,6 +75,18 @@ describe('closestKey', () => {
     expect(closestKey('ttll', ['ttl'])).toBe('ttl');
   });
 
+  it('never suggests the opposite: min/max, start/stop, open/close, first/last … in one word of the name', () => {
+    expect(closestKey('minDelay', SOCKET_KEYS)).toBeUndefined();
+    expect(closestKey('min-delay', ['max-delay'])).toBeUndefined();
+    expect(closestKey('maxTimeout', ['minTimeout'])).toBeUndefined();
+    expect(closestKey('onStart', ['onStop'])).toBeUndefined();
+    expect(closestKey('closeDelay', ['openDelay'])).toBeUndefined();
+    expect(closestKey('lastId', ['firstId'])).toBeUndefined();
+    // A misspelling next to an opposite is still found, and the opposite's own spelling too.
+    expect(closestKey('minDelay', ['maxDelay', 'minDelya'])).toBe('minDelya');
+    expect(closestKey('maxDlay', SOCKET_KEYS)).toBe('maxDelay');
+  });
+
   it('a case-insensitive match wins over a closer-looking one listed first', () => {
     expect(closestKey('Interval', ['interva', 'interval'])).toBe('interval');
   });

@@ -21,6 +21,7 @@ import {
 } from '../validation.js';
 import { type CloseInfo, defaultShouldReconnect } from './close-codes.js';
 import type { Feature } from './feature.js';
+import { foreignOption } from './foreign-options.js';
 import type { BaseSocketOptions, ProtocolsProvider, QueueOptions, UrlProvider } from './options.js';
 import { checkProtocols, checkUrl } from './target.js';
 
@@ -152,7 +153,7 @@ export function resolveOptions(url: unknown, options: unknown, transport: Transp
     const factory = factoryOf(key);
     if (!known.includes(key) && factory) throw needs(key, factory, features);
   }
-  assertKnownKeys('', o, [...known, ...Object.keys(FEATURE_OPTIONS)]);
+  assertKnownKeys('', o, [...known, ...Object.keys(FEATURE_OPTIONS)], undefined, foreignOption);
   for (const feature of features) feature.check?.(o);
   const providers = features.some((f) => f.target);
   const { protocols: given, buffer = {}, backoff, maxDelay, ceiling, binaryType, wsOptions } = o;

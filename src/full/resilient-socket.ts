@@ -4,6 +4,7 @@
  * this file only turns its options into theirs.
  */
 import type { Feature } from '../core/feature.js';
+import { foreignOption } from '../core/foreign-options.js';
 import type { BaseSocketOptions, UrlProvider } from '../core/options.js';
 import { BaseSocket } from '../core/socket.js';
 import { abortSignal } from '../features/abort-signal/abort-signal.js';
@@ -66,7 +67,7 @@ export class ResilientSocket extends BaseSocket {
 export function prepareFull(options: unknown): unknown {
   assertOptionsObject('options', options);
   const o = (options ?? {}) as ResilientSocketOptions & Record<string, unknown>;
-  assertKnownKeys('', o, Object.keys(OPTION_NAMES));
+  assertKnownKeys('', o, Object.keys(OPTION_NAMES), undefined, foreignOption);
   const buffer = (o.buffer ?? {}) as Record<string, unknown>;
   assertOptionsObject('buffer', o.buffer);
   assertKnownKeys('buffer', o.buffer, ['maxMessages', 'maxBytes', 'overflow', 'ttl']);
