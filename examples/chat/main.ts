@@ -16,7 +16,7 @@ const server = await startChatServer({ port, wsPort: portFrom('WS_PORT', port ==
 console.log(`
 Chat page:    ${server.url}?name=alice   (open a second tab with ?name=bob)
 Chat server:  ${server.wsUrl}
-Terminal:     npx resilient-socket "${server.wsUrl}?name=carol"
+Terminal:     npm run cli -- "${server.wsUrl}?name=carol"
 
 Keys (then Enter): c = crash the chat server (it stays down), r = restart it, q = quit
 `);

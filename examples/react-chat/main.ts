@@ -31,7 +31,7 @@ const server = await startReactChatServer({ port, wsPort: portFrom('WS_PORT', po
 console.log(`
 React chat:   ${server.url}?name=alice   (open a second tab with ?name=bob)
 Chat server:  ${server.wsUrl}
-Terminal:     npx resilient-socket "${server.wsUrl}?name=carol"
+Terminal:     npm run cli -- "${server.wsUrl}?name=carol"
 Bundle:       ${(server.bundleBytes / 1024).toFixed(0)} kB (React development build: StrictMode checks on)
 
 Keys (then Enter): c = crash the chat server (it stays down), r = restart it, q = quit
