@@ -19,7 +19,8 @@ export type ProtocolsProvider =
 /** The core's outbound queue: how much it holds. */
 export interface QueueOptions {
   /**
-   * The most messages the queue holds; `0` disables queueing (every send while disconnected is dropped).
+   * The most messages the queue holds: an integer >= 0 (`Infinity` is refused: the count is always
+   * bounded); `0` disables queueing (every send while disconnected is dropped).
    * @default 1000
    * @example
    * ```ts

@@ -56,9 +56,9 @@ export interface BufferPolicyOptions {
 /** The options of `ResilientSocket`'s outbound buffer: the core queue's limits and this feature's policies. */
 export interface BufferOptions extends BufferPolicyOptions {
   /**
-   * The most messages the buffer holds. An integer >= 0; `0` disables buffering, so every
-   * `send()` while disconnected is handled by the `overflow` policy (dropped, or an error with
-   * `'error'`).
+   * The most messages the buffer holds. An integer >= 0 (`Infinity` is refused: the count is
+   * always bounded); `0` disables buffering, so every `send()` while disconnected is handled by
+   * the `overflow` policy (dropped, or an error with `'error'`).
    * @default 1000
    * @example
    * ```ts
