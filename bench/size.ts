@@ -147,7 +147,9 @@ export const ADDONS: readonly Addon[] = [
     names: 'useResilientSocket',
     from: './dist/react.js',
     external: ['react'],
-    budget: 1_500,
+    // Over the target since options compare by value all the way down (policies included, about
+    // 0.1 kB) and queued messages follow a new token to the same destination (about 0.2 kB).
+    budget: 1_800,
     target: 1_500,
     issue: 15,
   },

@@ -14,9 +14,20 @@ export type { ResilientSocketHook, UseResilientSocketOptions } from './react/use
 /**
  * A socket for this component: `{ socket, state, lastMessage, send }`. `url` `null` (or
  * `enabled: false`) means no connection (state `'idle'`). Components asking for the same URL and
- * options (compared by value: an inline object literal is fine) share one socket, closed
- * `closeDelay` ms after the last of them unmounts, so StrictMode makes one connection. Rendering on
- * a server makes none (state `'idle'`); hydration connects once.
+ * options share one socket, closed `closeDelay` ms after the last of them unmounts, so StrictMode
+ * makes one connection. Rendering on a server makes none (state `'idle'`); hydration connects once.
+ *
+ * Options compare by value all the way down, so they may be written inline: plain objects and
+ * arrays by their entries (a `{ next, reset }` policy too), backoff policies
+ * (`constant({ delay: 500 })`) and features (`heartbeat({ … })`) by their factory and options,
+ * functions by their source text (what they close over does not count), `URL`s by `href`; other
+ * objects (an `AbortSignal`, a `TestClock`, an `http.Agent`) by identity: make those once.
+ *
+ * A fresh token: with a URL provider (`() => url`, and `providers()` in `features`) the socket and
+ * its connection stay, and the next attempt calls the latest render's provider. A string URL whose
+ * credentials change (`?token=`, `?access_token=`, userinfo) makes a new socket that takes over
+ * the queued messages; another host, path or parameter (`?room=`) is another destination: they are
+ * dropped and reported (`onDrop`) instead.
  * @example
  * ```tsx
  * import { useResilientSocket } from 'resilient-socket/react';

@@ -131,6 +131,11 @@ class Phased {
     this.#phase = undefined;
     this.#elapsed = 0;
   }
+
+  /** The strategy and its options: what the React hook compares it by (see `MADE_FROM` in `./policy.ts`). */
+  get 'resilient-socket.madeFrom'(): readonly [string, object] {
+    return [this.name, { maxDelay: this.maxDelay, ceiling: this.ceiling, random: this.#random }];
+  }
 }
 
 /**

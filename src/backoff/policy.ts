@@ -7,6 +7,22 @@ import type { BackoffPolicy, BackoffPolicyLike, BackoffStrategyName, DelayStep, 
  */
 export const MAX_TIMER_DELAY = 2_147_483_647; // 2^31 − 1 (a literal: `**` would count as a side effect)
 
+/**
+ * Where an object made by one of the package's factories says what it was made from: a getter of
+ * that name gives the factory's name and the options it was made with, as resolved (defaults
+ * filled in). The React hook compares such objects by these (`src/react/key.ts`), so that a
+ * policy made afresh on every render is still the same option. A getter on the class costs
+ * nothing per instance; a string name (no symbol) is the same in every copy of the package (its
+ * ESM and CommonJS builds). The classes write the name out: a computed key, even a constant one,
+ * would keep them in every bundle that does not use them.
+ *
+ * @internal
+ */
+export const MADE_FROM = 'resilient-socket.madeFrom';
+
+/** What the {@link MADE_FROM} getter gives: the factory's name and its resolved options. @internal */
+export type MadeFrom = readonly [factory: string, options: object];
+
 /** Clamps a delay into `[0, MAX_TIMER_DELAY]`. `NaN` is a bug and throws. */
 export function clampDelay(ms: number): number {
   if (Number.isNaN(ms)) throw new RangeError('Backoff produced NaN; this is a bug in the strategy');
@@ -80,6 +96,12 @@ class Policy<Params> implements BackoffPolicy {
   reset(): void {
     this.#attempt = 0;
     this.#previous = undefined;
+  }
+
+  /** The strategy and its options: the parameters (own properties) and the random source it draws from. */
+  get 'resilient-socket.madeFrom'(): MadeFrom {
+    const { name, ...params } = this;
+    return [name, { ...params, random: this.#random }];
   }
 }
 

@@ -50,12 +50,13 @@ export type DelayStep<Params = unknown> = (
 /** Options every jittered factory takes. */
 export interface RandomOption {
   /**
-   * Uniform random source, called afresh for every delay. Inject a seeded generator for
-   * reproducible runs, or `() => 0` / `() => 1 - Number.EPSILON` to pin a delay to a window's edge.
+   * Uniform random source, called afresh for every delay. Inject a seeded generator of your own
+   * for reproducible runs (the package exports none), or `() => 0` / `() => 1 - Number.EPSILON`
+   * to pin a delay to a window's edge.
    * @default Math.random
    * @example
    * ```ts
-   * fullJitter({ random: seededRandom(42) }) // reproducible delays in a simulation
+   * fullJitter({ random: mySeededRandom(42) }) // your own seeded generator: reproducible delays
    * ```
    */
   random?: RandomSource;

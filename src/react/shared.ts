@@ -39,8 +39,8 @@ export interface User {
 /** One shared socket. */
 export interface Entry {
   readonly key: string;
-  /** The URL when it is a string (what a hand-over compares), else ''. */
-  readonly url: string;
+  /** Where its messages go, when the URL is a string (`./destination.ts`: what a hand-over compares), else ''. */
+  readonly destination: string;
   readonly socket: BaseSocket;
   /** The components using it. */
   readonly users: Set<User>;
@@ -86,13 +86,13 @@ const dropped = (entry: Entry, info: DropInfo): void =>
 export function open(
   registry: Map<string, Entry>,
   key: string,
-  url: string,
+  destination: string,
   socket: BaseSocket,
   latest: Record<string, unknown>,
 ): Entry {
   const entry: Entry = {
     key,
-    url,
+    destination,
     socket,
     users: new Set(),
     left: new Set(),
@@ -150,12 +150,14 @@ export function end(registry: Map<string, Entry>, entry: Entry): void {
 }
 
 /**
- * A socket that its last user left for `to` (the same URL, other options) hands its queued
- * messages over: they are sent on `to` (queued there until it opens) instead of being dropped
- * when it closes. Another destination gets nothing: they are dropped and reported as it closes.
+ * A socket that its last user left for `to` (the same destination: the same URL with other
+ * options, or other credentials in its query) hands its queued messages over: they are sent on
+ * `to` (queued there until it opens) instead of being dropped when it closes. Another destination
+ * gets nothing: they are dropped and reported as it closes.
  */
 export function handOver(registry: Map<string, Entry>, from: Entry, to: Entry): void {
-  if (from.users.size > 0 || from.timer === undefined || !from.url || from.url !== to.url) return;
+  if (from.users.size > 0 || from.timer === undefined || !from.destination || from.destination !== to.destination)
+    return;
   from.to = to;
   end(registry, from);
 }

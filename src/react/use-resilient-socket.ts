@@ -11,6 +11,7 @@ import type { BaseSocketOptions, UrlProvider } from '../core/options.js';
 import type { BaseSocket, SendResult } from '../core/socket.js';
 import type { SocketState } from '../core/states.js';
 import type { Data } from '../data.js';
+import { destinationOf } from './destination.js';
 import { HOOK_OPTIONS, keyOf } from './key.js';
 import {
   type Entry,
@@ -106,7 +107,7 @@ export function hookFor(Socket: typeof BaseSocket) {
         typeof value === 'function' && name !== 'WebSocket' && name !== 'backoff' ? latest(name) : value;
     }
     const socket = new Socket((typeof url === 'function' ? latest('url') : url) as UrlProvider, forSocket);
-    entry = open(registry, key, typeof url === 'function' ? '' : String(url), socket, first);
+    entry = open(registry, key, typeof url === 'function' ? '' : destinationOf(String(url)), socket, first);
     registry.set(key, entry);
     return entry;
   }

@@ -8,6 +8,7 @@ import {
   fullJitter,
   isBackoffPolicy,
   MAX_TIMER_DELAY,
+  phasedBinaryExponential,
   truncatedBinaryExponential,
 } from '../../src/backoff/index.js';
 import {
@@ -15,6 +16,8 @@ import {
   clampDelay,
   createPolicy,
   exponentialWindow,
+  MADE_FROM,
+  type MadeFrom,
   resolveRandom,
 } from '../../src/backoff/policy.js';
 import type { DelayStep } from '../../src/backoff/types.js';
@@ -207,6 +210,52 @@ describe.each(FACTORIES)('%s policy object', (_name, make) => {
         3,
       ),
     );
+  });
+});
+
+describe('MADE_FROM: what a policy was made from', () => {
+  const madeFrom = (policy: object): MadeFrom => (policy as Record<string, MadeFrom>)[MADE_FROM] as MadeFrom;
+  const random = () => 0.5;
+
+  it('gives the strategy and its options as resolved (defaults filled in, derived parameters shown)', () => {
+    expect(madeFrom(constant())).toEqual(['constant', { delay: 1_000, random: undefined }]);
+    expect(madeFrom(fullJitter({ base: 50, random }))).toEqual(['full-jitter', { base: 50, cap: 10_000, random }]);
+    expect(madeFrom(equalJitter())).toEqual(['equal-jitter', { base: 100, cap: 10_000, random: Math.random }]);
+    expect(madeFrom(decorrelatedJitter({ cap: 500 }))).toEqual([
+      'decorrelated-jitter',
+      { base: 100, cap: 500, random: Math.random },
+    ]);
+    expect(madeFrom(truncatedBinaryExponential({ ceiling: 3, random }))).toEqual([
+      'truncated-binary-exponential',
+      { maxDelay: 10_000, ceiling: 3, baseDelay: 2_500, random },
+    ]);
+    expect(madeFrom(phasedBinaryExponential({ maxDelay: 4_000, random }))).toEqual([
+      'phased-binary-exponential',
+      { maxDelay: 4_000, ceiling: 10, random },
+    ]);
+  });
+
+  it('leaves out the random source of a strategy that never draws', () => {
+    expect(madeFrom(constant({ random }))).toEqual(['constant', { delay: 1_000, random: undefined }]);
+    expect(madeFrom(exponential({ random }))).toEqual(['exponential', { base: 100, cap: 10_000, random: undefined }]);
+  });
+
+  it('is the same before and after delays are handed out: the state is not part of it', () => {
+    const policy = phasedBinaryExponential({ random });
+    const before = madeFrom(policy);
+    take(policy, 3);
+    expect(madeFrom(policy)).toEqual(before);
+  });
+
+  it('is a getter of the class: a policy carries no more own properties than its name and parameters', () => {
+    expect(Object.keys(constant())).toEqual(['name', 'delay']);
+    expect(Object.getOwnPropertyNames(truncatedBinaryExponential()).sort()).toEqual(
+      ['baseDelay', 'ceiling', 'maxDelay', 'name'].sort(),
+    );
+    expect(Object.getOwnPropertyNames(phasedBinaryExponential()).sort()).toEqual(
+      ['baseDelay', 'ceiling', 'maxDelay', 'name'].sort(),
+    );
+    expect(Object.hasOwn(constant(), MADE_FROM)).toBe(false);
   });
 });
 

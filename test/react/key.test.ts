@@ -1,12 +1,23 @@
 /**
  * `keyOf`: what makes two `useResilientSocket(url, options)` calls the same connection. Plain
  * objects and arrays by value (key order and `undefined` entries do not count), functions by their
- * source text, features by name and the options they were made with, URLs by `href`, other objects
- * by identity, and the hook's own options left out.
+ * source text, features and backoff policies by name and the options they were made with, URLs by
+ * `href`, other objects by identity, an object seen before by the key it had then, and the hook's
+ * own options left out.
  */
 import { describe, expect, it } from 'vitest';
+import {
+  constant,
+  decorrelatedJitter,
+  equalJitter,
+  exponential,
+  fullJitter,
+  phasedBinaryExponential,
+  truncatedBinaryExponential,
+} from '../../src/backoff/index.js';
 import { bufferPolicy, heartbeat, resume, stats } from '../../src/modular.js';
 import { HOOK_OPTIONS, keyOf } from '../../src/react/key.js';
+import { TestClock } from '../../src/testing/test-clock.js';
 
 const same = (a: unknown, b: unknown, skip?: readonly string[]) => expect(keyOf(a, skip)).toBe(keyOf(b, skip));
 const differ = (a: unknown, b: unknown, skip?: readonly string[]) => expect(keyOf(a, skip)).not.toBe(keyOf(b, skip));
@@ -134,6 +145,105 @@ describe('keyOf: features', () => {
   });
 });
 
+describe('keyOf: backoff policies', () => {
+  const factories = {
+    truncatedBinaryExponential: () => truncatedBinaryExponential({ maxDelay: 5_000, ceiling: 4 }),
+    phasedBinaryExponential: () => phasedBinaryExponential({ maxDelay: 5_000, ceiling: 4 }),
+    fullJitter: () => fullJitter({ base: 50 }),
+    equalJitter: () => equalJitter({ base: 50 }),
+    decorrelatedJitter: () => decorrelatedJitter({ base: 500, cap: 20_000 }),
+    exponential: () => exponential({ base: 50 }),
+    constant: () => constant({ delay: 500 }),
+  };
+
+  it.each(Object.entries(factories))(
+    '%s: two made with the same options are the same, alone and inside options',
+    (_name, make) => {
+      const [first, second] = [make(), make()];
+      expect(first).not.toBe(second);
+      same(first, second);
+      same({ backoff: first, maxRetries: 3 }, { maxRetries: 3, backoff: second });
+    },
+  );
+
+  it('tells apart the factories, also those with the same options', () => {
+    const keys = Object.values(factories).map((make) => keyOf(make()));
+    expect(new Set(keys).size).toBe(keys.length);
+    differ(fullJitter(), equalJitter());
+    differ(truncatedBinaryExponential(), phasedBinaryExponential());
+  });
+
+  it('tells apart other options, and not the defaults written out', () => {
+    differ(constant({ delay: 500 }), constant({ delay: 501 }));
+    differ(decorrelatedJitter({ base: 500 }), decorrelatedJitter({ base: 500, cap: 20_000 }));
+    differ(truncatedBinaryExponential({ ceiling: 4 }), truncatedBinaryExponential({ ceiling: 5 }));
+    differ(phasedBinaryExponential({ maxDelay: 1_000 }), phasedBinaryExponential({ maxDelay: 2_000 }));
+    same(constant(), constant({ delay: 1_000 }));
+    same(fullJitter(), fullJitter({ base: 100, cap: 10_000, random: Math.random }));
+    same(truncatedBinaryExponential(), truncatedBinaryExponential({ maxDelay: 10_000, ceiling: 10 }));
+    same(phasedBinaryExponential(), phasedBinaryExponential({ maxDelay: 10_000, ceiling: 10 }));
+  });
+
+  it('compares the random source as any function (by source text), and not where it is never called', () => {
+    const make = () => fullJitter({ random: () => 0.5 });
+    same(make(), make());
+    differ(fullJitter({ random: () => 0.5 }), fullJitter({ random: () => 0.25 }));
+    differ(fullJitter({ random: () => 0.5 }), fullJitter());
+    differ(phasedBinaryExponential({ random: () => 0.5 }), phasedBinaryExponential());
+    // constant and exponential draw nothing: their `random` is checked, never called.
+    same(constant({ random: () => 0.5 }), constant());
+    same(exponential({ random: () => 0.5 }), exponential());
+  });
+
+  it('does not count the state of a policy (its attempt count, its previous delay, its phase)', () => {
+    for (const make of Object.values(factories)) {
+      const [used, fresh] = [make(), make()];
+      used.next();
+      used.next();
+      same(used, fresh);
+    }
+  });
+
+  it('is not taken in by a plain object that looks like the description of one', () => {
+    differ({ name: 'constant', delay: 500, next: () => 500, reset: () => {} }, constant({ delay: 500 }));
+  });
+});
+
+describe('keyOf: objects seen before', () => {
+  it('keep the key they had: the socket changing a { next, reset } object it holds is the same option', () => {
+    const policy = {
+      failures: 0,
+      next() {
+        this.failures++;
+        return 100;
+      },
+      reset() {
+        this.failures = 0;
+      },
+    };
+    const before = keyOf({ backoff: policy });
+    policy.next();
+    expect(keyOf({ backoff: policy })).toBe(before);
+    // A new object with those fields is described afresh.
+    differ({ backoff: policy }, { backoff: { ...policy } });
+  });
+
+  it('except a URL object, read afresh (the url of the hook: its href is its value)', () => {
+    const url = new URL('wss://example.test/feed?token=a');
+    const before = keyOf([url]);
+    url.searchParams.set('token', 'b');
+    expect(keyOf([url])).not.toBe(before);
+    expect(keyOf(url)).toBe(keyOf('wss://example.test/feed?token=b'));
+  });
+
+  it('describe the top level (the options object, with the hook options left out) afresh every time', () => {
+    const options: Record<string, unknown> = { maxDelay: 1 };
+    const before = keyOf(options, HOOK_OPTIONS);
+    options.maxDelay = 2;
+    expect(keyOf(options, HOOK_OPTIONS)).not.toBe(before);
+  });
+});
+
 describe('keyOf: other objects', () => {
   it('compares class instances by identity', () => {
     class Clock {
@@ -148,6 +258,12 @@ describe('keyOf: other objects', () => {
     differ({ signal: controller.signal }, { signal: new AbortController().signal });
     const date = new Date(0);
     differ(date, new Date(0));
+  });
+
+  it('compares a TestClock by identity: two clocks are two timelines, even when they read the same time', () => {
+    const clock = new TestClock();
+    same({ clock }, { clock });
+    differ({ clock }, { clock: new TestClock() });
   });
 
   it('compares URL objects by href (and as the same string)', () => {
