@@ -136,7 +136,7 @@ export const ECHO: Behaviour = /* @__PURE__ */ Object.freeze({ kind: 'accept', e
  *
  * ```ts
  * const server = await TestWsServer.start(ECHO);
- * const socket = new ResilientSocket(server.url());
+ * const socket = new ResilientSocket(server.url); // ws://127.0.0.1:<port>/
  * await server.stop();   // the client sees the connection drop…
  * await server.start();  // …and comes back on the same port
  * ```
@@ -194,14 +194,49 @@ export class TestWsServer {
 
   /** The port (known after the first `start()`). */
   get port(): number {
-    if (this.#port === undefined) throw new Error('TestWsServer: start() it first');
+    if (this.#port === undefined) {
+      throw new Error(
+        'TestWsServer: start() it first (`await server.start()`, or create it with `await TestWsServer.start()`): ' +
+          'its port is chosen then',
+      );
+    }
     return this.#port;
   }
 
-  /** `ws://127.0.0.1:<port><path>`. */
-  url(path = '/'): string {
-    return `ws://127.0.0.1:${this.port}${path}`;
+  /**
+   * The URL to connect to, `ws://127.0.0.1:<port>/`: a string, as `FlakyServer.url` is, ready to
+   * pass to a socket (`new ResilientSocket(server.url)`). The same across restarts. For another
+   * path or a query, see {@link TestWsServer.urlFor}.
+   * @throws Error before the first `start()`.
+   */
+  get url(): string {
+    return this.urlFor('/');
   }
+
+  /**
+   * The URL of `path` on this server: `server.urlFor('/feed?token=1')` is
+   * `ws://127.0.0.1:<port>/feed?token=1`. Bound to its server, so it can be handed around as a
+   * function (`paths.map(server.urlFor)`); as a URL provider, wrap it:
+   * `new ResilientSocket(() => server.urlFor('/feed?token=' + token))`.
+   * @param path the request target: starts with `/` (a path) or `?` (a query on `/`).
+   * @throws TypeError when `path` is not a string (the message says what to pass instead);
+   *   RangeError when it starts with neither `/` nor `?`; Error before the first `start()`.
+   */
+  readonly urlFor = (path: string): string => {
+    if (typeof path !== 'string') {
+      throw new TypeError(
+        `Expected \`path\` of TestWsServer.urlFor(path) to be a string such as "/feed", got ${describeReceived(path)}. ` +
+          'For the root, use `server.url`; as a URL provider, pass `() => server.urlFor("/feed")`',
+      );
+    }
+    if (!path.startsWith('/') && !path.startsWith('?')) {
+      throw new RangeError(
+        `Expected \`path\` of TestWsServer.urlFor(path) to start with "/" or "?", got ${describeValue(path)}` +
+          ` (did you mean ${describeValue(`/${path}`)}?)`,
+      );
+    }
+    return `ws://127.0.0.1:${this.port}${path.startsWith('?') ? `/${path}` : path}`;
+  };
 
   /** Whether the server is listening now (between `start()` and `stop()`). */
   get listening(): boolean {
