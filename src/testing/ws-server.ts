@@ -16,11 +16,11 @@
  *   messages received in order, pings, and client disconnects.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { loadWs } from '../transports/ws/load-ws.js';
 import { assertKnownKeys, describeReceived, describeValue } from '../validation.js';
-import { realClearTimeout, realSetTimeout } from './timing.js';
+import { listen, withTimeout } from './listen.js';
 
 /** One accepted connection, server side: a `ws` WebSocket. */
 export interface ServerConnection {
@@ -194,48 +194,35 @@ export class TestWsServer {
 
   /** The port (known after the first `start()`). */
   get port(): number {
-    if (this.#port === undefined) {
-      throw new Error(
-        'TestWsServer: start() it first (`await server.start()`, or create it with `await TestWsServer.start()`): ' +
-          'its port is chosen then',
-      );
-    }
-    return this.#port;
+    if (this.#port !== undefined) return this.#port;
+    throw new Error('TestWsServer: start() it first (`await server.start()`, or `await TestWsServer.start()`)');
   }
 
   /**
-   * The URL to connect to, `ws://127.0.0.1:<port>/`: a string, as `FlakyServer.url` is, ready to
-   * pass to a socket (`new ResilientSocket(server.url)`). The same across restarts. For another
-   * path or a query, see {@link TestWsServer.urlFor}.
-   * @throws Error before the first `start()`.
+   * The URL to connect to, `ws://127.0.0.1:<port>/`: a string, as `FlakyServer.url` is, ready for
+   * a socket (`new ResilientSocket(server.url)`); the same across restarts. Other paths: {@link TestWsServer.urlFor}.
    */
   get url(): string {
     return this.urlFor('/');
   }
 
   /**
-   * The URL of `path` on this server: `server.urlFor('/feed?token=1')` is
-   * `ws://127.0.0.1:<port>/feed?token=1`. Bound to its server, so it can be handed around as a
-   * function (`paths.map(server.urlFor)`); as a URL provider, wrap it:
-   * `new ResilientSocket(() => server.urlFor('/feed?token=' + token))`.
-   * @param path the request target: starts with `/` (a path) or `?` (a query on `/`).
-   * @throws TypeError when `path` is not a string (the message says what to pass instead);
-   *   RangeError when it starts with neither `/` nor `?`; Error before the first `start()`.
+   * The URL of `path` (a path, or a query on `/`): `server.urlFor('/feed?x=1')` is
+   * `ws://127.0.0.1:<port>/feed?x=1`. Bound to its server (`paths.map(server.urlFor)` works); as a
+   * URL provider, wrap it: `() => server.urlFor('/feed?token=' + token)`.
+   * @throws TypeError for a `path` that is not a string, RangeError for one that starts with neither `/` nor `?`.
    */
   readonly urlFor = (path: string): string => {
+    const name = '`path` of TestWsServer.urlFor(path)';
     if (typeof path !== 'string') {
-      throw new TypeError(
-        `Expected \`path\` of TestWsServer.urlFor(path) to be a string such as "/feed", got ${describeReceived(path)}. ` +
-          'For the root, use `server.url`; as a URL provider, pass `() => server.urlFor("/feed")`',
-      );
+      const fix = 'For the root, use `server.url`; as a URL provider, pass `() => server.urlFor("/feed")`';
+      throw new TypeError(`Expected ${name} to be a string such as "/feed", got ${describeReceived(path)}. ${fix}`);
     }
-    if (!path.startsWith('/') && !path.startsWith('?')) {
-      throw new RangeError(
-        `Expected \`path\` of TestWsServer.urlFor(path) to start with "/" or "?", got ${describeValue(path)}` +
-          ` (did you mean ${describeValue(`/${path}`)}?)`,
-      );
+    if (!/^[/?]/.test(path)) {
+      const got = `got ${describeValue(path)} (did you mean ${describeValue(`/${path}`)}?)`;
+      throw new RangeError(`Expected ${name} to start with "/" or "?", ${got}`);
     }
-    return `ws://127.0.0.1:${this.port}${path.startsWith('?') ? `/${path}` : path}`;
+    return `ws://127.0.0.1:${this.port}${path.startsWith('?') ? '/' : ''}${path}`;
   };
 
   /** Whether the server is listening now (between `start()` and `stop()`). */
@@ -397,36 +384,4 @@ function wsServerClass(): typeof WebSocketServer {
   const Engine = (loadWs() as { WebSocketServer?: typeof WebSocketServer } | undefined)?.WebSocketServer;
   if (!Engine) throw new Error('TestWsServer needs the `ws` package: npm install --save-dev ws');
   return Engine;
-}
-
-/** Listens on 127.0.0.1:`port`, retrying briefly if the port is momentarily busy (restart). */
-async function listen(http: Server, port: number): Promise<number> {
-  const deadline = performance.now() + 2_000;
-  for (;;) {
-    try {
-      await new Promise<void>((resolve, reject) => {
-        const onError = (error: Error): void => reject(error);
-        http.once('error', onError);
-        http.listen({ host: '127.0.0.1', port }, () => {
-          http.off('error', onError);
-          resolve();
-        });
-      });
-      return (http.address() as AddressInfo).port;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || performance.now() > deadline) throw error;
-      await new Promise((resolve) => realSetTimeout(resolve, 20));
-    }
-  }
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  // Real timers, like the rest of the kit: fake timers in the test cannot hold start() or stop().
-  let timer: ReturnType<typeof realSetTimeout> | undefined;
-  return Promise.race([
-    promise,
-    new Promise<never>((_resolve, reject) => {
-      timer = realSetTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms);
-    }),
-  ]).finally(() => realClearTimeout(timer));
 }

@@ -170,7 +170,9 @@ describe('TestWsServer.url: a string, as FlakyServer.url is', () => {
   it('urlFor refuses a path that would make another URL (a TypeError, a RangeError with the fix)', async () => {
     const server = await startServer(ECHO);
     expect(() => server.urlFor('feed')).toThrow(
-      new RangeError('Expected `path` of TestWsServer.urlFor(path) to start with "/" or "?", got "feed" (did you mean "/feed"?)'),
+      new RangeError(
+        'Expected `path` of TestWsServer.urlFor(path) to start with "/" or "?", got "feed" (did you mean "/feed"?)',
+      ),
     );
     expect(() => server.urlFor(8080 as never)).toThrow(TypeError);
     expect(() => server.urlFor(8080 as never)).toThrow(/got number 8080/);
