@@ -12,6 +12,7 @@ import type { WebSocketConstructorLike } from '../transports/websocket-like.js';
 import type { CliOptions } from './args.js';
 import { createBackoff } from './backoff.js';
 import { ExitCode } from './exit-codes.js';
+import { usageErrorFrom } from './flags.js';
 import { Output } from './output.js';
 import { statusLine } from './status.js';
 
@@ -104,6 +105,9 @@ class Session {
     try {
       return new ResilientSocket(o.url, socketOptions);
     } catch (error) {
+      // An option the library refuses came from a flag: a usage error naming it (main prints it).
+      const usage = usageErrorFrom(error);
+      if (usage) throw usage;
       this.#out.problem((error as Error).message);
       return undefined;
     }

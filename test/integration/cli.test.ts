@@ -93,7 +93,7 @@ describe('command line mistakes, help and version', () => {
     ['not a URL', ['nonsense'], 'got "nonsense"'],
     ['no URL', [], 'Expected a ws:// or wss:// URL'],
     ['two URLs', ['ws://127.0.0.1:9/', 'ws://127.0.0.1:10/'], 'Expected one URL, got 2'],
-    ['an unknown flag', ['ws://127.0.0.1:9/', '--bogus'], "'--bogus'"],
+    ['an unknown flag', ['ws://127.0.0.1:9/', '--bogus'], 'Unknown flag `--bogus`'],
     ['a bad value', ['ws://127.0.0.1:9/', '--count', '0'], '`--count`'],
   ])('%s: exit 2, the problem and a pointer to --help on stderr, nothing on stdout', async (_name, argv, text) => {
     const run = cli(argv);
@@ -113,9 +113,8 @@ describe('command line mistakes, help and version', () => {
     expect(run.proc.interruptHandlers).toBe(0);
   });
 
-  // AWKWARD: the usage errors found while building the session (backoff combinations such as
-  // --base-delay above --max-delay, or --max-delay 0 with truncated) are printed without the
-  // "Run `resilient-socket --help` for usage." line that every parseCli error gets (main.ts).
+  // The usage errors found while building the session (backoff combinations such as --base-delay
+  // above --max-delay) end with the same pointer to --help as every parseCli error.
   it('a backoff combination the policy rejects also points to --help', async () => {
     const run = cli(['ws://127.0.0.1:9/', '--strategy', 'full', '--base-delay', '500', '--max-delay', '100']);
     expect(await run.exit()).toBe(2);
