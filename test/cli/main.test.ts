@@ -43,8 +43,6 @@ const VALUE_FLAGS: readonly [typed: string, value: string, dashed?: 'dashed'][] 
 const long = (typed: string): string =>
   ({ '-H': '--header', '-p': '--protocol', '-s': '--send', '-n': '--count', '-t': '--timeout' })[typed] ?? typed;
 
-const MAX_TIMER = '2147483647';
-
 /** [case, argv, the exact problem line after `resilient-socket: `]. */
 const CASES: readonly [string, readonly string[], string][] = [
   // The URL.
@@ -149,38 +147,21 @@ const CASES: readonly [string, readonly string[], string][] = [
   [
     '--connect-timeout soon',
     [URL, '--connect-timeout', 'soon'],
-    `Expected \`--connect-timeout\` to be a number from 1 to ${MAX_TIMER}, got "soon"`,
+    'Expected `--connect-timeout` to be a number >= 1, got "soon"',
   ],
-  [
-    '--connect-timeout 0',
-    [URL, '--connect-timeout', '0'],
-    `Expected \`--connect-timeout\` to be a number from 1 to ${MAX_TIMER}, got "0"`,
-  ],
+  ['--connect-timeout 0', [URL, '--connect-timeout', '0'], 'Expected `--connect-timeout` to be a number >= 1, got "0"'],
   [
     '--connect-timeout -5',
     [URL, '--connect-timeout', '-5'],
-    `Expected \`--connect-timeout\` to be a number from 1 to ${MAX_TIMER}, got "-5"`,
-  ],
-  [
-    '--connect-timeout past a timer',
-    [URL, '--connect-timeout', '2147483648'],
-    `Expected \`--connect-timeout\` to be a number from 1 to ${MAX_TIMER}, got "2147483648"`,
+    'Expected `--connect-timeout` to be a number >= 1, got "-5"',
   ],
   [
     '--connect-timeout 0x10 (hex)',
     [URL, '--connect-timeout', '0x10'],
-    `Expected \`--connect-timeout\` to be a number from 1 to ${MAX_TIMER}, got "0x10"`,
+    'Expected `--connect-timeout` to be a number >= 1, got "0x10"',
   ],
-  [
-    '--heartbeat -1',
-    [URL, '--heartbeat', '-1'],
-    `Expected \`--heartbeat\` to be a number from 1 to ${MAX_TIMER}, got "-1"`,
-  ],
-  [
-    '--heartbeat 1e10',
-    [URL, '--heartbeat', '1e10'],
-    `Expected \`--heartbeat\` to be a number from 1 to ${MAX_TIMER}, got "1e10"`,
-  ],
+  ['--heartbeat -1', [URL, '--heartbeat', '-1'], 'Expected `--heartbeat` to be a number >= 1, got "-1"'],
+  ['--heartbeat 1e400', [URL, '--heartbeat', '1e400'], 'Expected `--heartbeat` to be a number >= 1, got "1e400"'],
   ['--max-delay -5', [URL, '--max-delay', '-5'], 'Expected `--max-delay` to be a number > 0, got "-5"'],
   ['--max-delay=-5', [URL, '--max-delay=-5'], 'Expected `--max-delay` to be a number > 0, got "-5"'],
   ['--max-delay 0', [URL, '--max-delay', '0'], 'Expected `--max-delay` to be a number > 0, got "0"'],
@@ -196,17 +177,13 @@ const CASES: readonly [string, readonly string[], string][] = [
   ['--base-delay x', [URL, '--base-delay', 'x'], 'Expected `--base-delay` to be a number >= 0, got "x"'],
   ['--max-retries -1', [URL, '--max-retries', '-1'], 'Expected `--max-retries` to be an integer >= 0, got "-1"'],
   ['--max-retries 1.5', [URL, '--max-retries', '1.5'], 'Expected `--max-retries` to be an integer >= 0, got "1.5"'],
-  ['--wait -1', [URL, '--wait', '-1'], `Expected \`--wait\` to be a number from 0 to ${MAX_TIMER}, got "-1"`],
-  ['--wait 1e10', [URL, '--wait', '1e10'], `Expected \`--wait\` to be a number from 0 to ${MAX_TIMER}, got "1e10"`],
+  ['--wait -1', [URL, '--wait', '-1'], 'Expected `--wait` to be a number >= 0, got "-1"'],
+  ['--wait 1_000', [URL, '--wait', '1_000'], 'Expected `--wait` to be a number >= 0, got "1_000"'],
   ['--count 0', [URL, '--count', '0'], 'Expected `--count` to be an integer >= 1, got "0"'],
   ['-n -2', [URL, '-n', '-2'], 'Expected `--count` to be an integer >= 1, got "-2"'],
   ['-n2.5 (joined)', [URL, '-n2.5'], 'Expected `--count` to be an integer >= 1, got "2.5"'],
-  ['--timeout 0', [URL, '--timeout', '0'], `Expected \`--timeout\` to be a number from 1 to ${MAX_TIMER}, got "0"`],
-  [
-    '-t past a timer',
-    [URL, '-t', '99999999999'],
-    `Expected \`--timeout\` to be a number from 1 to ${MAX_TIMER}, got "99999999999"`,
-  ],
+  ['--timeout 0', [URL, '--timeout', '0'], 'Expected `--timeout` to be a number >= 1, got "0"'],
+  ['-t -1 (joined)', [URL, '-t-1'], 'Expected `--timeout` to be a number >= 1, got "-1"'],
   ['--clients 9', ['--demo', '--clients', '9'], 'Expected `--clients` to be an integer from 1 to 8, got "9"'],
   ['--clients -1', ['--demo', '--clients', '-1'], 'Expected `--clients` to be an integer from 1 to 8, got "-1"'],
   [

@@ -222,6 +222,26 @@ describe('--send', () => {
   });
 });
 
+describe('--timeout and --wait longer than a timer can wait (2^31 − 1 ms)', () => {
+  it('--timeout 99999999999 does not end the run at once: the echo comes, exit 0', async () => {
+    const s = await server(ECHO);
+    const run = cli([s.url, '-s', 'ping', '-n', '1', '--timeout', '99999999999']);
+    expect(await run.exit(3_000)).toBe(0);
+    expect(run.proc.stdout).toBe('ping\n');
+    expect(run.proc.stderr).not.toContain('timed out');
+  });
+
+  it('--wait 99999999999 keeps listening after the last send until Ctrl-C', async () => {
+    const s = await server(ECHO);
+    const run = cli([s.url, '-s', 'ping', '--wait', '99999999999']);
+    await run.proc.waitForOutput('ping', 3_000, 'stdout');
+    await sleep(300);
+    expect(run.ended).toBe(false);
+    run.proc.interrupt();
+    expect(await run.exit()).toBe(130);
+  });
+});
+
 describe('headers and subprotocols', () => {
   it('-H headers reach the server with the upgrade request', async () => {
     const s = await server(ECHO);
