@@ -191,20 +191,31 @@ function aside(positionals: readonly Positional[]): string {
 
 /** Throws unless `url` is a ws:// or wss:// URL; the message shows it redacted (it may carry a token). */
 function checkUrl(url: Positional): void {
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url.text);
-  } catch {
-    parsed = undefined;
-  }
+  const parsed = parseUrl(url.text);
   if (parsed?.protocol === 'ws:' || parsed?.protocol === 'wss:') return;
   const shown = JSON.stringify(redactUrl(url.text));
-  const secure = parsed?.protocol === 'https:' ? 'wss' : parsed?.protocol === 'http:' ? 'ws' : undefined;
-  const guess =
-    secure === undefined
-      ? aside([url])
-      : ` (did you mean ${JSON.stringify(redactUrl(`${secure}:${url.text.slice(parsed?.protocol.length)}`))}?)`;
-  throw new UsageError(`Expected a ${parsed ? '' : 'valid '}ws:// or wss:// URL, got ${shown}${guess}`);
+  throw new UsageError(`Expected a ${parsed ? '' : 'valid '}ws:// or wss:// URL, got ${shown}${urlGuess(url, parsed)}`);
+}
+
+/**
+ * A did-you-mean for a URL that is not a ws(s):// one: the ws(s) form of an http(s) URL, the flag a
+ * word names (`demo`), or the ws:// form of a host without a scheme (`localhost:8080`).
+ */
+function urlGuess(url: Positional, parsed: URL | undefined): string {
+  const { text } = url;
+  const web = parsed?.protocol === 'https:' ? 'wss' : parsed?.protocol === 'http:' ? 'ws' : undefined;
+  const guess = web === undefined ? `ws://${text}` : `${web}:${text.slice(parsed?.protocol.length)}`;
+  const flag = aside([url]);
+  if (web === undefined && (flag !== '' || text.includes('://') || !parseUrl(guess))) return flag;
+  return ` (did you mean ${JSON.stringify(redactUrl(guess))}?)`;
+}
+
+function parseUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function parseHeaders(lines: readonly string[]): Record<string, string> {

@@ -50,6 +50,12 @@ const CASES: readonly [string, readonly string[], string][] = [
   ['no URL, flags only', ['--send', 'x'], 'Expected a ws:// or wss:// URL to connect to (or --demo)'],
   ['not a URL', ['not a url'], 'Expected a valid ws:// or wss:// URL, got "not a url"'],
   [
+    'a host without a scheme',
+    ['localhost:8080'],
+    'Expected a ws:// or wss:// URL, got "localhost:8080" (did you mean "ws://localhost:8080"?)',
+  ],
+  ['another scheme', ['ftp://a.test/'], 'Expected a ws:// or wss:// URL, got "ftp://a.test/"'],
+  [
     'an http:// URL (redacted)',
     ['http://user:S3CR3T@127.0.0.1:9/x?token=T0K3N'],
     'Expected a ws:// or wss:// URL, got "http://***@127.0.0.1:9/x?token=***" (did you mean "ws://***@127.0.0.1:9/x?token=***"?)',
