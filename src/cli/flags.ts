@@ -8,7 +8,8 @@
  * The conventions are the usual ones: `--flag value` or `--flag=value`; `-n 5`, `-n5`, and short
  * switches grouped (`-qn 5`); `--` ends the flags (what follows is a URL, even if it starts with
  * a dash). A value may start with a dash when it is a number (`--max-delay -5`) or is joined with
- * `=` (`--send=-x`); otherwise it is taken for the next flag and the value for missing.
+ * `=` (`--send=-x`); any other word that starts with a dash is the next flag, and the value is
+ * missing.
  */
 import { closestKey } from '../validation.js';
 
