@@ -53,7 +53,7 @@ async function rig(behaviour: Behaviour = ECHO) {
   await server.start();
   const proxy = new FaultProxy(() => server.port);
   await proxy.start();
-  const socket = new ResilientSocket(proxy.url(), OPTIONS);
+  const socket = new ResilientSocket(proxy.url, OPTIONS);
   socket.on('error', () => undefined);
   await until(() => socket.state === 'open', 5_000, 'first open');
   const done = async () => {
@@ -158,7 +158,7 @@ const scenarios: Scenario[] = [
       await proxy.start();
       proxy.blackhole('both');
       const at0 = performance.now();
-      const socket = new ResilientSocket(proxy.url(), OPTIONS);
+      const socket = new ResilientSocket(proxy.url, OPTIONS);
       socket.on('error', (error) => {
         if (error.code === 'ERR_RS_CONNECT_TIMEOUT') proxy.restore();
       });
@@ -177,7 +177,7 @@ const scenarios: Scenario[] = [
     async run() {
       const server = new TestWsServer({ kind: 'accept-then-close', code: 1011 });
       await server.start();
-      const socket = new ResilientSocket(server.url(), OPTIONS);
+      const socket = new ResilientSocket(server.url, OPTIONS);
       socket.on('error', () => undefined);
       await sleep(3_000);
       const attempts = socket.stats.attempts;
@@ -200,13 +200,13 @@ const scenarios: Scenario[] = [
     fault: 'upgrade refused 401 once (token expired)',
     reference: 'the refusal',
     behaviour: 'retries at once with a fresh URL from the provider',
-    run: () => refusedOnce({ kind: 'refuse', status: 401 }, (server) => () => server.url(`/?token=${Date.now()}`)),
+    run: () => refusedOnce({ kind: 'refuse', status: 401 }, (server) => () => server.urlFor(`/?token=${Date.now()}`)),
   },
   {
     fault: 'upgrade refused 503 with Retry-After: 1',
     reference: 'the refusal',
     behaviour: 'waits at least Retry-After, then connects',
-    run: () => refusedOnce({ kind: 'refuse', status: 503, retryAfter: 1 }, (server) => server.url()),
+    run: () => refusedOnce({ kind: 'refuse', status: 503, retryAfter: 1 }, (server) => server.url),
   },
 ];
 

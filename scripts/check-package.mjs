@@ -699,7 +699,7 @@ const TEST_KIT = (format) => `${
   await clock.advance(10);
   if (fired !== 1) throw new Error('TestClock did not fire');
   const server = await TestWsServer.start(ECHO);
-  const real = new ResilientSocket(server.url());
+  const real = new ResilientSocket(server.url);
   real.send('hello');
   const reply = await until(real, 'message', { within: 5000 });
   if (String(reply) !== 'hello') throw new Error('TestWsServer echo: ' + reply);
@@ -730,7 +730,7 @@ const run = (args) => new Promise((resolve) => {
     execFile(bin, args, { timeout: 15000 }, (error, stdout, stderr) => resolve({ code: error ? error.code : 0, stdout, stderr }));
   });
 });
-const echo = await run([server.url(), '--send', 'one', '--send', 'two', '-n', '2']);
+const echo = await run([server.url, '--send', 'one', '--send', 'two', '-n', '2']);
 check('--send echoes in order, exit 0', echo.code === 0 && echo.stdout === 'one\\ntwo\\n', JSON.stringify(echo));
 const port = server.port;
 await server.stop();

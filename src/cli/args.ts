@@ -1,19 +1,25 @@
 /**
- * The command line of the `resilient-socket` bin: parsed with `node:util`'s `parseArgs` (built
- * into Node, so the CLI needs no argument-parser dependency), then validated once into
- * {@link CliOptions}. Every mistake is a {@link UsageError} naming the flag and the value.
+ * The command line of the `resilient-socket` bin: read into flags (see flags.ts), then validated
+ * once into {@link CliOptions}. Every mistake is a one-line {@link UsageError} naming the flag and
+ * the value.
  */
-import { parseArgs } from 'node:util';
 import { redactUrl } from '../redact.js';
+import { closestKey } from '../validation.js';
+import {
+  type CommandLine,
+  DECIMAL,
+  flagNamed,
+  type Positional,
+  readCommandLine,
+  redactHeader,
+  UsageError,
+} from './flags.js';
+
+export { UsageError } from './flags.js';
 
 /** The backoff strategies the CLI offers, by their short names. */
 export const STRATEGIES = ['truncated', 'phased', 'full', 'equal', 'decorrelated', 'exponential', 'constant'] as const;
 export type StrategyName = (typeof STRATEGIES)[number];
-
-/** A bad command line: the CLI prints the message and the usage hint, and exits with code 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
 
 /** What the command line asked for, validated. */
 export interface CliOptions {
@@ -104,102 +110,111 @@ Exit codes:
 
 /** Parses `argv` (without `node` and the script). @throws UsageError */
 export function parseCli(argv: readonly string[]): CliOptions {
-  // Asking for help wins over any mistake elsewhere on the line.
-  if (argv.includes('--help') || argv.includes('-h')) return { ...parseCli(['--demo']), mode: 'help' };
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (error) {
-    // parseArgs's own messages are clear ("Unknown option '--x'"); keep them, typed as usage errors.
-    throw new UsageError((error as Error).message);
-  }
-  const { values: v, positionals } = parsed;
-  const mode = v.help ? 'help' : v.version ? 'version' : v.demo ? 'demo' : 'connect';
+  // Asking for help wins over any mistake elsewhere on the line (not after `--`: that is a URL).
+  const end = argv.indexOf('--');
+  const flags = end < 0 ? argv : argv.slice(0, end);
+  if (flags.includes('--help') || flags.includes('-h')) return { ...parseCli(['--demo']), mode: 'help' };
+  const line = readCommandLine(argv);
+  const on = (name: string): boolean => line.switches.has(name);
+  const one = (name: string): string | undefined => line.values.get(name)?.[0];
+  const mode = on('help') ? 'help' : on('version') ? 'version' : on('demo') ? 'demo' : 'connect';
 
-  if (positionals.length > 1)
-    throw new UsageError(`Expected one URL, got ${positionals.length}: ${positionals.map(redactUrl).join(' ')}`);
-  const url = positionals[0] ?? '';
-  if (mode === 'connect') {
-    if (url === '') throw new UsageError('Expected a ws:// or wss:// URL to connect to (or --demo)');
-    checkUrl(url);
+  const { positionals } = line;
+  if (positionals.length > 1) {
+    const shown = positionals.map((p) => redactUrl(p.text)).join(' ');
+    throw new UsageError(`Expected one URL, got ${positionals.length}: ${shown}${aside(positionals.slice(1))}`);
   }
-  if (mode === 'demo' && url !== '') {
+  const first = positionals[0];
+  const url = first?.text ?? '';
+  if (mode === 'connect') {
+    if (first === undefined) throw new UsageError('Expected a ws:// or wss:// URL to connect to (or --demo)');
+    checkUrl(first);
+  }
+  if (mode === 'demo' && first !== undefined) {
     throw new UsageError(
       `Expected no URL with \`--demo\` (it runs its own server), got ${JSON.stringify(redactUrl(url))}`,
     );
   }
-  if (v.heartbeat !== undefined && v['no-heartbeat']) {
-    throw new UsageError('Expected either `--heartbeat` or `--no-heartbeat`, not both');
-  }
-  const strategy = v.strategy ?? DEFAULTS.strategy;
-  if (!(STRATEGIES as readonly string[]).includes(strategy)) {
+  if (one('heartbeat') !== undefined && on('no-heartbeat')) {
     throw new UsageError(
-      `Expected \`--strategy\` to be one of ${STRATEGIES.join(', ')}, got ${JSON.stringify(strategy)}`,
+      `Expected either \`--heartbeat\` or \`--no-heartbeat\`, not both (got \`--heartbeat\` ${JSON.stringify(one('heartbeat'))})`,
     );
   }
+  const strategy = one('strategy') ?? DEFAULTS.strategy;
+  if (!(STRATEGIES as readonly string[]).includes(strategy)) {
+    const starts = STRATEGIES.filter((name) => strategy !== '' && name.startsWith(strategy.toLowerCase()));
+    const guess = closestKey(strategy, STRATEGIES) ?? (starts.length === 1 ? starts[0] : undefined);
+    throw new UsageError(
+      `Expected \`--strategy\` to be one of ${STRATEGIES.join(', ')}, got ${JSON.stringify(strategy)}` +
+        (guess === undefined ? '' : ` (did you mean ${JSON.stringify(guess)}?)`),
+    );
+  }
+  const number = (flag: string, fallback: number, rule: NumberRule): number => readNumber(line, flag, fallback, rule);
 
   return {
     mode,
     url,
-    headers: parseHeaders(v.header ?? []),
-    protocols: v.protocol ?? [],
+    headers: parseHeaders(line.values.get('header') ?? []),
+    protocols: [...(line.values.get('protocol') ?? [])],
     strategy: strategy as StrategyName,
-    maxDelay: number('--max-delay', v['max-delay'], DEFAULTS.maxDelay, { min: 0, exclusive: true }),
-    ceiling: number('--ceiling', v.ceiling, DEFAULTS.ceiling, { min: 1, integer: true }),
-    baseDelay: number('--base-delay', v['base-delay'], DEFAULTS.baseDelay, { min: 0 }),
-    maxRetries: number('--max-retries', v['max-retries'], Number.POSITIVE_INFINITY, { min: 0, integer: true }),
-    connectTimeout: number('--connect-timeout', v['connect-timeout'], DEFAULTS.connectTimeout, { min: 1 }),
-    heartbeat: v['no-heartbeat'] ? false : number('--heartbeat', v.heartbeat, DEFAULTS.heartbeat, { min: 1 }),
-    send: v.send ?? [],
-    wait: number('--wait', v.wait, 0, { min: 0 }),
-    count: number('--count', v.count, Number.POSITIVE_INFINITY, { min: 1, integer: true }),
-    timeout: number('--timeout', v.timeout, Number.POSITIVE_INFINITY, { min: 1 }),
-    json: v.json ?? false,
-    quiet: v.quiet ?? false,
-    clients: number('--clients', v.clients, DEFAULTS.clients, { min: 1, max: 8, integer: true }),
+    maxDelay: number('max-delay', DEFAULTS.maxDelay, { min: 0, exclusive: true }),
+    ceiling: number('ceiling', DEFAULTS.ceiling, { min: 1, integer: true }),
+    baseDelay: number('base-delay', DEFAULTS.baseDelay, { min: 0 }),
+    maxRetries: number('max-retries', Number.POSITIVE_INFINITY, { min: 0, integer: true }),
+    connectTimeout: number('connect-timeout', DEFAULTS.connectTimeout, { min: 1 }),
+    heartbeat: on('no-heartbeat') ? false : number('heartbeat', DEFAULTS.heartbeat, { min: 1 }),
+    send: [...(line.values.get('send') ?? [])],
+    wait: number('wait', 0, { min: 0 }),
+    count: number('count', Number.POSITIVE_INFINITY, { min: 1, integer: true }),
+    timeout: number('timeout', Number.POSITIVE_INFINITY, { min: 1 }),
+    json: on('json'),
+    quiet: on('quiet'),
+    clients: number('clients', DEFAULTS.clients, { min: 1, max: 8, integer: true }),
   };
 }
 
-function parse(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      header: { type: 'string', short: 'H', multiple: true },
-      protocol: { type: 'string', short: 'p', multiple: true },
-      'connect-timeout': { type: 'string' },
-      heartbeat: { type: 'string' },
-      'no-heartbeat': { type: 'boolean' },
-      strategy: { type: 'string' },
-      'max-delay': { type: 'string' },
-      ceiling: { type: 'string' },
-      'base-delay': { type: 'string' },
-      'max-retries': { type: 'string' },
-      send: { type: 'string', short: 's', multiple: true },
-      wait: { type: 'string' },
-      count: { type: 'string', short: 'n' },
-      timeout: { type: 'string', short: 't' },
-      json: { type: 'boolean' },
-      quiet: { type: 'boolean', short: 'q' },
-      demo: { type: 'boolean' },
-      clients: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-      version: { type: 'boolean', short: 'v' },
-    },
-  });
+/**
+ * What to add to a message about arguments that are not flags: a did-you-mean for one that is a
+ * flag's name without its dashes (`maxdelay`), or a word on `--` when one that looks like a flag
+ * came after it.
+ */
+function aside(positionals: readonly Positional[]): string {
+  for (const { text, literal } of positionals) {
+    const flag = literal && !text.startsWith('-') ? undefined : flagNamed(text);
+    if (flag !== undefined && !literal) return ` (did you mean \`${flag}\`?)`;
+    if (literal && text.startsWith('-')) {
+      return ` (after \`--\` every argument is taken as the URL, not as a flag${flag ? `: put \`${flag}\` before \`--\`` : ''})`;
+    }
+  }
+  return '';
 }
 
 /** Throws unless `url` is a ws:// or wss:// URL; the message shows it redacted (it may carry a token). */
-function checkUrl(url: string): void {
-  let parsed: URL;
+function checkUrl(url: Positional): void {
+  const parsed = parseUrl(url.text);
+  if (parsed?.protocol === 'ws:' || parsed?.protocol === 'wss:') return;
+  const shown = JSON.stringify(redactUrl(url.text));
+  throw new UsageError(`Expected a ${parsed ? '' : 'valid '}ws:// or wss:// URL, got ${shown}${urlGuess(url, parsed)}`);
+}
+
+/**
+ * A did-you-mean for a URL that is not a ws(s):// one: the ws(s) form of an http(s) URL, the flag a
+ * word names (`demo`), or the ws:// form of a host without a scheme (`localhost:8080`).
+ */
+function urlGuess(url: Positional, parsed: URL | undefined): string {
+  const { text } = url;
+  const web = parsed?.protocol === 'https:' ? 'wss' : parsed?.protocol === 'http:' ? 'ws' : undefined;
+  const guess = web === undefined ? `ws://${text}` : `${web}:${text.slice(parsed?.protocol.length)}`;
+  const flag = aside([url]);
+  if (web === undefined && (flag !== '' || text.includes('://') || !parseUrl(guess))) return flag;
+  return ` (did you mean ${JSON.stringify(redactUrl(guess))}?)`;
+}
+
+function parseUrl(text: string): URL | undefined {
   try {
-    parsed = new URL(url);
+    return new URL(text);
   } catch {
-    throw new UsageError(`Expected a valid ws:// or wss:// URL, got ${JSON.stringify(redactUrl(url))}`);
-  }
-  if (parsed.protocol !== 'ws:' && parsed.protocol !== 'wss:') {
-    throw new UsageError(`Expected a ws:// or wss:// URL, got ${JSON.stringify(redactUrl(url))}`);
+    return undefined;
   }
 }
 
@@ -209,31 +224,33 @@ function parseHeaders(lines: readonly string[]): Record<string, string> {
     const colon = line.indexOf(':');
     const name = colon === -1 ? '' : line.slice(0, colon).trim();
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
-      throw new UsageError(`Expected \`--header\` as "Name: value", got ${JSON.stringify(line)}`);
+      throw new UsageError(`Expected \`--header\` as "Name: value", got ${JSON.stringify(redactHeader(line))}`);
     }
     headers[name] = line.slice(colon + 1).trim();
   }
   return headers;
 }
 
-function number(
-  flag: string,
-  text: string | undefined,
-  fallback: number,
-  {
-    min,
-    max = Number.POSITIVE_INFINITY,
-    integer = false,
-    exclusive = false,
-  }: { min: number; max?: number; integer?: boolean; exclusive?: boolean },
-): number {
+/** What a numeric flag accepts. */
+interface NumberRule {
+  readonly min: number;
+  readonly max?: number;
+  readonly integer?: boolean;
+  /** `min` itself is refused. */
+  readonly exclusive?: boolean;
+}
+
+/** The flag's value as a number within `rule`, or `fallback` when the flag was not given. */
+function readNumber(line: CommandLine, name: string, fallback: number, rule: NumberRule): number {
+  const text = line.values.get(name)?.[0];
   if (text === undefined) return fallback;
-  const value = text.trim() === '' ? Number.NaN : Number(text);
+  const { min, max = Number.POSITIVE_INFINITY, integer = false, exclusive = false } = rule;
+  const value = DECIMAL.test(text.trim()) ? Number(text) : Number.NaN;
   const low = exclusive ? value <= min : value < min;
   if (!Number.isFinite(value) || low || value > max || (integer && !Number.isInteger(value))) {
     const kind = integer ? 'an integer' : 'a number';
     const range = max === Number.POSITIVE_INFINITY ? `${exclusive ? '>' : '>='} ${min}` : `from ${min} to ${max}`;
-    throw new UsageError(`Expected \`${flag}\` to be ${kind} ${range}, got ${JSON.stringify(text)}`);
+    throw new UsageError(`Expected \`--${name}\` to be ${kind} ${range}, got ${JSON.stringify(text)}`);
   }
   return value;
 }

@@ -7,7 +7,8 @@ import { fullJitter } from '../backoff/full-jitter.js';
 import { phasedBinaryExponential } from '../backoff/phased-binary-exponential.js';
 import { truncatedBinaryExponential } from '../backoff/truncated-binary-exponential.js';
 import type { BackoffPolicy } from '../backoff/types.js';
-import { type StrategyName, UsageError } from './args.js';
+import type { StrategyName } from './args.js';
+import { usageErrorFrom } from './flags.js';
 
 /** What {@link createBackoff} reads from the command line. */
 export interface BackoffFlags {
@@ -19,8 +20,8 @@ export interface BackoffFlags {
 
 /**
  * `--strategy` with `--max-delay` (T or cap), `--ceiling` and `--base-delay` (base, or the fixed
- * delay of `constant`). The factories validate the combination; their RangeError (e.g. a base
- * above the cap) becomes a usage error.
+ * delay of `constant`). The factories validate the combination; their TypeError or RangeError
+ * (e.g. a base above the cap) becomes a usage error naming the flags.
  */
 export function createBackoff(flags: BackoffFlags): BackoffPolicy {
   const { strategy, maxDelay, ceiling, baseDelay } = flags;
@@ -43,16 +44,6 @@ export function createBackoff(flags: BackoffFlags): BackoffPolicy {
         return constant({ delay: baseDelay });
     }
   } catch (error) {
-    const flagNames = {
-      base: '--base-delay',
-      cap: '--max-delay',
-      maxDelay: '--max-delay',
-      ceiling: '--ceiling',
-      delay: '--base-delay',
-    };
-    let message = (error as Error).message;
-    for (const [option, flag] of Object.entries(flagNames))
-      message = message.replaceAll(`\`${option}\``, `\`${flag}\``);
-    throw new UsageError(message);
+    throw usageErrorFrom(error) ?? error;
   }
 }

@@ -96,7 +96,7 @@ export async function runDemo(options: DemoOptions, io: DemoIO): Promise<{ code:
     await server.stop();
     return cut;
   };
-  const url = server.url();
+  const url = server.url;
   const windows = Array.from({ length: s.ceiling }, (_, i) => format(truncatedWindow(s.maxDelay, s.ceiling, i + 1)));
   io.stdout.write(
     [

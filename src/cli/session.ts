@@ -4,6 +4,7 @@
  * go to stderr (or, with `--json`, everything goes to stdout as one JSON object per line).
  */
 import { createInterface, type Interface } from 'node:readline';
+import { MAX_TIMER_DELAY } from '../backoff/policy.js';
 import type { BackoffPolicyLike } from '../backoff/types.js';
 import { byteLengthOf, type Data } from '../data.js';
 import type { ResilientSocketOptions } from '../full/options.js';
@@ -12,6 +13,7 @@ import type { WebSocketConstructorLike } from '../transports/websocket-like.js';
 import type { CliOptions } from './args.js';
 import { createBackoff } from './backoff.js';
 import { ExitCode } from './exit-codes.js';
+import { usageErrorFrom } from './flags.js';
 import { Output } from './output.js';
 import { statusLine } from './status.js';
 
@@ -66,7 +68,7 @@ class Session {
     if (Number.isFinite(this.#options.timeout)) {
       this.#deadline = setTimeout(
         () => this.#end(ExitCode.Timeout, `timed out after ${this.#options.timeout} ms`),
-        this.#options.timeout,
+        timerDelay(this.#options.timeout),
       );
     }
     if (this.#options.send.length > 0) {
@@ -104,6 +106,9 @@ class Session {
     try {
       return new ResilientSocket(o.url, socketOptions);
     } catch (error) {
+      // An option the library refuses came from a flag: a usage error naming it (main prints it).
+      const usage = usageErrorFrom(error);
+      if (usage) throw usage;
       this.#out.problem((error as Error).message);
       return undefined;
     }
@@ -232,7 +237,7 @@ class Session {
     if (!this.#inputOver || !socket || this.#lingering !== undefined || this.#exitCode !== undefined) return;
     if (socket.state !== 'open' || socket.bufferedCount > 0) return;
     if (!Number.isFinite(this.#options.count) || this.#options.wait > 0) {
-      this.#lingering = setTimeout(() => this.#end(ExitCode.Ok, 'input ended'), this.#options.wait);
+      this.#lingering = setTimeout(() => this.#end(ExitCode.Ok, 'input ended'), timerDelay(this.#options.wait));
     }
   }
 
@@ -270,4 +275,12 @@ class Session {
 function preview(data: Data): string {
   const text = typeof data === 'string' ? data : `<${byteLengthOf(data)} bytes>`;
   return JSON.stringify(text.length > 40 ? `${text.slice(0, 37)}...` : text);
+}
+
+/**
+ * `ms` as a timer can wait it: at most 2^31 − 1 ms (about 24.8 days), as the library clamps its own
+ * timers (Node's setTimeout fires after 1 ms for anything longer).
+ */
+function timerDelay(ms: number): number {
+  return Math.min(ms, MAX_TIMER_DELAY);
 }

@@ -5,6 +5,7 @@
  * reaches the server; with this, a timeout says so instead of blaming the timers.
  * @internal
  */
+import { redactUrl } from '../redact.js';
 
 /** One live FlakyServer. */
 interface Entry {
@@ -58,6 +59,33 @@ export function flakySocketsAt(url: string): number | undefined {
 export function isUntouched(url: string): boolean {
   const entry = url === '' ? undefined : live.get(normalise(url));
   return entry !== undefined && entry.sockets === 0 && entry.attempts() === 0;
+}
+
+/**
+ * Whether a live FlakyServer answers at `url`. mock-socket finds a server by the URL without its
+ * query, so `server.url + '?token=1'` reaches it too.
+ */
+export function flakyServerAnswers(url: string): boolean {
+  const target = withoutQuery(normalise(url));
+  for (const name of live.keys()) if (withoutQuery(name) === target) return true;
+  return false;
+}
+
+function withoutQuery(url: string): string {
+  const question = url.indexOf('?');
+  return question < 0 ? url : url.slice(0, question);
+}
+
+/**
+ * The hint for a FlakyServer WebSocket that dialled a URL no FlakyServer answers at (a real
+ * server's, a misspelt one, or a server that was stopped): what is wrong and the fix.
+ */
+export function noServerHint(url: string): string {
+  return (
+    `no FlakyServer answers at ${redactUrl(url)}: a FlakyServer's WebSocket class reaches only a live ` +
+    "FlakyServer's URL (never a real server, nor a stopped FlakyServer). Connect to the server's own URL: " +
+    'new ResilientSocket(server.url, { WebSocket: server.WebSocket })'
+  );
 }
 
 /**

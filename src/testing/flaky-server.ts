@@ -12,7 +12,13 @@ import type { Client, Server } from 'mock-socket';
 import type { Data } from '../data.js';
 import type { WebSocketConstructorLike } from '../transports/websocket-like.js';
 import { assertKnownKeys, assertOptionsObject } from '../validation.js';
-import { noteFlakySocket, registerFlakyServer, unregisterFlakyServer } from './flaky-registry.js';
+import {
+  flakyServerAnswers,
+  noServerHint,
+  noteFlakySocket,
+  registerFlakyServer,
+  unregisterFlakyServer,
+} from './flaky-registry.js';
 
 /**
  * What the server does with one connection attempt:
@@ -133,7 +139,10 @@ function mockSocket(): MockSocketKit {
     override dispatchEvent(event: Event, ...rest: unknown[]): boolean {
       const self = this as unknown as Record<symbol, boolean | undefined>;
       if (event.type === 'open') self[OPENED] = true;
-      else if (event.type === 'close') {
+      else if (event.type === 'error' && self[OPENED] !== true && !flakyServerAnswers(this.url)) {
+        // mock-socket found no server at this URL: say why, as the error a socket reports.
+        (event as unknown as { error?: unknown }).error = new Error(noServerHint(this.url));
+      } else if (event.type === 'close') {
         const close = event as unknown as { code: number; wasClean: boolean };
         if (self[OPENED] !== true) close.code = 1006;
         close.wasClean = close.code !== 1006;

@@ -16,11 +16,11 @@
  *   messages received in order, pings, and client disconnects.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { loadWs } from '../transports/ws/load-ws.js';
 import { assertKnownKeys, describeReceived, describeValue } from '../validation.js';
-import { realClearTimeout, realSetTimeout } from './timing.js';
+import { listen, withTimeout } from './listen.js';
 
 /** One accepted connection, server side: a `ws` WebSocket. */
 export interface ServerConnection {
@@ -136,7 +136,7 @@ export const ECHO: Behaviour = /* @__PURE__ */ Object.freeze({ kind: 'accept', e
  *
  * ```ts
  * const server = await TestWsServer.start(ECHO);
- * const socket = new ResilientSocket(server.url());
+ * const socket = new ResilientSocket(server.url); // ws://127.0.0.1:<port>/
  * await server.stop();   // the client sees the connection drop…
  * await server.start();  // …and comes back on the same port
  * ```
@@ -194,14 +194,36 @@ export class TestWsServer {
 
   /** The port (known after the first `start()`). */
   get port(): number {
-    if (this.#port === undefined) throw new Error('TestWsServer: start() it first');
-    return this.#port;
+    if (this.#port !== undefined) return this.#port;
+    throw new Error('TestWsServer: start() it first (`await server.start()`, or `await TestWsServer.start()`)');
   }
 
-  /** `ws://127.0.0.1:<port><path>`. */
-  url(path = '/'): string {
-    return `ws://127.0.0.1:${this.port}${path}`;
+  /**
+   * The URL to connect to, `ws://127.0.0.1:<port>/`: a string, as `FlakyServer.url` is, ready for
+   * a socket (`new ResilientSocket(server.url)`); the same across restarts. Other paths: {@link TestWsServer.urlFor}.
+   */
+  get url(): string {
+    return this.urlFor('/');
   }
+
+  /**
+   * The URL of `path` (a path, or a query on `/`): `server.urlFor('/feed?x=1')` is
+   * `ws://127.0.0.1:<port>/feed?x=1`. Bound to its server (`paths.map(server.urlFor)` works); as a
+   * URL provider, wrap it: `() => server.urlFor('/feed?token=' + token)`.
+   * @throws TypeError for a `path` that is not a string, RangeError for one that starts with neither `/` nor `?`.
+   */
+  readonly urlFor = (path: string): string => {
+    const name = '`path` of TestWsServer.urlFor(path)';
+    if (typeof path !== 'string') {
+      const fix = 'For the root, use `server.url`; as a URL provider, pass `() => server.urlFor("/feed")`';
+      throw new TypeError(`Expected ${name} to be a string such as "/feed", got ${describeReceived(path)}. ${fix}`);
+    }
+    if (!/^[/?]/.test(path)) {
+      const got = `got ${describeValue(path)} (did you mean ${describeValue(`/${path}`)}?)`;
+      throw new RangeError(`Expected ${name} to start with "/" or "?", ${got}`);
+    }
+    return `ws://127.0.0.1:${this.port}${path.startsWith('?') ? '/' : ''}${path}`;
+  };
 
   /** Whether the server is listening now (between `start()` and `stop()`). */
   get listening(): boolean {
@@ -362,36 +384,4 @@ function wsServerClass(): typeof WebSocketServer {
   const Engine = (loadWs() as { WebSocketServer?: typeof WebSocketServer } | undefined)?.WebSocketServer;
   if (!Engine) throw new Error('TestWsServer needs the `ws` package: npm install --save-dev ws');
   return Engine;
-}
-
-/** Listens on 127.0.0.1:`port`, retrying briefly if the port is momentarily busy (restart). */
-async function listen(http: Server, port: number): Promise<number> {
-  const deadline = performance.now() + 2_000;
-  for (;;) {
-    try {
-      await new Promise<void>((resolve, reject) => {
-        const onError = (error: Error): void => reject(error);
-        http.once('error', onError);
-        http.listen({ host: '127.0.0.1', port }, () => {
-          http.off('error', onError);
-          resolve();
-        });
-      });
-      return (http.address() as AddressInfo).port;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || performance.now() > deadline) throw error;
-      await new Promise((resolve) => realSetTimeout(resolve, 20));
-    }
-  }
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  // Real timers, like the rest of the kit: fake timers in the test cannot hold start() or stop().
-  let timer: ReturnType<typeof realSetTimeout> | undefined;
-  return Promise.race([
-    promise,
-    new Promise<never>((_resolve, reject) => {
-      timer = realSetTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms);
-    }),
-  ]).finally(() => realClearTimeout(timer));
 }

@@ -216,7 +216,7 @@ describe('resilient-socket/modular in Chromium (dist/modular.js, real ws servers
         // Installed, but its options go to the factory, not the socket.
         given: t.attempt(() => new t.lib.BaseSocket(url, { heartbeat: {}, features: [t.lib.heartbeat()] } as never)),
       }),
-      server.url(),
+      server.url,
     );
     expect(refused.heartbeat).toMatchObject({ threw: true, isTypeError: true, name: 'TypeError' });
     expect(refused.heartbeat.message).toContain('heartbeat()');
@@ -228,7 +228,7 @@ describe('resilient-socket/modular in Chromium (dist/modular.js, real ws servers
     await unchangedFor(200, 'the upgrades the server saw', async () => server.upgrades.length);
     expect(server.upgrades).toHaveLength(0);
 
-    const created = await run(page, (t, url) => t.create('a', url, { binaryType: 'arraybuffer' }), server.url());
+    const created = await run(page, (t, url) => t.create('a', url, { binaryType: 'arraybuffer' }), server.url);
     expect(created).toMatchObject({ state: 'connecting', readyState: 0, binaryType: 'arraybuffer', stats: undefined });
     await until(page, 'the socket to open', 5_000, (t) => t.count('a', 'open') >= 1);
     expect(names(await run(page, (t) => t.log('a')))).toEqual(['created', 'connecting', 'connecting→open', 'open']);
@@ -274,7 +274,7 @@ describe('resilient-socket/modular in Chromium (dist/modular.js, real ws servers
     const server = await wsServer();
     const { page } = await openTestPage();
     browser.allowConsoleErrors(WEBSOCKET_FAILED); // Chromium logs every refused attempt during the outage
-    await run(page, (t, url) => t.create('a', url, { maxDelay: 800, ceiling: 4 }), server.url());
+    await run(page, (t, url) => t.create('a', url, { maxDelay: 800, ceiling: 4 }), server.url);
     await until(page, 'the socket to open', 5_000, (t) => t.count('a', 'open') >= 1);
     expect(await run(page, (t) => t.send('a', ['before']))).toEqual(['sent']);
     await waitFor(() => server.received.length === 1, 3_000, 'the server to receive "before"');
@@ -323,7 +323,7 @@ describe('resilient-socket/modular in Chromium (dist/modular.js, real ws servers
   it('BaseSocket with no features: close() sends a close frame (the server sees 1000 and the reason) and ends closed; no reconnection; sends afterwards are dropped', async () => {
     const server = await wsServer();
     const { page } = await openTestPage();
-    await run(page, (t, url) => t.create('a', url), server.url());
+    await run(page, (t, url) => t.create('a', url), server.url);
     await until(page, 'the socket to open', 5_000, (t) => t.count('a', 'open') >= 1);
 
     const right = await run(page, (t) => {
@@ -376,7 +376,7 @@ describe('resilient-socket/modular in Chromium (dist/modular.js, real ws servers
             t.lib.stats(),
           ],
         }),
-      { url: server.url(), interval, timeout },
+      { url: server.url, interval, timeout },
     );
     await until(page, 'the socket to open', 5_000, (t) => t.count('a', 'open') >= 1);
     await until(page, 'two pongs', 3_000, (t) => t.count('a', 'pong') >= 2);
@@ -478,7 +478,7 @@ describe('resilient-socket/modular in Chromium (dist/modular.js, real ws servers
           ],
         });
       },
-      { url: server.url(), delay },
+      { url: server.url, delay },
     );
     await until(page, 'a to open', 5_000, (t) => t.count('a', 'open') >= 1);
     await run(page, (t) => {
@@ -571,7 +571,7 @@ describe('resilient-socket/modular in Chromium (dist/modular.js, real ws servers
           ],
         });
       },
-      { url: server.url(), probeTimeout },
+      { url: server.url, probeTimeout },
     );
     await until(page, 'a to open', 5_000, (t) => t.count('a', 'open') >= 1);
     // Headless Chromium never hides a page: override document.visibilityState, then dispatch.
@@ -639,7 +639,7 @@ describe('resilient-socket/modular in Chromium (dist/modular.js, real ws servers
         });
         t.iterate('a'); // before the first open
       },
-      server.url(),
+      server.url,
     );
     await until(page, 'the socket to open', 5_000, (t) => t.count('a', 'open') >= 1);
     expect(await run(page, (t) => t.send('a', ['one', { bytes: [9, 8, 7], as: 'uint8array' }, 'two']))).toEqual([

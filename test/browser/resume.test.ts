@@ -213,7 +213,7 @@ describe('resume awareness in Chromium (the browser build, real ws servers)', ()
     const probeTimeout = 500;
     const server = await wsServer(); // the echo of 'ping' is the pong
     const page = await openTestPage();
-    await createPinging(page, 'a', server.url(), { probeTimeout });
+    await createPinging(page, 'a', server.url, { probeTimeout });
 
     // 'hidden' alone does nothing.
     await run(page, (t) => t.setVisibility('hidden'));
@@ -227,7 +227,7 @@ describe('resume awareness in Chromium (the browser build, real ws servers)', ()
     const probeTimeout = 500;
     const server = await wsServer();
     const page = await openTestPage();
-    await createPinging(page, 'a', server.url(), { probeTimeout });
+    await createPinging(page, 'a', server.url, { probeTimeout });
 
     await signal(page, ['a'], { kind: 'pageshow', persisted: false });
     await unchangedFor(probeTimeout + 300, 'what the server received, and the log of a', async () => ({
@@ -251,7 +251,7 @@ describe('resume awareness in Chromium (the browser build, real ws servers)', ()
     const server = await wsServer();
     const page = await openTestPage();
     browser.allowConsoleErrors(WEBSOCKET_FAILED); // every refused attempt while the server is down
-    await createConstant(page, 'a', server.url(), delay);
+    await createConstant(page, 'a', server.url, delay);
     await until(page, 'a to open', 5_000, (t) => t.count('a', 'open') >= 1);
     await run(page, (t) => {
       // Registered after the library's listener (at construction): the note shows what it did.
@@ -342,7 +342,7 @@ describe('resume awareness in Chromium (the browser build, real ws servers)', ()
     const server = await wsServer();
     const page = await openTestPage();
     browser.allowConsoleErrors(WEBSOCKET_FAILED);
-    await createConstant(page, 'a', server.url(), 400);
+    await createConstant(page, 'a', server.url, 400);
     await until(page, 'a to open', 5_000, (t) => t.count('a', 'open') >= 1);
 
     // Offline while open: the socket has no heartbeat message, so no way to ask; it stays open.
@@ -391,7 +391,7 @@ describe('resume awareness in Chromium (the browser build, real ws servers)', ()
     const server = await wsServer();
     const page = await openTestPage();
     browser.allowConsoleErrors(WEBSOCKET_FAILED);
-    await createConstant(page, 'a', server.url(), delay);
+    await createConstant(page, 'a', server.url, delay);
     await until(page, 'a to open', 5_000, (t) => t.count('a', 'open') >= 1);
 
     await server.stop();
@@ -428,8 +428,8 @@ describe('resume awareness in Chromium (the browser build, real ws servers)', ()
     const waiter = await wsServer(); // for a socket waiting out a 30 s delay
     const page = await openTestPage();
     browser.allowConsoleErrors(WEBSOCKET_FAILED);
-    await createPinging(page, 'p', pinged.url(), { resumeOff: true });
-    await createConstant(page, 'r', waiter.url(), 30_000, false);
+    await createPinging(page, 'p', pinged.url, { resumeOff: true });
+    await createConstant(page, 'r', waiter.url, 30_000, false);
     await until(page, 'r to open', 5_000, (t) => t.count('r', 'open') >= 1);
     await waiter.stop();
     await until(page, 'r to wait 30 s', 3_000, (t) => t.count('r', 'reconnecting') >= 1);

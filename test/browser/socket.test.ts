@@ -114,7 +114,7 @@ describe('ResilientSocket in Chromium (the browser build, real ws servers)', () 
     const first = await run(
       page,
       (t, url) => t.create('a', url, { protocols: ['v2.rs-test', 'v1.rs-test'] }),
-      server.url('/feed?x=1'),
+      server.urlFor('/feed?x=1'),
     );
     // Constructed: already connecting (the first attempt starts in the constructor).
     expect(first).toMatchObject({ state: 'connecting', readyState: 0, protocol: '' });
@@ -123,7 +123,7 @@ describe('ResilientSocket in Chromium (the browser build, real ws servers)', () 
     const log = await run(page, (t) => t.log('a'));
     expect(log.map((e) => e.event)).toEqual(['created', 'connecting', 'state', 'open']);
     // The event shows the URL with its query values redacted (they may be tokens).
-    expect(log[1]).toMatchObject({ attempt: 1, url: server.url('/feed?x=***'), state: 'connecting' });
+    expect(log[1]).toMatchObject({ attempt: 1, url: server.urlFor('/feed?x=***'), state: 'connecting' });
     expect(log[2]).toMatchObject({ previous: 'connecting', current: 'open', state: 'open' });
     // `open` comes after the state change, with the socket already usable.
     expect(log[3]).toMatchObject({ attempt: 1, reconnected: false, readyState: 1, protocol: 'v2.rs-test' });
@@ -142,7 +142,7 @@ describe('ResilientSocket in Chromium (the browser build, real ws servers)', () 
     expect(upgrade?.headers['user-agent']).toMatch(/Chrome\//);
 
     // autoConnect: false: idle (readyState 0), nothing on the wire, until open().
-    const idle = await run(page, (t, url) => t.create('b', url, { autoConnect: false }), server.url());
+    const idle = await run(page, (t, url) => t.create('b', url, { autoConnect: false }), server.url);
     expect(idle).toMatchObject({ state: 'idle', readyState: 0 });
     expect(server.upgrades).toHaveLength(1);
     await run(page, (t) => t.socket('b').open());
@@ -155,7 +155,7 @@ describe('ResilientSocket in Chromium (the browser build, real ws servers)', () 
   it('echo: text and binary (ArrayBuffer, Uint8Array, a Uint8Array view) with binaryType arraybuffer, 500 messages in order', async () => {
     const server = await wsServer(ECHO);
     const { page } = await openTestPage();
-    const created = await run(page, (t, url) => t.create('a', url, { binaryType: 'arraybuffer' }), server.url());
+    const created = await run(page, (t, url) => t.create('a', url, { binaryType: 'arraybuffer' }), server.url);
     expect(created.binaryType).toBe('arraybuffer');
     await until(page, 'the socket to open', 5_000, (t) => t.count('a', 'open') >= 1);
 
@@ -189,7 +189,7 @@ describe('ResilientSocket in Chromium (the browser build, real ws servers)', () 
     const { page } = await openTestPage();
     browser.allowConsoleErrors(WEBSOCKET_FAILED); // Chromium logs every refused attempt during the outage
     await run(page, (t, options) => t.create('a', options.url, options.socket), {
-      url: server.url(),
+      url: server.url,
       socket: { maxDelay, ceiling },
     });
     await until(page, 'the socket to open', 5_000, (t) => t.count('a', 'open') >= 1);
@@ -247,7 +247,7 @@ describe('ResilientSocket in Chromium (the browser build, real ws servers)', () 
     const server = await wsServer(ECHO);
     const { page } = await openTestPage();
     browser.allowConsoleErrors(WEBSOCKET_FAILED);
-    await run(page, (t, url) => t.create('a', url, { maxDelay: 800, ceiling: 4 }), server.url());
+    await run(page, (t, url) => t.create('a', url, { maxDelay: 800, ceiling: 4 }), server.url);
     await until(page, 'the socket to open', 5_000, (t) => t.count('a', 'open') >= 1);
 
     await server.stop();
@@ -300,7 +300,7 @@ describe('ResilientSocket in Chromium (the browser build, real ws servers)', () 
   it('close() while open sends a close frame (the server sees 1000 and the reason) and ends closed; sends afterwards are dropped', async () => {
     const server = await wsServer(ECHO);
     const { page } = await openTestPage();
-    await run(page, (t, url) => t.create('a', url), server.url());
+    await run(page, (t, url) => t.create('a', url), server.url);
     await until(page, 'the socket to open', 5_000, (t) => t.count('a', 'open') >= 1);
     expect(await run(page, (t) => t.send('a', ['hello']))).toEqual(['sent']);
     await until(page, 'the echo', 3_000, (t) => t.count('a', 'message') >= 1);
@@ -362,7 +362,7 @@ describe('ResilientSocket in Chromium (the browser build, real ws servers)', () 
             },
           },
         }),
-      { url: server.url(), interval, timeout },
+      { url: server.url, interval, timeout },
     );
     await until(page, 'the socket to open', 5_000, (t) => t.count('a', 'open') >= 1);
     await until(page, 'two pongs', 3_000, (t) => t.count('a', 'pong') >= 2);
@@ -422,7 +422,7 @@ describe('ResilientSocket in Chromium (the browser build, real ws servers)', () 
     const server = await wsServer(ECHO);
     const { page } = await openTestPage();
     browser.allowConsoleErrors(WEBSOCKET_FAILED);
-    await run(page, (t, url) => t.create('a', url, { maxDelay: 800, ceiling: 4 }), server.url());
+    await run(page, (t, url) => t.create('a', url, { maxDelay: 800, ceiling: 4 }), server.url);
     await until(page, 'the socket to open', 5_000, (t) => t.count('a', 'open') >= 1);
     const live = Array.from({ length: 10 }, (_, i) => `live-${i}`);
     expect(await run(page, (t, list) => t.send('a', list), live)).toEqual(live.map(() => 'sent'));

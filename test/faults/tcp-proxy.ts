@@ -59,8 +59,13 @@ export class FaultProxy {
     return this.#port;
   }
 
-  /** `ws://127.0.0.1:<proxy port><path>`. */
-  url(path = '/'): string {
+  /** `ws://127.0.0.1:<proxy port>/`, a string like `TestWsServer.url`. */
+  get url(): string {
+    return this.urlFor('/');
+  }
+
+  /** `ws://127.0.0.1:<proxy port><path>`, like `TestWsServer.urlFor`. */
+  urlFor(path: string): string {
     return `ws://127.0.0.1:${this.port}${path}`;
   }
 

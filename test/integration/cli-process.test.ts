@@ -116,7 +116,7 @@ async function deadPort(): Promise<number> {
 describe('the bin as a process', () => {
   it('--send hi against an echo server: prints the echo, exits 0 by itself', async () => {
     const server = cleanup.add(await TestWsServer.start(ECHO), (s) => s.stop());
-    const run = bin([server.url(), '--send', 'hi']);
+    const run = bin([server.url, '--send', 'hi']);
     const { code, signal, at } = await run.exit(10_000);
     expect({ code, signal }).toEqual({ code: 0, signal: null });
     expect(run.stdout).toBe('hi\n');
@@ -127,7 +127,7 @@ describe('the bin as a process', () => {
 
   it('piped stdin: every line is sent, the process exits 0 once stdin ends', async () => {
     const server = cleanup.add(await TestWsServer.start(ECHO), (s) => s.stop());
-    const run = bin([server.url()], 'pipe');
+    const run = bin([server.url], 'pipe');
     await run.waitFor('* connected', 10_000);
     run.child.stdin?.end('one\ntwo\n');
     const ended = performance.now();

@@ -93,7 +93,7 @@ describe('command line mistakes, help and version', () => {
     ['not a URL', ['nonsense'], 'got "nonsense"'],
     ['no URL', [], 'Expected a ws:// or wss:// URL'],
     ['two URLs', ['ws://127.0.0.1:9/', 'ws://127.0.0.1:10/'], 'Expected one URL, got 2'],
-    ['an unknown flag', ['ws://127.0.0.1:9/', '--bogus'], "'--bogus'"],
+    ['an unknown flag', ['ws://127.0.0.1:9/', '--bogus'], 'Unknown flag `--bogus`'],
     ['a bad value', ['ws://127.0.0.1:9/', '--count', '0'], '`--count`'],
   ])('%s: exit 2, the problem and a pointer to --help on stderr, nothing on stdout', async (_name, argv, text) => {
     const run = cli(argv);
@@ -106,16 +106,15 @@ describe('command line mistakes, help and version', () => {
 
   it('a backoff combination the policy rejects: exit 2 naming the flags, before any connection', async () => {
     const s = await server();
-    const run = cli([s.url(), '--strategy', 'full', '--base-delay', '500', '--max-delay', '100']);
+    const run = cli([s.url, '--strategy', 'full', '--base-delay', '500', '--max-delay', '100']);
     expect(await run.exit()).toBe(2);
     expect(run.proc.stderr).toContain('Expected `--max-delay` to be >= `--base-delay` (500), got 100');
     expect(s.upgrades).toHaveLength(0);
     expect(run.proc.interruptHandlers).toBe(0);
   });
 
-  // AWKWARD: the usage errors found while building the session (backoff combinations such as
-  // --base-delay above --max-delay, or --max-delay 0 with truncated) are printed without the
-  // "Run `resilient-socket --help` for usage." line that every parseCli error gets (main.ts).
+  // The usage errors found while building the session (backoff combinations such as --base-delay
+  // above --max-delay) end with the same pointer to --help as every parseCli error.
   it('a backoff combination the policy rejects also points to --help', async () => {
     const run = cli(['ws://127.0.0.1:9/', '--strategy', 'full', '--base-delay', '500', '--max-delay', '100']);
     expect(await run.exit()).toBe(2);
@@ -124,7 +123,7 @@ describe('command line mistakes, help and version', () => {
 
   it('-H without the ws package: exit 2 saying what to install', async () => {
     const s = await server();
-    const run = cli([s.url(), '-H', 'X-Token: abc', '-s', 'x'], { loadWs: () => undefined });
+    const run = cli([s.url, '-H', 'X-Token: abc', '-s', 'x'], { loadWs: () => undefined });
     expect(await run.exit()).toBe(2);
     expect(run.proc.stderr).toMatch(/`--header` needs the ws package: npm install ws/);
     expect(s.upgrades).toHaveLength(0);
@@ -136,7 +135,7 @@ describe('--send', () => {
   it('sends each message in order, prints the echoes (and only them) on stdout, exits 0', async () => {
     const s = await server(ECHO);
     const timers = await timerBaseline();
-    const run = cli([s.url(), '--send', 'a', '--send', 'b']);
+    const run = cli([s.url, '--send', 'a', '--send', 'b']);
     expect(await run.exit()).toBe(0);
     expect(s.received).toEqual(['a', 'b']);
     expect(run.proc.stdout).toBe('a\nb\n');
@@ -147,7 +146,7 @@ describe('--send', () => {
 
   it('--json: every stdout line is a JSON object with an event; send (buffered), open, message, exit', async () => {
     const s = await server(ECHO);
-    const run = cli([s.url(), '--json', '--send', 'hello']);
+    const run = cli([s.url, '--json', '--send', 'hello']);
     expect(await run.exit()).toBe(0);
     expect(run.proc.stderr).toBe('');
     const records = run.proc.stdoutLines().map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -160,7 +159,7 @@ describe('--send', () => {
     expect(first('send')).toMatchObject({ text: 'hello', result: 'buffered', buffered: 1 });
     expect(first('open')).toMatchObject({ attempt: 1, reconnected: false });
     expect(first('message')).toMatchObject({ text: 'hello' });
-    expect(first('connecting')).toMatchObject({ attempt: 1, url: s.url() });
+    expect(first('connecting')).toMatchObject({ attempt: 1, url: s.url });
     expect(events.indexOf('send')).toBeLessThan(events.indexOf('open'));
     expect(events.indexOf('open')).toBeLessThan(events.indexOf('message'));
     expect(events.at(-1)).toBe('exit');
@@ -170,7 +169,7 @@ describe('--send', () => {
 
   it('-n 2: exits 0 once two messages came back', async () => {
     const s = await server(ECHO);
-    const run = cli([s.url(), '-s', 'a', '-s', 'b', '-n', '2']);
+    const run = cli([s.url, '-s', 'a', '-s', 'b', '-n', '2']);
     expect(await run.exit()).toBe(0);
     expect(run.proc.stdout).toBe('a\nb\n');
     expect(run.proc.stderr).toContain('received 2 message(s); exit code 0');
@@ -178,7 +177,7 @@ describe('--send', () => {
 
   it('-n waits for the messages even after everything was sent', async () => {
     const s = await server(ACCEPT);
-    const run = cli([s.url(), '-s', 'ping', '-n', '1']);
+    const run = cli([s.url, '-s', 'ping', '-n', '1']);
     await waitFor(() => s.received.length === 1, 2_000, 'ping at the server');
     await new Promise((resolve) => setTimeout(resolve, 100));
     s.clients[0]?.send('pong');
@@ -191,7 +190,7 @@ describe('--send', () => {
   // the 'message' listener does not check whether the run has ended). `-n 1 | jq` gets more than one.
   it('-n 2 prints exactly two messages even when the server sends more', async () => {
     const s = await server(ACCEPT);
-    const run = cli([s.url(), '-n', '2']);
+    const run = cli([s.url, '-n', '2']);
     await waitFor(() => s.openClients === 1, 2_000, 'the client connected');
     s.flood(5, 12);
     expect(await run.exit()).toBe(0);
@@ -202,7 +201,7 @@ describe('--send', () => {
     const s = await server(ACCEPT);
     const timers = await timerBaseline();
     const started = performance.now();
-    const run = cli([s.url(), '-s', 'ping', '-n', '1', '--timeout', '300']);
+    const run = cli([s.url, '-s', 'ping', '-n', '1', '--timeout', '300']);
     expect(await run.exit(3_000)).toBe(4);
     const elapsed = performance.now() - started;
     expect(elapsed).toBeGreaterThanOrEqual(290);
@@ -215,7 +214,7 @@ describe('--send', () => {
 
   it('--wait 400: keeps listening after the last send, prints what comes meanwhile', async () => {
     const s = await server(ACCEPT);
-    const run = cli([s.url(), '-s', 'a', '--wait', '400']);
+    const run = cli([s.url, '-s', 'a', '--wait', '400']);
     await waitFor(() => s.received.length === 1, 2_000, 'a at the server');
     s.clients[0]?.send('late reply');
     expect(await run.exit()).toBe(0);
@@ -223,10 +222,30 @@ describe('--send', () => {
   });
 });
 
+describe('--timeout and --wait longer than a timer can wait (2^31 − 1 ms)', () => {
+  it('--timeout 99999999999 does not end the run at once: the echo comes, exit 0', async () => {
+    const s = await server(ECHO);
+    const run = cli([s.url, '-s', 'ping', '-n', '1', '--timeout', '99999999999']);
+    expect(await run.exit(3_000)).toBe(0);
+    expect(run.proc.stdout).toBe('ping\n');
+    expect(run.proc.stderr).not.toContain('timed out');
+  });
+
+  it('--wait 99999999999 keeps listening after the last send until Ctrl-C', async () => {
+    const s = await server(ECHO);
+    const run = cli([s.url, '-s', 'ping', '--wait', '99999999999']);
+    await run.proc.waitForOutput('ping', 3_000, 'stdout');
+    await sleep(300);
+    expect(run.ended).toBe(false);
+    run.proc.interrupt();
+    expect(await run.exit()).toBe(130);
+  });
+});
+
 describe('headers and subprotocols', () => {
   it('-H headers reach the server with the upgrade request', async () => {
     const s = await server(ECHO);
-    const run = cli([s.url('/feed?x=1'), '-H', 'X-Token: abc', '-H', 'X-Trace:  t-1 ', '-s', 'hi']);
+    const run = cli([s.urlFor('/feed?x=1'), '-H', 'X-Token: abc', '-H', 'X-Trace:  t-1 ', '-s', 'hi']);
     expect(await run.exit()).toBe(0);
     expect(s.upgrades).toHaveLength(1);
     expect(s.upgrades[0]?.url).toBe('/feed?x=1');
@@ -236,10 +255,10 @@ describe('headers and subprotocols', () => {
 
   it('-p protocols are offered in the Sec-WebSocket-Protocol header', async () => {
     const s = await server(ECHO);
-    const one = cli([s.url(), '-p', 'chat', '-s', 'hi']);
+    const one = cli([s.url, '-p', 'chat', '-s', 'hi']);
     expect(await one.exit()).toBe(0);
     expect(s.upgrades[0]?.headers['sec-websocket-protocol']).toBe('chat');
-    const two = cli([s.url(), '-p', 'chat', '-p', 'v2.json', '-s', 'hi']);
+    const two = cli([s.url, '-p', 'chat', '-p', 'v2.json', '-s', 'hi']);
     expect(await two.exit()).toBe(0);
     expect(s.upgrades[1]?.headers['sec-websocket-protocol']?.split(/, */)).toEqual(['chat', 'v2.json']);
   });
@@ -248,7 +267,7 @@ describe('headers and subprotocols', () => {
 describe('connection flags reach the socket', () => {
   it('--heartbeat 100 pings the server; an unanswered ping is a dead link and the client reconnects', async () => {
     const s = await server({ kind: 'accept', answerPings: false });
-    const run = cli([s.url(), '--heartbeat', '100', ...FAST]);
+    const run = cli([s.url, '--heartbeat', '100', ...FAST]);
     await run.proc.waitForOutput('ERR_RS_DEAD_LINK', 3_000);
     await waitFor(() => s.connections >= 2, 3_000, 'a second connection after the dead link');
     expect(s.pings).toBeGreaterThan(0);
@@ -258,7 +277,7 @@ describe('connection flags reach the socket', () => {
 
   it('--no-heartbeat sends no ping', async () => {
     const s = await server(ECHO);
-    const run = cli([s.url(), '--no-heartbeat', '--wait', '300', '-s', 'x']);
+    const run = cli([s.url, '--no-heartbeat', '--wait', '300', '-s', 'x']);
     expect(await run.exit()).toBe(0);
     expect(s.pings).toBe(0);
   });
@@ -266,7 +285,7 @@ describe('connection flags reach the socket', () => {
   it('--connect-timeout 200 against a stalled handshake, --max-retries 0: one attempt, exit 1', async () => {
     const s = await server({ kind: 'stall' });
     const started = performance.now();
-    const run = cli([s.url(), '--connect-timeout', '200', '--max-retries', '0']);
+    const run = cli([s.url, '--connect-timeout', '200', '--max-retries', '0']);
     expect(await run.exit(3_000)).toBe(1);
     expect(performance.now() - started).toBeGreaterThanOrEqual(190);
     expect(s.upgrades).toHaveLength(1);
@@ -278,7 +297,7 @@ describe('giving up: exit 1', () => {
   it('refused with 503 and --max-retries 2: three attempts, then gives up saying so', async () => {
     const s = await server({ kind: 'refuse', status: 503 });
     const timers = await timerBaseline();
-    const run = cli([s.url(), '--max-retries', '2', ...FAST, '-s', 'x']);
+    const run = cli([s.url, '--max-retries', '2', ...FAST, '-s', 'x']);
     expect(await run.exit()).toBe(1);
     expect(s.upgrades).toHaveLength(3);
     expect(run.proc.stderr).toMatch(/! gave up after 3 attempt\(s\): Gave up after 3 consecutive failures/);
@@ -289,7 +308,7 @@ describe('giving up: exit 1', () => {
 
   it('refused with 401 twice in a row', async () => {
     const s = await server({ kind: 'refuse', status: 401 });
-    const run = cli([s.url(), '-s', 'x']);
+    const run = cli([s.url, '-s', 'x']);
     expect(await run.exit()).toBe(1);
     expect(s.upgrades).toHaveLength(2);
     expect(run.proc.stderr).toMatch(/! gave up after 2 attempt\(s\): .*HTTP 401 twice in a row/);
@@ -300,7 +319,7 @@ describe('giving up: exit 1', () => {
   it('closed by the server for good (1008)', async () => {
     const s = await server({ kind: 'accept-then-close', code: 1008, reason: 'policy' });
     // Input left open: with `-s x` the run may end 0 first ("all sent") before the close frame comes.
-    const run = cli([s.url()]);
+    const run = cli([s.url]);
     expect(await run.exit()).toBe(1);
     expect(s.upgrades).toHaveLength(1);
     expect(run.proc.stderr).toContain('connection closed (1008 policy), not retrying');
@@ -312,7 +331,7 @@ describe('piped input', () => {
   it('sends every line in order; exits 0 once the input has ended and all was written', async () => {
     const s = await server(ECHO);
     const timers = await timerBaseline();
-    const run = cli([s.url()]);
+    const run = cli([s.url]);
     run.proc.stdin.write('one\ntwo\n');
     run.proc.stdin.write('three\nfour');
     run.proc.stdin.end('\n');
@@ -324,7 +343,7 @@ describe('piped input', () => {
 
   it('-q: a clean run writes nothing on stderr', async () => {
     const s = await server(ECHO);
-    const run = cli([s.url(), '-q']);
+    const run = cli([s.url, '-q']);
     run.proc.stdin.end('a\nb\n');
     expect(await run.exit()).toBe(0);
     expect(run.proc.stderr).toBe('');
@@ -334,7 +353,7 @@ describe('piped input', () => {
   it('a server restart: lines sent while it is down are buffered, then delivered in order; exit 0', async () => {
     const s = await server(ECHO);
     const timers = await timerBaseline();
-    const run = cli([s.url(), ...FAST]);
+    const run = cli([s.url, ...FAST]);
     const { proc } = run;
     await proc.waitForOutput('* connected');
     proc.stdin.write('before\n');
@@ -355,7 +374,7 @@ describe('piped input', () => {
   it('Ctrl-C with messages still buffered (server down for good): exit 130, each dropped message listed', async () => {
     const s = await deadServer();
     const timers = await timerBaseline();
-    const run = cli([s.url(), ...FAST]);
+    const run = cli([s.url, ...FAST]);
     run.proc.stdin.end('x\ny\n');
     await run.proc.waitForOutput('* buffered "y" (2 waiting)');
     await run.proc.waitForOutput('attempt 2 in 50 ms');
@@ -369,7 +388,7 @@ describe('piped input', () => {
 
   it('--json: a drop is a record with the messages', async () => {
     const s = await deadServer();
-    const run = cli([s.url(), ...FAST, '--json']);
+    const run = cli([s.url, ...FAST, '--json']);
     run.proc.stdin.end('x\n');
     await run.proc.waitForOutput('"event":"reconnecting"', 5_000, 'stdout');
     run.proc.interrupt();
@@ -383,7 +402,7 @@ describe('piped input', () => {
   // is the outbound buffer overflowing (10,000 messages) during an outage: the oldest is dropped.
   it('more than 10,000 lines while down: the oldest is dropped and reported, the rest delivered; exit 3', async () => {
     const s = await deadServer();
-    const run = cli([s.url(), ...FAST, '-q']);
+    const run = cli([s.url, ...FAST, '-q']);
     const lines = Array.from({ length: 10_001 }, (_, i) => `m${i}`);
     run.proc.stdin.end(`${lines.join('\n')}\n`);
     await run.proc.waitForOutput('! dropped 1 message(s) (overflow): "m0"');
@@ -400,7 +419,7 @@ describe('interactive (stdin is a terminal)', () => {
   it('typed lines are sent, //x sends "/x", /stats and /help answer, /quit exits 0', async () => {
     const s = await server(ECHO);
     const timers = await timerBaseline();
-    const run = cli([s.url()], { tty: true });
+    const run = cli([s.url], { tty: true });
     const { proc } = run;
     await proc.waitForOutput('* connected');
     expect(proc.stderr).toContain('[open] ');
@@ -423,7 +442,7 @@ describe('interactive (stdin is a terminal)', () => {
 
   it('/reconnect opens a new connection', async () => {
     const s = await server(ECHO);
-    const run = cli([s.url(), ...FAST], { tty: true });
+    const run = cli([s.url, ...FAST], { tty: true });
     await run.proc.waitForOutput('* connected');
     run.proc.stdin.write('/reconnect\n');
     await run.proc.waitForOutput('* reconnected');
@@ -434,7 +453,7 @@ describe('interactive (stdin is a terminal)', () => {
 
   it('the status line counts down to the next attempt and shows the buffered messages', async () => {
     const s = await deadServer();
-    const run = cli([s.url(), '--strategy', 'constant', '--base-delay', '1500'], { tty: true });
+    const run = cli([s.url, '--strategy', 'constant', '--base-delay', '1500'], { tty: true });
     await run.proc.waitForOutput(/\[reconnecting · attempt 2 in 1\.[0-5] s\] /);
     run.proc.stdin.write('queued\n');
     await run.proc.waitForOutput(/\[reconnecting · attempt 2 in [0-9.]+ (s|ms) · 1 buffered\] /);
@@ -447,7 +466,7 @@ describe('interactive (stdin is a terminal)', () => {
   it('/quit while messages are still buffered: each is reported, exit 3', async () => {
     const s = await deadServer();
     const timers = await timerBaseline();
-    const run = cli([s.url(), ...FAST], { tty: true });
+    const run = cli([s.url, ...FAST], { tty: true });
     const { proc } = run;
     await proc.waitForOutput('attempt 2 in 50 ms');
     proc.stdin.write('lost-1\nlost-2\n');
@@ -461,7 +480,7 @@ describe('interactive (stdin is a terminal)', () => {
 
   it('Ctrl-C typed in the terminal: exit 130', async () => {
     const s = await server(ECHO);
-    const run = cli([s.url()], { tty: true });
+    const run = cli([s.url], { tty: true });
     await run.proc.waitForOutput('* connected');
     run.proc.stdin.write('\u0003');
     expect(await run.exit()).toBe(130);
@@ -480,7 +499,7 @@ describe('nothing the server sends can drive the terminal', () => {
   /** Runs the CLI, has the server send MESSAGE then close with 1008 REASON; resolves once it exits 1. */
   async function hostileRun(argv: readonly string[], stdoutTty: boolean): Promise<CliRun> {
     const s = await server(ACCEPT);
-    const run = cli([s.url(), ...argv], { stdoutTty });
+    const run = cli([s.url, ...argv], { stdoutTty });
     await waitFor(() => s.openClients === 1, 2_000, 'the client connected');
     s.clients[0]?.send(MESSAGE);
     await run.proc.waitForOutput('second', 2_000, 'stdout');
@@ -517,7 +536,7 @@ describe('nothing the server sends can drive the terminal', () => {
 
   it('interactive: the status line, event lines and /stats are escaped too', async () => {
     const s = await server(ACCEPT);
-    const run = cli([s.url()], { tty: true, stdoutTty: true });
+    const run = cli([s.url], { tty: true, stdoutTty: true });
     await run.proc.waitForOutput('* connected');
     s.clients[0]?.send(MESSAGE);
     await run.proc.waitForOutput('second', 2_000, 'stdout');
@@ -641,7 +660,7 @@ describe('the status line and the event lines count attempts alike', () => {
 
   it('a failed first attempt (nothing listens): both say attempt 2, and attempt 1 before', async () => {
     const s = await deadServer();
-    const run = cli([s.url(), ...SLOW], { tty: true });
+    const run = cli([s.url, ...SLOW], { tty: true });
     await expectSameAttempt(run, 0);
     const before = run.proc.stderr.slice(0, run.proc.stderr.search(/\* attempt \d+ in /));
     expect(numbers(before, /\(attempt (\d+)\)/)).toEqual([1]);
@@ -653,7 +672,7 @@ describe('the status line and the event lines count attempts alike', () => {
 
   it('a drop of an open connection, before it was stable', async () => {
     const s = await server(ECHO);
-    const run = cli([s.url(), ...SLOW], { tty: true });
+    const run = cli([s.url, ...SLOW], { tty: true });
     await run.proc.waitForOutput('* connected');
     const from = run.proc.stderr.length;
     await s.stop();
@@ -664,7 +683,7 @@ describe('the status line and the event lines count attempts alike', () => {
 
   it('a drop of an open connection that was stable (backoff reset)', async () => {
     const s = await server(ECHO);
-    const run = cli([s.url(), ...SLOW], { tty: true });
+    const run = cli([s.url, ...SLOW], { tty: true });
     await run.proc.waitForOutput('* connected');
     // The CLI keeps the socket's default stableAfter; no event it prints says "stable".
     await sleep(CORE_DEFAULTS.stableAfter + 300);

@@ -54,7 +54,7 @@ describe('BaseSocket from the Node modular entry', () => {
 
   it('finds ws without the WebSocket option: connects, sends, receives the echo', async () => {
     const server = await startServer(); // echo
-    const { socket, rec } = track(new BaseSocket(server.url()));
+    const { socket, rec } = track(new BaseSocket(server.url));
     expect(socket.send('queued')).toBe('buffered');
     await waitFor(() => socket.state === 'open', 2_000, 'open', { describe: () => rec.summary() });
     expect(socket.binaryType).toBe('nodebuffer'); // ws's own default: the socket underneath is a ws one
@@ -72,7 +72,7 @@ describe('BaseSocket from the Node modular entry', () => {
     const TIMEOUT = 300;
     const server = await startServer(ACCEPT);
     const { socket, rec } = track(
-      new BaseSocket(server.url(), { features: [heartbeat({ interval: INTERVAL, timeout: TIMEOUT })] }),
+      new BaseSocket(server.url, { features: [heartbeat({ interval: INTERVAL, timeout: TIMEOUT })] }),
     );
     await waitFor(() => socket.state === 'open', 2_000, 'open', { describe: () => rec.summary() });
     const openedAt = rec.events('open')[0]?.at ?? Number.NaN;
@@ -91,7 +91,7 @@ describe('BaseSocket from the Node modular entry', () => {
 
   it('without heartbeat(), nothing pings (control)', async () => {
     const server = await startServer(ACCEPT);
-    const { socket } = track(new BaseSocket(server.url()));
+    const { socket } = track(new BaseSocket(server.url));
     await waitFor(() => socket.state === 'open', 2_000, 'open');
     await sleep(400);
     expect(server.pings).toBe(0);
@@ -103,7 +103,7 @@ describe('BaseSocket from the Node modular entry', () => {
 
   it('upgradeRejection(): 503 with Retry-After: 1 is ERR_RS_UPGRADE_REJECTED and the retry waits at least 1 s', async () => {
     const server = await startServer(refuseOnce);
-    const { socket, rec } = track(new BaseSocket(server.url(), { features: [upgradeRejection()] }));
+    const { socket, rec } = track(new BaseSocket(server.url, { features: [upgradeRejection()] }));
     await waitFor(() => rec.count('reconnecting') === 1, 2_000, 'the refusal', { describe: () => rec.summary() });
     const [error] = rec.errors;
     expect(error).toMatchObject({ code: 'ERR_RS_UPGRADE_REJECTED', status: 503, retryAfter: 1_000 });
@@ -123,7 +123,7 @@ describe('BaseSocket from the Node modular entry', () => {
 
   it('without upgradeRejection(), the same refusal is an ordinary failed attempt retried with backoff (control)', async () => {
     const server = await startServer(refuseOnce);
-    const { socket, rec } = track(new BaseSocket(server.url()));
+    const { socket, rec } = track(new BaseSocket(server.url));
     await waitFor(() => socket.state === 'open', 2_000, 'open', { describe: () => rec.summary() });
     expect(rec.errors[0]).toMatchObject({ code: 'ERR_RS_CONNECTION_FAILED' });
     expect(rec.errors[0]?.message).toContain('HTTP 503');
@@ -135,7 +135,7 @@ describe('BaseSocket from the Node modular entry', () => {
     const baseline = await timerBaseline();
     const clock = countingClock();
     const { socket, rec } = track(
-      new BaseSocket(server.url(), {
+      new BaseSocket(server.url, {
         clock,
         stableAfter: 60_000,
         features: [heartbeat({ interval: 100, timeout: 1_000 })],

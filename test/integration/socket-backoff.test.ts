@@ -23,7 +23,7 @@ describe('a server that accepts and closes at once', () => {
     );
     await server.start();
     const socket = cleanup.add(
-      new ResilientSocket(server.url(), {
+      new ResilientSocket(server.url, {
         stableAfter: 1_000,
         // The top of every window, so the schedule is deterministic.
         backoff: truncatedBinaryExponential({

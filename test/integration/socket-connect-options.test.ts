@@ -20,7 +20,7 @@ function track(socket: ResilientSocket): SocketRecorder {
 describe('wsOptions', () => {
   it('passes ws client options through: the server sees the extra header on every upgrade', async () => {
     const server = await startServer();
-    const socket = new ResilientSocket(server.url(), {
+    const socket = new ResilientSocket(server.url, {
       wsOptions: { headers: { 'x-token': 'abc' } },
       maxDelay: 200,
       ceiling: 3,
@@ -50,7 +50,7 @@ describe('URL provider', () => {
       async () => {
         const token = `t${issued.length + 1}`;
         issued.push(token);
-        return server.url(`/feed?token=${token}`);
+        return server.urlFor(`/feed?token=${token}`);
       },
       { maxDelay: 200, ceiling: 3, stableAfter: 100 },
     );
@@ -60,9 +60,9 @@ describe('URL provider', () => {
     expect(server.upgrades.map((u) => u.url)).toEqual(['/feed?token=t1']);
     // The event shows it redacted (a token is a secret); socket.url has it whole.
     expect(rec.events('connecting').map((e) => (e.payload as { url: string }).url)).toEqual([
-      server.url('/feed?token=***'),
+      server.urlFor('/feed?token=***'),
     ]);
-    expect(socket.url).toBe(server.url('/feed?token=t1'));
+    expect(socket.url).toBe(server.urlFor('/feed?token=t1'));
 
     await server.stop();
     await waitFor(() => socket.state !== 'open', 1_000, 'the client to notice the restart');
@@ -77,7 +77,7 @@ describe('URL provider', () => {
     expect(lastUpgrade?.url).not.toBe('/feed?token=t1');
     expect(issued).toEqual(issued.map((_, i) => `t${i + 1}`));
     expect(issued.length).toBe(socket.stats.attempts);
-    expect(socket.url).toBe(server.url(`/feed?token=${issued.at(-1)}`));
+    expect(socket.url).toBe(server.urlFor(`/feed?token=${issued.at(-1)}`));
     expect(rec.opens.at(-1)).toMatchObject({ reconnected: true });
 
     await closeAndExpectGone(socket, server);

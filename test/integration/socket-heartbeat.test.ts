@@ -15,7 +15,7 @@ const TIMEOUT = 200;
 
 function connect(server: TestWsServer) {
   const socket = cleanup.add(
-    new ResilientSocket(server.url(), {
+    new ResilientSocket(server.url, {
       heartbeat: { interval: INTERVAL, timeout: TIMEOUT },
       maxDelay: 200,
       ceiling: 3,

@@ -30,7 +30,7 @@ function detach(buffer: ArrayBufferLike): void {
 describe('binary data that is or becomes detached (defect 1)', () => {
   it('queued, then transferred: the server still gets the bytes sent; later sends flow', async () => {
     const server = await startTestServer(cleanup);
-    const socket = new ResilientSocket(server.url(), { binaryType: 'arraybuffer' });
+    const socket = new ResilientSocket(server.url, { binaryType: 'arraybuffer' });
     const rec = track(socket);
     const view = new Uint8Array([1, 2, 3]);
     expect(socket.send(view)).toBe('buffered');
@@ -45,7 +45,7 @@ describe('binary data that is or becomes detached (defect 1)', () => {
 
   it('sent while open after it was transferred: dropped and reported, the connection goes on', async () => {
     const server = await startTestServer(cleanup);
-    const socket = new ResilientSocket(server.url());
+    const socket = new ResilientSocket(server.url);
     const rec = track(socket);
     await waitFor(() => socket.state === 'open', 2_000, 'open');
     const dead = new Uint8Array([9, 9]);
@@ -63,7 +63,7 @@ describe('binary data that is or becomes detached (defect 1)', () => {
 describe('a heartbeat that pings requires the answers (defect 8)', () => {
   it('protocol pings never answered while the server streams: the link is found dead', async () => {
     const server = await startTestServer(cleanup, { kind: 'accept', answerPings: false });
-    const socket = new ResilientSocket(server.url(), {
+    const socket = new ResilientSocket(server.url, {
       heartbeat: { interval: 100, timeout: 150 },
       backoff: constant({ delay: 5_000 }),
     });
@@ -86,7 +86,7 @@ describe('a heartbeat that pings requires the answers (defect 8)', () => {
 describe('reconnect() closes politely (defect 5)', () => {
   it('the server sees the close frame with the code and reason, then the new connection', async () => {
     const server = await startTestServer(cleanup);
-    const socket = new ResilientSocket(server.url());
+    const socket = new ResilientSocket(server.url);
     const rec = track(socket);
     await waitFor(() => socket.state === 'open', 2_000, 'open');
     socket.reconnect(4002, 'moving');
@@ -101,7 +101,7 @@ describe('reconnect() closes politely (defect 5)', () => {
 describe('a message over wsOptions.maxPayload (defect 12)', () => {
   it('is reported as an error, not a silent reconnect', async () => {
     const server = await startTestServer(cleanup);
-    const socket = new ResilientSocket(server.url(), {
+    const socket = new ResilientSocket(server.url, {
       wsOptions: { maxPayload: 16 },
       backoff: constant({ delay: 5_000 }),
     });
@@ -127,7 +127,7 @@ describe('timers armed before fake timers were installed (defect 10)', () => {
   it('close() under fake timers still clears the real ones: nothing keeps the process alive', async () => {
     const server = await startTestServer(cleanup);
     const before = liveTimers();
-    const socket = new ResilientSocket(server.url(), { heartbeat: { interval: 30_000, timeout: 10_000 } });
+    const socket = new ResilientSocket(server.url, { heartbeat: { interval: 30_000, timeout: 10_000 } });
     track(socket);
     await waitFor(() => socket.state === 'open', 2_000, 'open');
     expect(liveTimers()).toBeGreaterThanOrEqual(before + 2); // the stable reset and the heartbeat ping

@@ -23,7 +23,7 @@ describe('server restart', () => {
   it('delivers 1,000 messages sent during the outage exactly once, in order, after the restart', async () => {
     const { server, track } = setup();
     await server.start();
-    const socket = new ResilientSocket(server.url(), { maxDelay: 200, ceiling: 3, stableAfter: 200 });
+    const socket = new ResilientSocket(server.url, { maxDelay: 200, ceiling: 3, stableAfter: 200 });
     const rec = track(socket);
     await waitFor(() => socket.state === 'open', 2_000, 'first open');
     expect(socket.send('before')).toBe('sent');

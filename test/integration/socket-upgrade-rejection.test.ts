@@ -18,7 +18,7 @@ function countingUrl(server: TestWsServer) {
   const provider = Object.assign(
     () => {
       provider.calls++;
-      return server.url(`/?attempt=${provider.calls}`);
+      return server.urlFor(`/?attempt=${provider.calls}`);
     },
     { calls: 0 },
   );
@@ -70,7 +70,7 @@ describe('upgrade refused with 401', () => {
     [401, 403],
   ])('%i then %i in a row also gives up with ERR_RS_UNAUTHORIZED', async (first, second) => {
     const server = await startServer(({ index }) => ({ kind: 'refuse', status: index === 0 ? first : second }));
-    const socket = new ResilientSocket(server.url(), { backoff: constant({ delay: 5_000 }) });
+    const socket = new ResilientSocket(server.url, { backoff: constant({ delay: 5_000 }) });
     const rec = track(socket);
     await waitFor(() => rec.count('giveup') === 1, 2_000, 'giveup', { describe: () => rec.summary() });
     expect(server.upgrades).toHaveLength(2);
@@ -94,7 +94,7 @@ describe('upgrade refused with 401', () => {
     expect(rec.reconnecting).toEqual([{ attempt: 2, delay: 0 }]);
     expect(rec.giveups).toEqual([]);
     expect(server.connections).toBe(1);
-    expect(socket.url).toBe(server.url('/?attempt=2'));
+    expect(socket.url).toBe(server.urlFor('/?attempt=2'));
 
     await closeAndExpectGone(socket, server);
   });
@@ -108,7 +108,7 @@ describe('401/403 must come twice in a row to stop', () => {
       { kind: 'refuse', status: 403 },
     ];
     const server = await startServer(({ index }) => sequence[index] ?? ACCEPT);
-    const socket = new ResilientSocket(server.url(), { backoff: constant({ delay: 20 }) });
+    const socket = new ResilientSocket(server.url, { backoff: constant({ delay: 20 }) });
     const rec = track(socket);
 
     await waitFor(() => socket.state === 'open', 2_000, 'open', { describe: () => rec.summary() });
@@ -130,7 +130,7 @@ describe('401/403 must come twice in a row to stop', () => {
     ];
     const server = await startServer(({ index }) => sequence[index] ?? ACCEPT);
     // Port 9 (discard) on loopback: nothing listens, so the attempt is refused at the TCP level.
-    const urls = [server.url(), 'ws://127.0.0.1:9/', server.url(), server.url()];
+    const urls = [server.url, 'ws://127.0.0.1:9/', server.url, server.url];
     let calls = 0;
     const socket = new ResilientSocket(() => urls[Math.min(calls++, urls.length - 1)] as string, {
       backoff: constant({ delay: 20 }),
@@ -154,7 +154,7 @@ describe('upgrade refused with Retry-After', () => {
       index === 0 ? { kind: 'refuse', status, retryAfter: 1 } : { kind: 'accept' },
     );
     // The backoff alone would retry within 10 ms.
-    const socket = new ResilientSocket(server.url(), { backoff: constant({ delay: 10 }) });
+    const socket = new ResilientSocket(server.url, { backoff: constant({ delay: 10 }) });
     const rec = track(socket);
 
     await waitFor(() => rec.count('reconnecting') === 1, 2_000, 'the refusal');
@@ -176,7 +176,7 @@ describe('upgrade refused with Retry-After', () => {
 
   it('a backoff delay longer than Retry-After wins (Retry-After is a minimum)', async () => {
     const server = await startServer({ kind: 'refuse', status: 503, retryAfter: 1 });
-    const socket = new ResilientSocket(server.url(), { backoff: constant({ delay: 3_000 }) });
+    const socket = new ResilientSocket(server.url, { backoff: constant({ delay: 3_000 }) });
     const rec = track(socket);
     await waitFor(() => rec.count('reconnecting') === 1, 2_000, 'the refusal');
     expect(rec.errors[0]).toMatchObject({ status: 503, retryAfter: 1_000 });
@@ -190,7 +190,7 @@ describe('upgrade refused with Retry-After', () => {
     const server = await startServer(({ index }) =>
       index === 0 ? { kind: 'refuse', status: 503, retryAfter: 2_147_483 } : ACCEPT,
     );
-    const socket = new ResilientSocket(server.url(), { backoff: constant({ delay: 10 }), maxRetryAfter: 300 });
+    const socket = new ResilientSocket(server.url, { backoff: constant({ delay: 10 }), maxRetryAfter: 300 });
     const rec = track(socket);
     await waitFor(() => rec.count('reconnecting') === 1, 2_000, 'the refusal');
     expect(rec.errors[0]).toMatchObject({ code: 'ERR_RS_UPGRADE_REJECTED', status: 503, retryAfter: 2_147_483_000 });
@@ -206,7 +206,7 @@ describe('upgrade refused with Retry-After', () => {
 
   it('by default the cap is 5 minutes', async () => {
     const server = await startServer({ kind: 'refuse', status: 429, retryAfter: 86_400 });
-    const socket = new ResilientSocket(server.url(), { backoff: constant({ delay: 10 }) });
+    const socket = new ResilientSocket(server.url, { backoff: constant({ delay: 10 }) });
     const rec = track(socket);
     await waitFor(() => rec.count('reconnecting') === 1, 2_000, 'the refusal');
     expect(rec.reconnecting).toEqual([{ attempt: 2, delay: 300_000 }]);
@@ -215,7 +215,7 @@ describe('upgrade refused with Retry-After', () => {
 
   it('HTTP 500 without Retry-After is retried on the normal backoff', async () => {
     const server = await startServer(({ index }) => (index === 0 ? { kind: 'refuse', status: 500 } : ACCEPT));
-    const socket = new ResilientSocket(server.url(), { backoff: constant({ delay: 10 }) });
+    const socket = new ResilientSocket(server.url, { backoff: constant({ delay: 10 }) });
     const rec = track(socket);
 
     await waitFor(() => socket.state === 'open', 2_000, 'open', { describe: () => rec.summary() });
@@ -231,7 +231,7 @@ describe('upgrade refused with Retry-After', () => {
 
   it('a 500 never stops reconnecting, even twice in a row (only 401/403 do)', async () => {
     const server = await startServer(({ index }) => (index < 3 ? { kind: 'refuse', status: 500 } : ACCEPT));
-    const socket = new ResilientSocket(server.url(), { backoff: constant({ delay: 10 }) });
+    const socket = new ResilientSocket(server.url, { backoff: constant({ delay: 10 }) });
     const rec = track(socket);
 
     await waitFor(() => socket.state === 'open', 2_000, 'open', { describe: () => rec.summary() });

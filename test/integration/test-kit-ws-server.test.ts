@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
 import { ErrorCodes, type ResilientSocketError } from '../../src/errors.js';
 import { ResilientSocket } from '../../src/node.js';
+import { FlakyServer } from '../../src/testing/flaky-server.js';
 import { until } from '../../src/testing/until.js';
 import { ACCEPT, ECHO, TestWsServer } from '../../src/testing/ws-server.js';
 
@@ -26,7 +27,7 @@ async function startServer(...args: Parameters<typeof TestWsServer.start>): Prom
 }
 
 function connect(server: TestWsServer): { socket: ResilientSocket; errors: ResilientSocketError[] } {
-  const socket = new ResilientSocket(server.url(), { backoff: constant({ delay: 50 }), stableAfter: 60_000 });
+  const socket = new ResilientSocket(server.url, { backoff: constant({ delay: 50 }), stableAfter: 60_000 });
   const errors: ResilientSocketError[] = [];
   socket.on('error', (error) => errors.push(error));
   sockets.add(socket);
@@ -40,8 +41,8 @@ describe('TestWsServer', () => {
     const server = await startServer(ECHO);
     expect(server.listening).toBe(true);
     expect(server.port).toBeGreaterThan(0);
-    expect(server.url()).toBe(`ws://127.0.0.1:${server.port}/`);
-    expect(server.url('/feed?token=1')).toBe(`ws://127.0.0.1:${server.port}/feed?token=1`);
+    expect(server.url).toBe(`ws://127.0.0.1:${server.port}/`);
+    expect(server.urlFor('/feed?token=1')).toBe(`ws://127.0.0.1:${server.port}/feed?token=1`);
 
     const { socket } = connect(server);
     expect(await until(socket, 'open', within)).toEqual({ attempt: 1, reconnected: false });
@@ -90,10 +91,11 @@ describe('TestWsServer', () => {
     expect(server.received).toEqual(['after restart']);
   });
 
-  it('start() while started throws; url() before the first start throws', async () => {
+  it('start() while started throws; url before the first start throws', async () => {
     const server = new TestWsServer(ECHO);
     servers.add(server);
-    expect(() => server.url()).toThrow(/start\(\) it first/);
+    expect(() => server.url).toThrow(/start\(\) it first/);
+    expect(() => server.urlFor('/feed')).toThrow(/start\(\) it first/);
     await server.start();
     await expect(server.start()).rejects.toThrow(/already started/);
   });
@@ -122,6 +124,63 @@ describe('TestWsServer', () => {
     expect(errors.map((e) => e.code)).toEqual([ErrorCodes.UPGRADE_REJECTED]);
     expect(errors[0]?.status).toBe(503);
     expect(server.connections).toBe(1);
+  });
+});
+
+describe('TestWsServer.url: a string, as FlakyServer.url is', () => {
+  it('server.url is a string ready for a socket: new ResilientSocket(server.url) connects', async () => {
+    const server = await startServer(ECHO);
+    const flaky = new FlakyServer();
+    flaky.stop();
+    expect(typeof server.url).toBe(typeof flaky.url);
+    expect(typeof server.url).toBe('string');
+    const { socket, errors } = connect(server);
+    await until(socket, 'open', within);
+    expect(errors).toEqual([]);
+    expect(server.upgrades.map((upgrade) => upgrade.url)).toEqual(['/']);
+  });
+
+  it('urlFor(path) gives the URL of a path or a query; it is bound to its server', async () => {
+    const server = await startServer(ECHO);
+    const root = `ws://127.0.0.1:${server.port}`;
+    expect(['/feed', '/a/b?x=1', '?token=2'].map(server.urlFor)).toEqual([
+      `${root}/feed`,
+      `${root}/a/b?x=1`,
+      `${root}/?token=2`,
+    ]);
+    const { urlFor } = server;
+    const socket = new ResilientSocket(() => urlFor('/feed?token=3'), { backoff: constant({ delay: 50 }) });
+    sockets.add(socket);
+    await until(socket, 'open', within);
+    expect(server.upgrades.map((upgrade) => upgrade.url)).toEqual(['/feed?token=3']);
+  });
+
+  it('urlFor handed to a socket as its URL provider (plain JavaScript): the error says what to pass', async () => {
+    const server = await startServer(ECHO);
+    const socket = new ResilientSocket(server.urlFor as unknown as () => string, { backoff: constant({ delay: 50 }) });
+    sockets.add(socket);
+    const error = await until(socket, 'error', within);
+    expect(error.message).toContain('Expected `path` of TestWsServer.urlFor(path) to be a string such as "/feed"');
+    expect(error.message).toContain('got undefined');
+    expect(error.message).toContain('For the root, use `server.url`');
+    expect(error.message).toContain('as a URL provider, pass `() => server.urlFor("/feed")`');
+    expect(server.upgrades).toEqual([]);
+  });
+
+  it('urlFor refuses a path that would make another URL (a TypeError, a RangeError with the fix)', async () => {
+    const server = await startServer(ECHO);
+    expect(() => server.urlFor('feed')).toThrow(
+      new RangeError(
+        'Expected `path` of TestWsServer.urlFor(path) to start with "/" or "?", got "feed" (did you mean "/feed"?)',
+      ),
+    );
+    expect(() => server.urlFor(8080 as never)).toThrow(TypeError);
+    expect(() => server.urlFor(8080 as never)).toThrow(/got number 8080/);
+  });
+
+  it('code written for the method url() fails at the call, at once (it is a string now)', async () => {
+    const server = await startServer(ECHO);
+    expect(() => (server as unknown as { url: () => string }).url()).toThrow(TypeError);
   });
 });
 
@@ -167,7 +226,7 @@ describe('TestWsServer checks its behaviours (a misspelt key is refused, not ign
       import { WebSocket } from 'ws';
       import { TestWsServer } from './src/testing/ws-server.ts';
       const server = await TestWsServer.start(() => ({ kind: 'accept', echoo: true }));
-      const client = new WebSocket(server.url());
+      const client = new WebSocket(server.url);
       client.on('error', () => undefined);
       client.on('close', (code) => console.log('client closed ' + code));
       setTimeout(() => process.exit(3), 5000).unref();

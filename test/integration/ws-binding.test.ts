@@ -36,7 +36,7 @@ describe('the ws binding', () => {
   it('puts no listener on ws, and a subclass that listens itself still hears every event', async () => {
     const server = await startServer();
     const { Recording, instances, heard } = recordingWebSocket();
-    const socket = new ResilientSocket(server.url(), { WebSocket: Recording, maxDelay: 100, ceiling: 2 });
+    const socket = new ResilientSocket(server.url, { WebSocket: Recording, maxDelay: 100, ceiling: 2 });
     cleanup.add(socket, (s) => s.close());
     const rec = new SocketRecorder(socket);
 
@@ -59,7 +59,7 @@ describe('the ws binding', () => {
 
   it('delivers text as strings and binary as ws gives it: Buffer by default, ArrayBuffer with binaryType', async () => {
     const server = await startServer();
-    const socket = new ResilientSocket(server.url(), { maxDelay: 100, ceiling: 2 });
+    const socket = new ResilientSocket(server.url, { maxDelay: 100, ceiling: 2 });
     cleanup.add(socket, (s) => s.close());
     const received: unknown[] = [];
     socket.on('message', (data) => received.push(data));
@@ -82,7 +82,7 @@ describe('the ws binding', () => {
   it('late events of a replaced ws socket reach nobody', async () => {
     const server = await startServer();
     const { Recording, instances } = recordingWebSocket();
-    const socket = new ResilientSocket(server.url(), { WebSocket: Recording, maxDelay: 100, ceiling: 2 });
+    const socket = new ResilientSocket(server.url, { WebSocket: Recording, maxDelay: 100, ceiling: 2 });
     cleanup.add(socket, (s) => s.close());
     const rec = new SocketRecorder(socket);
     await waitFor(() => socket.state === 'open', 2_000, 'open');
@@ -102,7 +102,7 @@ describe('the ws binding', () => {
 
   it("absorbs a transport error nobody else listens for (ws's EventEmitter would throw it)", async () => {
     const server = await startServer();
-    const url = server.url();
+    const url = server.url;
     await server.stop(); // refused: ws emits `error` (ECONNREFUSED), then `close`
     const errors: unknown[] = [];
     const socket = new ResilientSocket(url, { maxDelay: 50, ceiling: 1, maxRetries: 1 });
@@ -119,7 +119,7 @@ describe('the ws binding', () => {
 
   it('an error listener of the subclass hears the transport error too', async () => {
     const server = await startServer();
-    const url = server.url();
+    const url = server.url;
     await server.stop();
     const { Recording, heard } = recordingWebSocket();
     const socket = new ResilientSocket(url, { WebSocket: Recording, maxDelay: 50, ceiling: 1, maxRetries: 0 });

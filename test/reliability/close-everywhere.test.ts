@@ -72,7 +72,7 @@ describe('close() in every state, twice in a row', () => {
     },
     {
       name: 'connecting, URL provider still pending (it resolves after close())',
-      url: (rig) => () => sleep(100).then(() => rig.server.url()),
+      url: (rig) => () => sleep(100).then(() => rig.server.url),
       reach: () => sleep(30),
       state: 'connecting',
       statesAfter: ['closed'],
@@ -438,7 +438,7 @@ describe('close() from inside every event handler', () => {
   it.each(cases.map((c) => [`${c.event} ${c.name}`, c] as const))('%s', async (_name, c) => {
     const rig = await createRig(cleanup, c.behaviour ?? ECHO);
     if (c.serverDown) await rig.server.stop();
-    const { socket, rec } = rig.socket(c.url ?? rig.server.url(), {
+    const { socket, rec } = rig.socket(c.url ?? rig.server.url, {
       backoff: constant({ delay: RETRY_DELAY }),
       ...c.options,
     });

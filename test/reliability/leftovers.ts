@@ -73,7 +73,7 @@ export async function createRig(cleanup: Cleanup, behaviour: BehaviourSetting = 
     instances,
     TrackingWs,
     baseline,
-    socket(url = server.url(), options = {}) {
+    socket(url = server.url, options = {}) {
       const socket = cleanup.add(new ResilientSocket(url, { WebSocket: TrackingWs, ...options }), (s) => s.close());
       return { socket, rec: new SocketRecorder(socket) };
     },

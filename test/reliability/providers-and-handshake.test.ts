@@ -47,7 +47,7 @@ describe('URL provider failures (case 8)', () => {
     let calls = 0;
     const provider = () => {
       calls++;
-      return calls <= 2 ? fail(calls) : rig.server.url(`/?call=${calls}`);
+      return calls <= 2 ? fail(calls) : rig.server.urlFor(`/?call=${calls}`);
     };
     const { socket, rec } = rig.socket(provider, { backoff: constant({ delay: RETRY_DELAY }), connectTimeout: 300 });
     expect(socket.send('queued while the provider fails')).toBe('buffered');
@@ -62,7 +62,7 @@ describe('URL provider failures (case 8)', () => {
     expect(rec.errors[0]?.cause).toBeInstanceOf(Error);
     // No socket was created for the failed attempts: no `connecting`, no `close`, no upgrade.
     // The event shows the URL with its query values redacted; the server got the real one.
-    expect(urls(rec)).toEqual([rig.server.url('/?call=***')]);
+    expect(urls(rec)).toEqual([rig.server.urlFor('/?call=***')]);
     expect(rec.closes).toEqual([]);
     expect(rig.instances).toHaveLength(1);
     expect(rig.server.upgrades.map((u) => u.url)).toEqual(['/?call=3']);
@@ -94,12 +94,12 @@ describe('URL provider failures (case 8)', () => {
       let lateSettled = false;
       const provider = (): string | Promise<string> => {
         calls++;
-        if (calls > 1) return rig.server.url(`/?call=${calls}`);
+        if (calls > 1) return rig.server.urlFor(`/?call=${calls}`);
         return new Promise<string>((resolve, reject) => {
           if (settle === undefined) return;
           setTimeout(() => {
             lateSettled = true;
-            if (settle === 'resolve') resolve(rig.server.url('/?call=1-late'));
+            if (settle === 'resolve') resolve(rig.server.urlFor('/?call=1-late'));
             else reject(new Error('late failure'));
           }, 450);
         });

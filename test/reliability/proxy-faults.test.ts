@@ -23,7 +23,7 @@ describe('blackhole while open (half-open link)', () => {
     const { server, proxy } = await setup();
     const interval = 200;
     const timeout = 200;
-    const socket = new ResilientSocket(proxy.url(), {
+    const socket = new ResilientSocket(proxy.url, {
       heartbeat: { interval, timeout },
       backoff: constant({ delay: 50 }),
     });
@@ -52,7 +52,7 @@ describe('blackhole while open (half-open link)', () => {
 
   it('a one-way blackhole (server → client lost) is detected the same way', async () => {
     const { proxy } = await setup();
-    const socket = new ResilientSocket(proxy.url(), { heartbeat: { interval: 150, timeout: 150 } });
+    const socket = new ResilientSocket(proxy.url, { heartbeat: { interval: 150, timeout: 150 } });
     const rec = track(socket);
     await waitFor(() => socket.state === 'open', 2_000, 'open');
     proxy.blackhole('downstream');
@@ -66,7 +66,7 @@ describe('blackhole while connecting', () => {
     const { server, proxy } = await setup();
     proxy.blackhole('both');
     const connectTimeout = 300;
-    const socket = new ResilientSocket(proxy.url(), { connectTimeout, backoff: constant({ delay: 50 }) });
+    const socket = new ResilientSocket(proxy.url, { connectTimeout, backoff: constant({ delay: 50 }) });
     const rec = track(socket);
     const started = performance.now();
     await waitFor(() => rec.errors.length === 1, 2_000, 'the connect timeout');
@@ -84,7 +84,7 @@ describe('blackhole while connecting', () => {
 describe('RST mid-message', () => {
   it('a reset during a burst of large messages: only whole messages arrive, then it reconnects', async () => {
     const { server, proxy } = await setup();
-    const socket = new ResilientSocket(proxy.url(), { backoff: constant({ delay: 50 }) });
+    const socket = new ResilientSocket(proxy.url, { backoff: constant({ delay: 50 }) });
     const rec = track(socket);
     const received: string[] = [];
     socket.on('message', (data) => received.push(String(data)));

@@ -89,7 +89,7 @@ describe(`flapping server soak (${CLIENTS} clients, ${SECONDS} s)`, () => {
 
     const sockets = Array.from({ length: CLIENTS }, (_, i) =>
       cleanup.add(
-        new ResilientSocket(proxy.url(`/?client=${i}`), {
+        new ResilientSocket(proxy.urlFor(`/?client=${i}`), {
           WebSocket: TrackingWs as unknown as WebSocketConstructorLike,
           maxDelay: 400,
           ceiling: 4,

@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
 import { ErrorCodes } from '../../src/errors.js';
+import { ResilientSocket } from '../../src/node.js';
 import { FlakyServer } from '../../src/testing/flaky-server.js';
 import { until } from '../../src/testing/until.js';
-import { cleanup, collect, flakyServer, MOCK_DELAY, socketOn, time } from './fixture.js';
+import { cleanup, collect, flakyServer, MOCK_DELAY, socketOn, time, track } from './fixture.js';
 
 // FlakyServer driving a real ResilientSocket, under fake timers (mock-socket runs on its own 4 ms
 // setTimeout calls, so vitest's fake timers drive both sides).
@@ -389,5 +390,47 @@ describe('formerly known gaps (regression tests)', () => {
     server.send('after the crash');
     await vi.advanceTimersByTimeAsync(MOCK_DELAY);
     expect(messages).toEqual([]);
+  });
+});
+
+describe("the server's WebSocket class on a URL no FlakyServer answers", () => {
+  /** A socket with a FlakyServer's WebSocket class on `url`, and the messages of its errors. */
+  function strayed(server: FlakyServer, url: string) {
+    const socket = track(new ResilientSocket(url, { ...FIXED, WebSocket: server.WebSocket }));
+    const errors: string[] = [];
+    socket.on('error', (error) => errors.push(error.message));
+    return { socket, errors };
+  }
+
+  it("a real server's URL: each failed attempt says no FlakyServer answers there, and the fix", async () => {
+    const server = flakyServer();
+    const { socket, errors } = strayed(server, 'ws://127.0.0.1:9/feed?token=T0K3N');
+    const failure = await until(socket, 'open', { ...time, within: 250 }).catch((thrown: Error) => thrown);
+    expect(errors.length).toBeGreaterThanOrEqual(2);
+    for (const message of errors) {
+      expect(message).toMatch(/^Connection attempt \d+ failed \(close code 1006\): no FlakyServer answers at /);
+      expect(message).toContain('ws://127.0.0.1:9/feed?token=***');
+      expect(message).toContain('new ResilientSocket(server.url, { WebSocket: server.WebSocket })');
+      expect(message).not.toContain('T0K3N');
+    }
+    // until() gives the latest reason, so its timeout names the fix as well.
+    expect((failure as Error).message).toContain('no FlakyServer answers at');
+    expect(server.attempts).toBe(0);
+  });
+
+  it('a server that was stopped: the attempts after stop() say so', async () => {
+    const server = flakyServer();
+    const { socket, errors } = strayed(server, server.url);
+    await until(socket, 'open', time);
+    server.stop();
+    await until(socket, 'error', time);
+    expect(errors).toEqual([expect.stringContaining(`no FlakyServer answers at ${server.url}`)]);
+  });
+
+  it("no such words when the server is merely refusing, nor for the server's URL with a query", async () => {
+    const server = flakyServer({ script: ['refuse'] });
+    const { socket, errors } = strayed(server, `${server.url}?token=1`);
+    await until(socket, 'open', time);
+    expect(errors).toEqual(['Connection attempt 1 failed (close code 1006)']);
   });
 });
