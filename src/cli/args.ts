@@ -4,6 +4,7 @@
  * {@link CliOptions}. Every mistake is a {@link UsageError} naming the flag and the value.
  */
 import { parseArgs } from 'node:util';
+import { largestCeiling } from '../backoff/truncated-binary-exponential.js';
 import { redactUrl } from '../redact.js';
 
 /** The backoff strategies the CLI offers, by their short names. */
@@ -77,7 +78,8 @@ Backoff:
       --max-delay MS          largest wait: T of truncated and phased, cap of full,
                               equal, decorrelated and exponential (not constant)  [${DEFAULTS.maxDelay}]
       --ceiling N             truncated, phased: failures until the window stops  [${DEFAULTS.ceiling}]
-                              growing
+                              growing (a count, not ms; at most 1 + log2 of
+                              --max-delay, for a first window of at least 1 ms)
       --base-delay MS         first window (full, equal, decorrelated,
                               exponential); the fixed wait of constant            [${DEFAULTS.baseDelay}]
       --max-retries N         give up after N failed attempts in a row            [unlimited]
@@ -137,6 +139,9 @@ export function parseCli(argv: readonly string[]): CliOptions {
       `Expected \`--strategy\` to be one of ${STRATEGIES.join(', ')}, got ${JSON.stringify(strategy)}`,
     );
   }
+  const maxDelay = number('--max-delay', v['max-delay'], DEFAULTS.maxDelay, { min: 0, exclusive: true });
+  // The default ceiling is lowered to fit a --max-delay under 512 ms; a given one is checked by the policy.
+  const ceilingFits = Math.max(1, Math.min(DEFAULTS.ceiling, largestCeiling(maxDelay)));
 
   return {
     mode,
@@ -144,8 +149,8 @@ export function parseCli(argv: readonly string[]): CliOptions {
     headers: parseHeaders(v.header ?? []),
     protocols: v.protocol ?? [],
     strategy: strategy as StrategyName,
-    maxDelay: number('--max-delay', v['max-delay'], DEFAULTS.maxDelay, { min: 0, exclusive: true }),
-    ceiling: number('--ceiling', v.ceiling, DEFAULTS.ceiling, { min: 1, integer: true }),
+    maxDelay,
+    ceiling: number('--ceiling', v.ceiling, ceilingFits, { min: 1, integer: true }),
     baseDelay: number('--base-delay', v['base-delay'], DEFAULTS.baseDelay, { min: 0 }),
     maxRetries: number('--max-retries', v['max-retries'], Number.POSITIVE_INFINITY, { min: 0, integer: true }),
     connectTimeout: number('--connect-timeout', v['connect-timeout'], DEFAULTS.connectTimeout, { min: 1 }),
