@@ -31,6 +31,7 @@ import {
   type RandomSource,
   truncatedBinaryExponential,
 } from '../src/backoff/index.js';
+import { largestCeiling } from '../src/backoff/truncated-binary-exponential.js';
 import { EventQueue } from './lib/event-queue.js';
 import { isMain } from './lib/load.js';
 import { createPrng } from './lib/prng.js';
@@ -362,7 +363,8 @@ export const USAGE = `Usage: npm run simulate -- [--csv] [--charts] [--clients 1
   --clients LIST comma-separated client counts (default ${DEFAULT_CLIENTS.join(',')})
   --trials N     trials per (strategy, clients) (default ${DEFAULT_TRIALS})
   --seed S       PRNG seed, any string (default ${DEFAULT_SEED})
-  --ceiling C    ceiling of the truncated policy (default ${DEFAULT_CEILING}: a = 2000/2^(C-1) ms)
+  --ceiling C    ceiling of the truncated policy (default ${DEFAULT_CEILING}: a = 2000/2^(C-1) ms; at most
+                 ${largestCeiling(2000)}, where a is still at least 1 ms)
   --storm        the storm model instead (see npm run simulate -- --storm --help)
 `;
 
@@ -419,6 +421,12 @@ export function parseArgs(argv: readonly string[]): CliOptions {
       }
       case '--ceiling':
         ceiling = positiveInteger('--ceiling', value());
+        // The policy refuses a first window under 1 ms; say so in terms of the flag.
+        if (ceiling > largestCeiling(MODEL.capMs)) {
+          throw new RangeError(
+            `--ceiling expects at most ${largestCeiling(MODEL.capMs)} (a = ${MODEL.capMs}/2^(C-1) ms must be at least 1 ms), got ${ceiling}`,
+          );
+        }
         break;
       default:
         throw new RangeError(`unknown argument ${JSON.stringify(arg)}`);

@@ -63,7 +63,8 @@ export const SUBJECTS: readonly Subject[] = [
     label: "{ truncatedBinaryExponential } from 'resilient-socket/backoff'",
     names: 'truncatedBinaryExponential',
     from: './dist/backoff.js',
-    budget: 1_850,
+    // Raised from 1 850 for the first-window check (a ceiling whose first window is under 1 ms is refused, with its bound).
+    budget: 1_900,
     target: 1_300,
   },
   { label: "{ retry } from 'resilient-socket/backoff'", names: 'retry', from: './dist/backoff.js', budget: 3_000 },

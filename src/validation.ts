@@ -152,7 +152,15 @@ function editDistance(a: string, b: string, limit: number): number {
 }
 
 /** Words that mean the opposite of each other in option names: never suggested for one another. */
-const OPPOSITES = ['min max', 'start stop', 'open close', 'enable disable', 'first last', 'lower upper', 'before after'];
+const OPPOSITES = [
+  'min max',
+  'start stop',
+  'open close',
+  'enable disable',
+  'first last',
+  'lower upper',
+  'before after',
+];
 
 /** The lower-case words of a camelCase, kebab-case or snake_case name. */
 const wordsOf = (name: string): string[] =>

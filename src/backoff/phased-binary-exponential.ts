@@ -6,9 +6,10 @@
  *
  * ## The schedule
  *
- * Let `T = maxDelay`, `N = ceiling`, `a = T / 2^(N−1)` and `W_n = a·2^(min(n,N)−1)`, the window of
- * the n-th consecutive failure (as in {@link truncatedBinaryExponential}). A run of failures draws
- * one `ψ ~ U[0, 1)` (the phase) and waits
+ * Let `T = maxDelay`, `N = ceiling` (a count of doublings, not milliseconds), `a = T / 2^(N−1)` and
+ * `W_n = a·2^(min(n,N)−1)`, the window of the n-th consecutive failure (as in
+ * {@link truncatedBinaryExponential}; `a` is at least 1 ms, so `N` is at most `⌊log2 T⌋ + 1`). A
+ * run of failures draws one `ψ ~ U[0, 1)` (the phase) and waits
  *
  * - `w_n = 2^(ψ−1)·W_n` for `n < N`: the same point of every window, between its middle and its end,
  *   so the n-th retry comes at `S_n = 2^(ψ−1)·a·(2^n − 1)`, always before `T`;
@@ -54,9 +55,10 @@
  * Ethernet's truncated binary exponential backoff (IEEE 802.3). `bench/SIMULATION.md` has the storm
  * model and the measurements.
  */
-import { assertKnownKeys, assertNumber, assertOptionsObject, withDefault } from '../validation.js';
+import { assertKnownKeys, assertOptionsObject, withDefault } from '../validation.js';
 import { checkedDraw, clampDelay, resolveRandom } from './policy.js';
 import {
+  resolveCeiling,
   TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS,
   type TruncatedBinaryExponentialOptions,
   type TruncatedBinaryExponentialPolicy,
@@ -140,9 +142,9 @@ class Phased {
 
 /**
  * Phased binary exponential backoff: the truncated binary exponential windows (`T = maxDelay`,
- * `N = ceiling`, `a = T/2^(N−1)`), walked with one random phase ψ per run of failures: wait
- * `2^(ψ−1)·a·2^(n−1)` after the n-th failure below the ceiling, then retry at `T·(1 + g(ψ))` and
- * every `T` after that. At any moment the remaining waits of a population of clients are as even as a
+ * `N = ceiling`, a count of doublings, `a = T/2^(N−1)`, at least 1 ms), walked with one random
+ * phase ψ per run of failures: wait `2^(ψ−1)·a·2^(n−1)` after the n-th failure below the ceiling,
+ * then retry at `T·(1 + g(ψ))` and every `T` after that. At any moment the remaining waits of a population of clients are as even as a
  * doubling schedule allows ("peak × p99 / K" 1.2–1.5 against 1.8–4 for independent draws), so a
  * recovering server sees a lower peak, or its last client sooner (see the file's header for the
  * math, `bench/SIMULATION.md` for the storm model). The first retry is as quick as the default's
@@ -153,14 +155,14 @@ class Phased {
  * import { phasedBinaryExponential } from 'resilient-socket/backoff';
  * const socket = new ResilientSocket(url, { backoff: () => phasedBinaryExponential({ maxDelay: 10_000 }) });
  * ```
- * @throws TypeError / RangeError naming the option, as {@link truncatedBinaryExponential}.
+ * @throws TypeError / RangeError naming the option, as {@link truncatedBinaryExponential}: among
+ *   them a `ceiling` whose first window `maxDelay / 2^(ceiling − 1)` would be under 1 ms
+ *   (``Expected `ceiling` to be at most 14 with `maxDelay` 10000 (…), got 30000``).
  */
 export function phasedBinaryExponential(options?: PhasedBinaryExponentialOptions): PhasedBinaryExponentialPolicy {
   assertOptionsObject('phasedBinaryExponential options', options);
   assertKnownKeys('', options, ['maxDelay', 'ceiling', 'random'], 'phasedBinaryExponential()');
   const maxDelay = withDefault(options?.maxDelay, TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.maxDelay);
-  const ceiling = withDefault(options?.ceiling, TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.ceiling);
-  assertNumber('maxDelay', maxDelay, { above: 0 });
-  assertNumber('ceiling', ceiling, { integer: true, min: 1 });
+  const ceiling = resolveCeiling(maxDelay, options?.ceiling);
   return Object.freeze(new Phased(maxDelay, ceiling, resolveRandom(options?.random)));
 }

@@ -3,6 +3,7 @@
  * once into {@link CliOptions}. Every mistake is a one-line {@link UsageError} naming the flag and
  * the value.
  */
+import { largestCeiling } from '../backoff/truncated-binary-exponential.js';
 import { redactUrl } from '../redact.js';
 import { closestKey } from '../validation.js';
 import {
@@ -83,7 +84,8 @@ Backoff:
       --max-delay MS          largest wait: T of truncated and phased, cap of full,
                               equal, decorrelated and exponential (not constant)  [${DEFAULTS.maxDelay}]
       --ceiling N             truncated, phased: failures until the window stops  [${DEFAULTS.ceiling}]
-                              growing
+                              growing (a count, not ms; at most 1 + log2 of
+                              --max-delay, for a first window of at least 1 ms)
       --base-delay MS         first window (full, equal, decorrelated,
                               exponential); the fixed wait of constant            [${DEFAULTS.baseDelay}]
       --max-retries N         give up after N failed attempts in a row            [unlimited]
@@ -150,6 +152,9 @@ export function parseCli(argv: readonly string[]): CliOptions {
     );
   }
   const number = (flag: string, fallback: number, rule: NumberRule): number => readNumber(line, flag, fallback, rule);
+  const maxDelay = number('max-delay', DEFAULTS.maxDelay, { min: 0, exclusive: true });
+  // The default ceiling is lowered to fit a --max-delay under 512 ms; a given one is checked by the policy.
+  const ceilingFits = Math.max(1, Math.min(DEFAULTS.ceiling, largestCeiling(maxDelay)));
 
   return {
     mode,
@@ -157,8 +162,8 @@ export function parseCli(argv: readonly string[]): CliOptions {
     headers: parseHeaders(line.values.get('header') ?? []),
     protocols: [...(line.values.get('protocol') ?? [])],
     strategy: strategy as StrategyName,
-    maxDelay: number('max-delay', DEFAULTS.maxDelay, { min: 0, exclusive: true }),
-    ceiling: number('ceiling', DEFAULTS.ceiling, { min: 1, integer: true }),
+    maxDelay,
+    ceiling: number('ceiling', ceilingFits, { min: 1, integer: true }),
     baseDelay: number('base-delay', DEFAULTS.baseDelay, { min: 0 }),
     maxRetries: number('max-retries', Number.POSITIVE_INFINITY, { min: 0, integer: true }),
     connectTimeout: number('connect-timeout', DEFAULTS.connectTimeout, { min: 1 }),

@@ -39,7 +39,8 @@ const EQUIVALENTS: Readonly<Record<string, string>> = {
   reconnectBackoffFactor: `${STURDY}: here every window doubles until \`ceiling\` failures; for another growth use a \`backoff\` policy`,
   maxReconnectAttempts: `${STURDY}: here it is \`maxRetries\``,
   allClearResetTime: `${STURDY}: here it is \`stableAfter\``,
-  shouldReconnectOnClose: "partysocket's: here it is `shouldReconnect(close)` (by default it stops on 1002, 1003 and 1007–1010)",
+  shouldReconnectOnClose:
+    "partysocket's: here it is `shouldReconnect(close)` (by default it stops on 1002, 1003 and 1007–1010)",
   host: "partysocket's: here give the whole URL (e.g. `wss://host/parties/party/room`)",
   room: "partysocket's: here give the whole URL (e.g. `wss://host/parties/party/room`)",
   party: "partysocket's: here give the whole URL (e.g. `wss://host/parties/party/room`)",

@@ -5,6 +5,7 @@
  * naming the factory to import.
  */
 import { assertBackoffPolicy } from '../backoff/policy.js';
+import { resolveCeiling } from '../backoff/truncated-binary-exponential.js';
 import type { BackoffPolicyLike } from '../backoff/types.js';
 import { assertClock, type Clock, systemClock } from '../clock.js';
 import { resolveWebSocket } from '../transports/resolve-websocket.js';
@@ -18,6 +19,7 @@ import {
   assertOptionsObject,
   describeReceived,
   type NumberRule,
+  withDefault,
 } from '../validation.js';
 import { type CloseInfo, defaultShouldReconnect } from './close-codes.js';
 import type { Feature } from './feature.js';
@@ -72,18 +74,22 @@ export const CORE_DEFAULTS = {
   maxRetries: Infinity,
   maxMessages: 1000,
   maxBytes: 1_048_576,
-  /** `T` and `N` of the default backoff (as `truncatedBinaryExponential()`'s defaults). */
+  /**
+   * `T` and `N` of the default backoff (as `truncatedBinaryExponential()`'s defaults; `N` is
+   * lowered to fit a `maxDelay` under 512 ms, see `resolveCeiling`).
+   */
   maxDelay: 10_000,
   ceiling: 10,
 } as const;
 
-/** The core's number options and their rules (one loop validates them all; the backoff's two only without `backoff`). */
+/**
+ * The core's number options and their rules (one loop validates them all); the default backoff's
+ * `maxDelay` and `ceiling`, checked together, follow them.
+ */
 const NUMBERS: readonly [name: keyof typeof CORE_DEFAULTS, rule: NumberRule][] = [
   ['stableAfter', { min: 0 }],
   ['connectTimeout', { above: 0, allowInfinity: true }],
   ['maxRetries', { integer: true, min: 0, allowInfinity: true }],
-  ['maxDelay', { above: 0 }],
-  ['ceiling', { integer: true, min: 1 }],
 ];
 
 const CORE_OPTIONS = [
@@ -178,6 +184,9 @@ export function resolveOptions(url: unknown, options: unknown, transport: Transp
     if (o[name] !== undefined) numbers[name] = o[name];
     assertNumber(name, numbers[name], rule);
   }
+  // The default backoff's T and N, checked together (a first window under 1 ms is refused); none with `backoff`.
+  const defaultMaxDelay = backoff === undefined ? withDefault(maxDelay, CORE_DEFAULTS.maxDelay) : undefined;
+  const defaultCeiling = backoff === undefined ? resolveCeiling(defaultMaxDelay, ceiling) : undefined;
   assertFunction('shouldReconnect', shouldReconnect);
   if (binaryType !== undefined && typeof binaryType !== 'string') {
     throw new TypeError(`Expected \`binaryType\` to be a string, got ${describeReceived(binaryType)}`);
@@ -205,8 +214,8 @@ export function resolveOptions(url: unknown, options: unknown, transport: Transp
   let config: Config = {
     protocols,
     // The default backoff's T and N (read by `nextDelay`, `./delay.ts`); none when `backoff` is given.
-    maxDelay: policy ? undefined : (numbers.maxDelay as number),
-    ceiling: policy ? undefined : (numbers.ceiling as number),
+    maxDelay: defaultMaxDelay,
+    ceiling: defaultCeiling,
     stableAfter: numbers.stableAfter as number,
     connectTimeout: numbers.connectTimeout as number,
     maxRetries: numbers.maxRetries as number,

@@ -64,8 +64,8 @@ export interface ResilientSocketOptions {
    */
   autoConnect?: boolean;
   /**
-   * `T` of the default truncated binary exponential backoff: the widest retry window, in ms.
-   * Not allowed together with `backoff`.
+   * `T` of the default truncated binary exponential backoff: the widest retry window, in ms
+   * (finite, at least 1). Not allowed together with `backoff`.
    * @default 10_000
    * @example
    * ```ts
@@ -74,12 +74,16 @@ export interface ResilientSocketOptions {
    */
   maxDelay?: number;
   /**
-   * `N` of the default backoff: the failure count from which the window stops doubling.
-   * Not allowed together with `backoff`.
-   * @default 10
+   * `N` of the default backoff: a count of doublings, not milliseconds. The retry window doubles
+   * with each consecutive failure until the `ceiling`-th, then stays at `maxDelay`; the first
+   * window is `maxDelay / 2^(ceiling − 1)`. That first window must be at least 1 ms (a narrower
+   * one would retry in a hot loop), so `ceiling` is an integer from 1 to `⌊log2 maxDelay⌋ + 1`:
+   * at most 14 for the default 10 s, 15 for 30 s. A larger one is a RangeError naming both options
+   * and that bound. Not allowed together with `backoff`.
+   * @default 10 (for a `maxDelay` under 512 ms, the largest that keeps the first window at least 1 ms)
    * @example
    * ```ts
-   * new ResilientSocket(url, { maxDelay: 10_000, ceiling: 5 }) // windows 625 ms … 10 s
+   * new ResilientSocket(url, { maxDelay: 10_000, ceiling: 5 }) // windows 625 ms, 1.25 s, 2.5 s, 5 s, then 10 s
    * ```
    */
   ceiling?: number;

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import type { BackoffPolicyLike } from '../../src/backoff/index.js';
 
@@ -22,6 +23,23 @@ export function scripted(draws: readonly number[]) {
       index = 0;
     },
   };
+}
+
+/**
+ * Valid `[maxDelay, ceiling]` pairs of the truncated binary exponential windows: `ceiling` from 1
+ * to `maxCeiling`, and `maxDelay` from `2^(ceiling − 1)` (a first window of exactly 1 ms, the
+ * narrowest accepted, forced in often) up to `maxDelay` (or that bound itself when it is higher).
+ */
+export function windowOptionsArb({
+  maxCeiling = 64,
+  maxDelay = 1e12,
+  minCeiling = 1,
+} = {}): fc.Arbitrary<[maxDelay: number, ceiling: number]> {
+  return fc.integer({ min: minCeiling, max: maxCeiling }).chain((ceiling) => {
+    const least = 2 ** (ceiling - 1);
+    const delay = fc.oneof(fc.double({ min: least, max: Math.max(least, maxDelay), noNaN: true }), fc.constant(least));
+    return fc.tuple(delay, fc.constant(ceiling));
+  });
 }
 
 /** Calls `policy.next()` `n` times and returns the delays. */
@@ -150,6 +168,58 @@ export function windowValidationCases(factoryName: string, factory: (options?: n
 
   it('describes the accepted range in the message', () => {
     expect(() => factory({ ceiling: 0.5 } as never)).toThrow('Expected `ceiling` to be an integer >= 1, got 0.5');
-    expect(() => factory({ maxDelay: 0 } as never)).toThrow('Expected `maxDelay` to be a finite number > 0, got 0');
+    expect(() => factory({ maxDelay: 0 } as never)).toThrow('Expected `maxDelay` to be a finite number >= 1, got 0');
+  });
+
+  it('refuses a ceiling whose first window maxDelay / 2^(ceiling − 1) is under 1 ms, naming both and the largest that fits', () => {
+    expect(() => factory({ maxDelay: 10_000, ceiling: 30_000 } as never)).toThrow(
+      new RangeError(
+        'Expected `ceiling` to be at most 14 with `maxDelay` 10000 (the first retry window, `maxDelay` / 2^(`ceiling` − 1), must be at least 1 ms), got 30000',
+      ),
+    );
+    // The default maxDelay (10 s) counts too, and a small maxDelay lowers the bound.
+    expectOptionError(() => factory({ ceiling: 15 } as never), RangeError, 'ceiling', '15');
+    expect(() => factory({ ceiling: 15 } as never)).toThrow('at most 14 with `maxDelay` 10000');
+    expect(() => factory({ maxDelay: 100, ceiling: 10 } as never)).toThrow('at most 7 with `maxDelay` 100');
+    expect(() => factory({ maxDelay: 1e300, ceiling: 1e300 } as never)).toThrow('at most 997 with `maxDelay` 1e+300');
+  });
+
+  it.each([
+    [1, 1],
+    [1.9999999999999998, 1], // 2 − 2^-52: Math.log2 gives 0.99…, floor + 1 = 1
+    [2, 2],
+    [7.999999999999999, 3], // Math.log2 rounds up to 3 here: the bound is not ⌊log2 T⌋ + 1 as computed in floats
+    [1023.9999999999999, 10], // likewise (log2 → 10)
+    [1024, 11],
+    [10_000, 14],
+    [30_000, 15],
+    [2 ** 1023, 1024],
+    [Number.MAX_VALUE, 1024],
+  ])(
+    'maxDelay %s takes a ceiling of %s at most, exactly (first window >= 1 ms, one more is refused)',
+    (maxDelay, most) => {
+      const policy = factory({ maxDelay, ceiling: most } as never) as { baseDelay: number };
+      expect(policy.baseDelay).toBeGreaterThanOrEqual(1);
+      expect(policy.baseDelay).toBeLessThan(2);
+      expect(() => factory({ maxDelay, ceiling: most + 1 } as never)).toThrow(`to be at most ${most} with`);
+    },
+  );
+
+  it.each([0.5, 0.999, Number.MIN_VALUE])('refuses a maxDelay under 1 ms (%s): no ceiling can fit it', (maxDelay) => {
+    expectOptionError(() => factory({ maxDelay } as never), RangeError, 'maxDelay', String(maxDelay));
+    expectOptionError(() => factory({ maxDelay, ceiling: 1 } as never), RangeError, 'maxDelay', String(maxDelay));
+  });
+
+  it.each([
+    [1, 1],
+    [3, 2],
+    [100, 7],
+    [511.99, 9],
+    [512, 10],
+    [10_000, 10],
+  ])('without a ceiling, maxDelay %s gets a ceiling of %s (10, lowered to fit under 512 ms)', (maxDelay, ceiling) => {
+    const policy = factory({ maxDelay } as never) as { ceiling: number; baseDelay: number };
+    expect(policy.ceiling).toBe(ceiling);
+    expect(policy.baseDelay).toBeGreaterThanOrEqual(1);
   });
 }

@@ -21,7 +21,7 @@ import {
   startServer,
   uniqueUrl,
 } from '../full/helpers.js';
-import { ALMOST_ONE, expectOptionError, scripted, take, windowValidationCases } from './helpers.js';
+import { ALMOST_ONE, expectOptionError, scripted, take, windowOptionsArb, windowValidationCases } from './helpers.js';
 
 /** The windows for T = 10 s, N = 10 (classic Ethernet truncation), n = 1 … 10. */
 const WINDOWS_T10K_N10 = [19.53125, 39.0625, 78.125, 156.25, 312.5, 625, 1250, 2500, 5000, 10_000];
@@ -223,12 +223,15 @@ describe('phasedBinaryExponential', () => {
       expect(policy.attempt).toBe(1_100);
     });
 
-    it('a huge ceiling underflows the early windows to 0, never NaN', () => {
-      const policy = phasedBinaryExponential({ maxDelay: 10_000, ceiling: 5000, random: () => ALMOST_ONE });
-      expect(policy.baseDelay).toBe(0);
-      expect(take(policy, 50)).toEqual(Array(50).fill(0));
-      const maxCeiling = phasedBinaryExponential({ ceiling: Number.MAX_SAFE_INTEGER, random: () => 1 });
-      expect(maxCeiling.next()).toBe(0);
+    it('the largest ceiling a maxDelay allows starts at 1 ms or more (the underflow to 0 is refused)', () => {
+      // T = 10 s takes N = 14 at most: a = 10_000 / 2^13 ≈ 1.22 ms; the first wait is 2^(ψ−1)·a.
+      const policy = phasedBinaryExponential({ maxDelay: 10_000, ceiling: 14, random: () => ALMOST_ONE });
+      expect(policy.baseDelay).toBe(10_000 / 2 ** 13);
+      const waits = take(policy, 50);
+      expect(waits[0]).toBeCloseTo(10_000 / 2 ** 13, 9);
+      for (const wait of waits) expect(wait).toBeGreaterThan(1.2);
+      expect(() => phasedBinaryExponential({ maxDelay: 10_000, ceiling: 5000 })).toThrow(RangeError);
+      expect(() => phasedBinaryExponential({ ceiling: Number.MAX_SAFE_INTEGER })).toThrow(RangeError);
     });
   });
 
@@ -457,11 +460,10 @@ describe('phasedBinaryExponential', () => {
     it('0 <= wait <= W_n and <= min(maxDelay, MAX_TIMER_DELAY); one draw per run; reset replays the phase', () => {
       fc.assert(
         fc.property(
-          fc.double({ min: 0, minExcluded: true, max: 1e12, noNaN: true }),
-          fc.integer({ min: 1, max: 64 }),
+          windowOptionsArb(),
           phaseArb,
           fc.integer({ min: 1, max: 80 }),
-          (maxDelay, ceiling, phase, count) => {
+          ([maxDelay, ceiling], phase, count) => {
             const random = vi.fn(() => phase);
             const policy = phasedBinaryExponential({ maxDelay, ceiling, random });
             const waits = take(policy, count);
@@ -490,10 +492,9 @@ describe('phasedBinaryExponential', () => {
     it('below the timer limit: the first N − 1 waits double from 2^(ψ−1)·a, the N-th retry lands at T·(j + g(ψ)) or S_(N−1) + T', () => {
       fc.assert(
         fc.property(
-          fc.double({ min: 1e-3, max: MAX_TIMER_DELAY, noNaN: true }),
-          fc.integer({ min: 1, max: 64 }),
+          windowOptionsArb({ maxCeiling: 31, maxDelay: MAX_TIMER_DELAY }),
           phaseArb,
-          (maxDelay, ceiling, phase) => {
+          ([maxDelay, ceiling], phase) => {
             const policy = phasedBinaryExponential({ maxDelay, ceiling, random: () => phase });
             const waits = take(policy, ceiling + 3);
             if (ceiling > 1) expect(waits[0]).toBe(fraction(phase) * policy.baseDelay);
@@ -528,10 +529,9 @@ describe('phasedBinaryExponential', () => {
     it('below the ceiling, the waits are those of truncatedBinaryExponential with every draw = 2^(ψ−1)', () => {
       fc.assert(
         fc.property(
-          fc.double({ min: 1e-3, max: 1e9, noNaN: true }),
-          fc.integer({ min: 2, max: 20 }),
+          windowOptionsArb({ minCeiling: 2, maxCeiling: 20, maxDelay: 1e9 }),
           phaseArb,
-          (maxDelay, ceiling, phase) => {
+          ([maxDelay, ceiling], phase) => {
             const count = ceiling - 1;
             const phased = take(phasedBinaryExponential({ maxDelay, ceiling, random: () => phase }), count);
             const draw = fraction(phase);
@@ -618,8 +618,12 @@ describe('phasedBinaryExponential', () => {
     });
 
     it('accepts the smallest valid values', () => {
-      const policy = phasedBinaryExponential({ maxDelay: Number.MIN_VALUE, ceiling: 1, random: () => 1 });
-      expect(take(policy, 2)).toEqual([Number.MIN_VALUE, Number.MIN_VALUE]);
+      const policy = phasedBinaryExponential({ maxDelay: 1, ceiling: 1, random: () => 1 });
+      // N = 1: the first retry lands at T·g(ψ) (ψ capped just below 1), then one per T.
+      const [first, second] = take(policy, 2);
+      expect(first).toBeCloseTo(1, 12);
+      expect(first).toBeLessThanOrEqual(1);
+      expect(second).toBe(1);
     });
   });
 

@@ -11,7 +11,7 @@ import {
   phasedBinaryExponential,
   truncatedBinaryExponential,
 } from '../../src/backoff/index.js';
-import { ALMOST_ONE, scripted, take } from './helpers.js';
+import { ALMOST_ONE, scripted, take, windowOptionsArb } from './helpers.js';
 
 const NUM_RUNS = 150;
 
@@ -62,59 +62,49 @@ function expectSane(delays: readonly number[]): void {
 describe('properties of every strategy under arbitrary valid options and draws', () => {
   it('truncatedBinaryExponential: 0 <= delay <= window(n), exactly draw·window, reset replays', () => {
     fc.assert(
-      fc.property(
-        fc.double({ min: 0, minExcluded: true, max: 1e12, noNaN: true }),
-        fc.integer({ min: 1, max: 64 }),
-        drawsArb,
-        (maxDelay, ceiling, draws) => {
-          const { first, second, calls, attemptAfter } = run(
-            (random) => truncatedBinaryExponential({ maxDelay, ceiling, random }),
-            draws,
-          );
-          expectSane(first);
-          expect(calls).toBe(draws.length);
-          expect(attemptAfter).toBe(draws.length);
-          first.forEach((delay, i) => {
-            const n = i + 1;
-            const window = maxDelay * 2 ** (Math.min(n, ceiling) - ceiling);
-            expect(delay).toBeLessThanOrEqual(Math.min(window, MAX_TIMER_DELAY));
-            expect(delay).toBe(Math.min(MAX_TIMER_DELAY, (draws[i] as number) * window));
-          });
-          expect(second).toEqual(first);
-        },
-      ),
+      fc.property(windowOptionsArb(), drawsArb, ([maxDelay, ceiling], draws) => {
+        const { first, second, calls, attemptAfter } = run(
+          (random) => truncatedBinaryExponential({ maxDelay, ceiling, random }),
+          draws,
+        );
+        expectSane(first);
+        expect(calls).toBe(draws.length);
+        expect(attemptAfter).toBe(draws.length);
+        first.forEach((delay, i) => {
+          const n = i + 1;
+          const window = maxDelay * 2 ** (Math.min(n, ceiling) - ceiling);
+          expect(delay).toBeLessThanOrEqual(Math.min(window, MAX_TIMER_DELAY));
+          expect(delay).toBe(Math.min(MAX_TIMER_DELAY, (draws[i] as number) * window));
+        });
+        expect(second).toEqual(first);
+      }),
       { numRuns: NUM_RUNS },
     );
   });
 
   it('phasedBinaryExponential: one draw per run, 0 <= delay <= window(n), 2^(ψ−1)·window below N, T after, never decreasing, reset replays', () => {
     fc.assert(
-      fc.property(
-        fc.double({ min: 0, minExcluded: true, max: 1e12, noNaN: true }),
-        fc.integer({ min: 1, max: 64 }),
-        drawsArb,
-        (maxDelay, ceiling, draws) => {
-          const { first, second, calls, attemptAfter } = run(
-            (random) => phasedBinaryExponential({ maxDelay, ceiling, random }),
-            draws,
-          );
-          expectSane(first);
-          // Unlike the other strategies, it draws once per run of failures (the phase ψ), not once
-          // per delay: only draws[0] is used, before and after reset().
-          expect(calls).toBe(1);
-          expect(attemptAfter).toBe(draws.length);
-          const psi = Math.min(draws[0] as number, ALMOST_ONE);
-          first.forEach((delay, i) => {
-            const n = i + 1;
-            const window = maxDelay * 2 ** (Math.min(n, ceiling) - ceiling);
-            expect(delay).toBeLessThanOrEqual(Math.min(window, MAX_TIMER_DELAY));
-            if (n < ceiling) expect(delay).toBe(Math.min(MAX_TIMER_DELAY, 2 ** (psi - 1) * window));
-            if (n > ceiling) expect(delay).toBe(Math.min(MAX_TIMER_DELAY, maxDelay));
-            if (i > 0) expect(delay).toBeGreaterThanOrEqual(first[i - 1] as number);
-          });
-          expect(second).toEqual(first);
-        },
-      ),
+      fc.property(windowOptionsArb(), drawsArb, ([maxDelay, ceiling], draws) => {
+        const { first, second, calls, attemptAfter } = run(
+          (random) => phasedBinaryExponential({ maxDelay, ceiling, random }),
+          draws,
+        );
+        expectSane(first);
+        // Unlike the other strategies, it draws once per run of failures (the phase ψ), not once
+        // per delay: only draws[0] is used, before and after reset().
+        expect(calls).toBe(1);
+        expect(attemptAfter).toBe(draws.length);
+        const psi = Math.min(draws[0] as number, ALMOST_ONE);
+        first.forEach((delay, i) => {
+          const n = i + 1;
+          const window = maxDelay * 2 ** (Math.min(n, ceiling) - ceiling);
+          expect(delay).toBeLessThanOrEqual(Math.min(window, MAX_TIMER_DELAY));
+          if (n < ceiling) expect(delay).toBe(Math.min(MAX_TIMER_DELAY, 2 ** (psi - 1) * window));
+          if (n > ceiling) expect(delay).toBe(Math.min(MAX_TIMER_DELAY, maxDelay));
+          if (i > 0) expect(delay).toBeGreaterThanOrEqual(first[i - 1] as number);
+        });
+        expect(second).toEqual(first);
+      }),
       { numRuns: NUM_RUNS },
     );
   });

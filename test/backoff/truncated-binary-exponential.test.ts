@@ -239,16 +239,18 @@ describe('truncatedBinaryExponential', () => {
       expect(last).toBeCloseTo(10_000, 8);
     });
 
-    it('a huge ceiling gives finite, non-NaN delays (underflowing to 0 early on)', () => {
-      const policy = truncatedBinaryExponential({ maxDelay: 10_000, ceiling: 5000, random: () => ALMOST_ONE });
-      expect(policy.baseDelay).toBe(0);
-      for (const delay of take(policy, 50)) {
+    it('the largest ceiling a maxDelay allows starts at 1 ms or more, and stays finite (the underflow is refused)', () => {
+      // T = 10 s takes N = 14 at most: a = 10_000 / 2^13 ≈ 1.22 ms (N = 5000 would start at 0 ms: a hot loop).
+      const policy = truncatedBinaryExponential({ maxDelay: 10_000, ceiling: 14, random: () => ALMOST_ONE });
+      expect(policy.baseDelay).toBe(10_000 / 2 ** 13);
+      const delays = take(policy, 50);
+      for (const delay of delays) {
         expect(Number.isNaN(delay)).toBe(false);
-        expect(delay).toBe(0);
+        expect(delay).toBeGreaterThan(1.2);
+        expect(delay).toBeLessThan(10_000);
       }
-      const maxCeiling = truncatedBinaryExponential({ ceiling: Number.MAX_SAFE_INTEGER, random: () => 1 });
-      expect(maxCeiling.baseDelay).toBe(0);
-      expect(maxCeiling.next()).toBe(0);
+      expect(() => truncatedBinaryExponential({ maxDelay: 10_000, ceiling: 5000 })).toThrow(RangeError);
+      expect(() => truncatedBinaryExponential({ ceiling: Number.MAX_SAFE_INTEGER })).toThrow(RangeError);
     });
 
     it('clamps delays to MAX_TIMER_DELAY when maxDelay exceeds 2^31 - 1', () => {
@@ -270,8 +272,8 @@ describe('truncatedBinaryExponential', () => {
     windowValidationCases('truncatedBinaryExponential', truncatedBinaryExponential);
 
     it('accepts the smallest valid values', () => {
-      const policy = truncatedBinaryExponential({ maxDelay: Number.MIN_VALUE, ceiling: 1, random: () => 1 });
-      expect(policy.next()).toBe(Number.MIN_VALUE);
+      const policy = truncatedBinaryExponential({ maxDelay: 1, ceiling: 1, random: () => 1 });
+      expect(policy.next()).toBe(1);
     });
   });
 });

@@ -216,4 +216,11 @@ describe('parseArgs', () => {
     expect(() => parseArgs(['--clients', '10,x'])).toThrow(RangeError);
     expect(() => parseArgs(['--ceiling', '1.5'])).toThrow(RangeError);
   });
+
+  it('--ceiling stops where the first window (2000/2^(C-1) ms) would be under 1 ms', () => {
+    expect(parseArgs(['--ceiling', '11']).ceiling).toBe(11);
+    expect(() => parseArgs(['--ceiling', '12'])).toThrow(
+      new RangeError('--ceiling expects at most 11 (a = 2000/2^(C-1) ms must be at least 1 ms), got 12'),
+    );
+  });
 });

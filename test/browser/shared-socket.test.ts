@@ -36,7 +36,7 @@ import { eventually, saveScreenshot, useBrowser, WEBSOCKET_FAILED } from './harn
 // Timing method: every takeover is timed from Node (performance.now()) to the server's
 // `connection` event of the new connection (same clock), from just before the close command is
 // sent, or from the moment the frozen page's busy loop started (its console message reached Node).
-// The sockets use `maxDelay: 200` (default ceiling 10), so every backoff delay is below 200 ms:
+// The sockets use `maxDelay: 200` (and the default ceiling, 8 for it), so every backoff delay is below 200 ms:
 // the bound asserted is 1000 ms (the SharedSocket's takeover promise) + 200 ms.
 // Every wait is bounded; the only fixed periods are short windows in which nothing may change.
 //

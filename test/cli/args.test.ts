@@ -153,6 +153,13 @@ describe('parseCli: every flag', () => {
     });
   });
 
+  it('the default --ceiling is lowered to fit a --max-delay under 512 ms (a first window of at least 1 ms); a given one is kept', () => {
+    expect(parseCli([URL, '--max-delay', '100']).ceiling).toBe(7);
+    expect(parseCli([URL, '--max-delay', '512']).ceiling).toBe(10);
+    expect(parseCli([URL, '--max-delay', '0.5']).ceiling).toBe(1); // the policy refuses --max-delay itself
+    expect(parseCli([URL, '--max-delay', '100', '--ceiling', '30000']).ceiling).toBe(30_000); // refused by the policy
+  });
+
   it('accepts every strategy by its short name', () => {
     for (const strategy of STRATEGIES) expect(parseCli([URL, '--strategy', strategy]).strategy).toBe(strategy);
     expect(STRATEGIES).toEqual(['truncated', 'phased', 'full', 'equal', 'decorrelated', 'exponential', 'constant']);

@@ -142,6 +142,22 @@ describe('createBackoff', () => {
       expect(message).not.toMatch(/`maxDelay`/);
     });
 
+    it.each(['truncated', 'phased'] as const)(
+      '--strategy %s --ceiling 30000: the first window would be under 1 ms (named by both flags and the bound)',
+      (strategy) => {
+        const { message } = usageError(flags(strategy, { ceiling: 30_000 }));
+        expect(message).toBe(
+          'Expected `--ceiling` to be at most 14 with `--max-delay` 10000 (the first retry window, `--max-delay` / 2^(`--ceiling` − 1), must be at least 1 ms), got 30000',
+        );
+        expect(usageError(flags(strategy, { maxDelay: 100, ceiling: 8 })).message).toContain(
+          'at most 7 with `--max-delay` 100',
+        );
+        expect(usageError(flags(strategy, { maxDelay: 0.5, ceiling: 1 })).message).toBe(
+          'Expected `--max-delay` to be a finite number >= 1, got 0.5',
+        );
+      },
+    );
+
     it('--strategy exponential --max-delay 0', () => {
       const { message } = usageError(flags('exponential', { maxDelay: 0 }));
       expect(message).toContain('`--max-delay`');

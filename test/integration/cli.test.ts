@@ -113,6 +113,25 @@ describe('command line mistakes, help and version', () => {
     expect(run.proc.interruptHandlers).toBe(0);
   });
 
+  it.each([
+    [['--ceiling', '30000'], 'Expected `--ceiling` to be at most 14 with `--max-delay` 10000'],
+    [
+      ['--strategy', 'phased', '--max-delay', '100', '--ceiling', '8'],
+      'Expected `--ceiling` to be at most 7 with `--max-delay` 100',
+    ],
+  ])(
+    '%j: a first retry window under 1 ms is a usage error (exit 2) naming the flags, before any connection',
+    async (flags, text) => {
+      const s = await server();
+      const run = cli([s.url, ...flags]);
+      expect(await run.exit()).toBe(2);
+      expect(run.proc.stderr).toContain(text);
+      expect(run.proc.stderr).toContain('must be at least 1 ms');
+      expect(run.proc.stderr).not.toContain('attempt');
+      expect(s.upgrades).toHaveLength(0);
+    },
+  );
+
   // The usage errors found while building the session (backoff combinations such as --base-delay
   // above --max-delay) end with the same pointer to --help as every parseCli error.
   it('a backoff combination the policy rejects also points to --help', async () => {

@@ -204,6 +204,23 @@ export function checkNumber(problems: Problems, name: string, value: unknown, sp
   if (!ok) problems.add(name, 'range');
 }
 
+/**
+ * `maxDelay` and `ceiling` of the default backoff (the socket's) and of truncatedBinaryExponential
+ * and phasedBinaryExponential, as README "Options" states them: `maxDelay` finite and at least 1 ms,
+ * `ceiling` an integer >= 1 whose first window `maxDelay / 2^(ceiling − 1)` is at least 1 ms (one
+ * left out fits itself to `maxDelay`). A ceiling too large for the maxDelay is the ceiling's problem.
+ */
+export function checkWindows(problems: Problems, maxDelay: unknown, ceiling: unknown): void {
+  checkNumber(problems, 'maxDelay', maxDelay, { min: 1 });
+  checkNumber(problems, 'ceiling', ceiling, { integer: true, min: 1 });
+  const flagged = ['maxDelay', 'ceiling'].some((name) => problems.has(name, 'type') || problems.has(name, 'range'));
+  if (flagged || ceiling === undefined) return;
+  // 2^(ceiling − 1) is exact (Infinity from 2^1024 on), so this compares without rounding.
+  if ((maxDelay === undefined ? 10_000 : (maxDelay as number)) < 2 ** ((ceiling as number) - 1)) {
+    problems.add('ceiling', 'range');
+  }
+}
+
 export function checkFunction(problems: Problems, name: string, value: unknown): void {
   if (value !== undefined && typeof value !== 'function') problems.add(name, 'type');
 }

@@ -30,6 +30,7 @@ import {
   checkKnownKeys,
   checkNumber,
   checkShape,
+  checkWindows,
   expectNamed,
   expectOptionError,
   globalClock,
@@ -149,8 +150,7 @@ const FACTORIES: readonly FactorySpec[] = [
     fields: { maxDelay: positive, ceiling: ceilingArb, random: randomArb },
     problems: (o) => {
       const p = new Problems();
-      checkNumber(p, 'maxDelay', o.maxDelay, { above: 0 });
-      checkNumber(p, 'ceiling', o.ceiling, { integer: true, min: 1 });
+      checkWindows(p, o.maxDelay, o.ceiling);
       checkFunction(p, 'random', o.random);
       return p;
     },
@@ -163,8 +163,7 @@ const FACTORIES: readonly FactorySpec[] = [
     fields: { maxDelay: positive, ceiling: ceilingArb, random: randomArb },
     problems: (o) => {
       const p = new Problems();
-      checkNumber(p, 'maxDelay', o.maxDelay, { above: 0 });
-      checkNumber(p, 'ceiling', o.ceiling, { integer: true, min: 1 });
+      checkWindows(p, o.maxDelay, o.ceiling);
       checkFunction(p, 'random', o.random);
       return p;
     },

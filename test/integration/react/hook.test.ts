@@ -11,12 +11,12 @@
  */
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { act, createElement, type ReactNode, StrictMode, useEffect, useState } from 'react';
+import { act, Component, createElement, type ReactNode, StrictMode, useEffect, useState } from 'react';
 import { describe, expect, it } from 'vitest';
 import type { DropInfo } from '../../../src/core/events.js';
 import type { BaseSocket } from '../../../src/core/socket.js';
 import { type ResilientSocketHook, type UseResilientSocketOptions, useResilientSocket } from '../../../src/react.js';
-import { AFTER_GRACE, captureWarnings, mount, pass, startServer, until } from './harness.js';
+import { AFTER_GRACE, afterThisTest, captureWarnings, mount, pass, startServer, until } from './harness.js';
 
 /** The package's sources: a timer whose stack passes through them is the package's. */
 const SRC = `${resolve(dirname(fileURLToPath(import.meta.url)), '../../../src')}/`;
@@ -336,5 +336,40 @@ describe('useResilientSocket: what effects and callbacks see', () => {
     for (const client of server.wss.clients) client.close(4000, 'bye');
     await until(() => log.length > 0, 'shouldReconnect is asked');
     expect(log).toEqual(['B']);
+  });
+});
+
+/** An error boundary that keeps what it caught. */
+class Catch extends Component<{ caught: unknown[]; children?: ReactNode }, { failed: boolean }> {
+  override state = { failed: false };
+  static getDerivedStateFromError(): { failed: boolean } {
+    return { failed: true };
+  }
+  override componentDidCatch(error: unknown): void {
+    this.props.caught.push(error);
+  }
+  override render(): ReactNode {
+    return this.state.failed ? null : this.props.children;
+  }
+}
+
+describe('options the socket refuses', () => {
+  it('a ceiling whose first retry window is under 1 ms is a RangeError from render, and nothing connects', async () => {
+    const server = await startServer();
+    const original = console.error; // React reports what a boundary caught there
+    console.error = () => undefined;
+    afterThisTest(() => {
+      console.error = original;
+    });
+    const caught: unknown[] = [];
+    const options = { maxDelay: 10_000, ceiling: 30_000 };
+    await mount(createElement(Catch, { caught }, probe(server.url, seen(), options)));
+    expect(caught).toHaveLength(1);
+    expect(caught[0]).toBeInstanceOf(RangeError);
+    expect((caught[0] as Error).message).toMatch(
+      /^Expected `ceiling` to be at most 14 with `maxDelay` 10000 .*, got 30000$/,
+    );
+    await pass(50);
+    expect(server.connections).toBe(0);
   });
 });
