@@ -10,7 +10,7 @@ import { redactUrl } from '../redact.js';
 import type { WebSocketLike } from '../transports/websocket-like.js';
 import { describeThrown } from '../validation.js';
 import type { CloseInfo } from './close-codes.js';
-import { Connection } from './connection.js';
+import { Connection, closeSocket } from './connection.js';
 import type { Target } from './feature.js';
 import { lost } from './loss.js';
 import type { Machine } from './machine.js';
@@ -235,7 +235,7 @@ export function retire(m: Machine, attempt: Connection, code: number | undefined
   endAttempt(m, attempt, 'retire');
   m.retiring_ = attempt;
   try {
-    (attempt.socket as WebSocketLike).close(code, reason);
+    closeSocket(attempt.socket as WebSocketLike, code, reason);
     if (m.retiring_ === attempt) m.timers_.set(RETIRE, CLOSE_TIMEOUT);
   } catch {
     dropRetiring(m);
