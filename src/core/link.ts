@@ -186,7 +186,7 @@ export function onClose(m: Machine, connection: Connection, info: CloseInfo, fau
     const message = `Connection attempt ${attempt.number} failed (close code ${info.code})${why}`;
     error = new ResilientSocketError('ERR_RS_CONNECTION_FAILED', message, cause === undefined ? {} : { cause });
   } else if (fault) {
-    const message = `The connection was closed after a protocol error: ${fault.message}`;
+    const message = `The connection failed: ${fault.message}`;
     error = new ResilientSocketError('ERR_RS_CONNECTION_FAILED', message, { cause: fault });
   }
   lost(m, attempt, error, info, false);

@@ -39,7 +39,7 @@ export class Listeners extends EventTargetBase {
   get onopen(): ((event: Event) => unknown) | null {
     return this.#handlers?.open ?? null;
   }
-  /** A function takes the slot; anything else clears it. */
+  /** A function (or any object) takes the slot; anything else clears it. */
   set onopen(handler: ((event: Event) => unknown) | null) {
     this.#handle('open', handler);
   }
@@ -47,7 +47,7 @@ export class Listeners extends EventTargetBase {
   get onmessage(): ((event: MessageEvent) => unknown) | null {
     return this.#handlers?.message ?? null;
   }
-  /** A function takes the slot; anything else clears it. */
+  /** A function (or any object) takes the slot; anything else clears it. */
   set onmessage(handler: ((event: MessageEvent) => unknown) | null) {
     this.#handle('message', handler as ((event: Event) => unknown) | null);
   }
@@ -55,7 +55,7 @@ export class Listeners extends EventTargetBase {
   get onclose(): ((event: CloseEventLike) => unknown) | null {
     return this.#handlers?.close ?? null;
   }
-  /** A function takes the slot; anything else clears it. */
+  /** A function (or any object) takes the slot; anything else clears it. */
   set onclose(handler: ((event: CloseEventLike) => unknown) | null) {
     this.#handle('close', handler as ((event: Event) => unknown) | null);
   }
@@ -63,7 +63,7 @@ export class Listeners extends EventTargetBase {
   get onerror(): ((event: Event) => unknown) | null {
     return this.#handlers?.error ?? null;
   }
-  /** A function takes the slot; anything else clears it. */
+  /** A function (or any object) takes the slot; anything else clears it. */
   set onerror(handler: ((event: Event) => unknown) | null) {
     this.#handle('error', handler);
   }
@@ -129,7 +129,8 @@ export class Listeners extends EventTargetBase {
       const listener = entry.listener ?? this.#handlers?.[event.type];
       try {
         if (typeof listener === 'function') listener.call(this, event);
-        else listener?.handleEvent(event);
+        // An attribute set to an object that is not a function is kept and not called, as in browsers.
+        else if (entry.listener) (listener as { handleEvent(event: Event): unknown }).handleEvent(event);
       } catch (thrown) {
         // Reported as a browser reports what a listener throws, never thrown on (it would end a Node process).
         surface(listenerError(entry.listener ? `A \`${event.type}\` listener` : `\`on${event.type}\``, thrown));
@@ -168,11 +169,14 @@ export class Listeners extends EventTargetBase {
   }
 
   /**
-   * Sets an `on…` attribute: a function takes the slot (where it was first set, as in browsers);
-   * anything else clears it.
+   * Sets an `on…` attribute: a function (or any object: WebIDL's `[LegacyTreatNonObjectAsNull]`, as
+   * in browsers) takes the slot, where it was first set; anything else clears it.
    */
   #handle(type: Handled, handler: unknown): void {
-    const value = typeof handler === 'function' ? (handler as (event: Event) => unknown) : undefined;
+    const value =
+      typeof handler === 'function' || (typeof handler === 'object' && handler !== null)
+        ? (handler as (event: Event) => unknown)
+        : undefined;
     const had = this.#handlers?.[type] !== undefined;
     this.#handlers ??= {};
     this.#handlers[type] = value;

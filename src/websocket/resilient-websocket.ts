@@ -21,7 +21,7 @@ import type { Face, Machine } from '../core/machine.js';
 import type { BaseSocketOptions, UrlProvider } from '../core/options.js';
 import type { SocketStats } from '../core/socket.js';
 import { readyStateOf, type SocketState } from '../core/states.js';
-import { isData } from '../data.js';
+import { byteLengthOf, isData } from '../data.js';
 import { browserTransport } from '../transports/browser.js';
 import type { Transport } from '../transports/transport.js';
 import { assertOptionsObject } from '../validation.js';
@@ -50,14 +50,23 @@ export type ResilientWebSocketOptions = Omit<BaseSocketOptions, 'protocols'>;
 export class ResilientWebSocket extends Listeners {
   /** The class's name, whatever a bundler renamed its binding to. */
   static override readonly name: string = 'ResilientWebSocket';
-  /** `readyState` while connecting and while waiting to reconnect. */
-  static readonly CONNECTING = 0;
-  /** `readyState` while a connection is open. */
-  static readonly OPEN = 1;
-  /** `readyState` while `close()` closes the connection. */
-  static readonly CLOSING = 2;
-  /** `readyState` after `close()` or a give-up. */
-  static readonly CLOSED = 3;
+  // The constants are getters, on the class as on its prototype: read-only, as a WebSocket's.
+  /** `readyState` while connecting and while waiting to reconnect (0). */
+  static get CONNECTING(): 0 {
+    return 0;
+  }
+  /** `readyState` while a connection is open (1). */
+  static get OPEN(): 1 {
+    return 1;
+  }
+  /** `readyState` while `close()` closes the connection (2). */
+  static get CLOSING(): 2 {
+    return 2;
+  }
+  /** `readyState` after `close()` or a give-up (3). */
+  static get CLOSED(): 3 {
+    return 3;
+  }
 
   /** How sockets of this class reach the network (the Node entries install the ws transport). @internal */
   protected static transport: Transport = browserTransport;
@@ -72,6 +81,8 @@ export class ResilientWebSocket extends Listeners {
   #negotiated: [protocol: string, extensions: string] | undefined;
   /** Set while close() fails an attempt under way, until its `error` and `close` are dispatched. */
   #failing: 0 | 1 | 2 = 0;
+  /** Bytes `send()` took while CLOSING or CLOSED (dropped): a WebSocket counts them in `bufferedAmount`. */
+  #unsent = 0;
 
   /**
    * `new ResilientWebSocket(url, protocols?, options?)`.
@@ -168,9 +179,13 @@ export class ResilientWebSocket extends Listeners {
     if (ws) ws.binaryType = value;
   }
 
-  /** Bytes waiting to be sent: those queued while not connected plus the current socket's. */
+  /**
+   * Bytes waiting to be sent: those queued while not connected plus the current socket's; and, as
+   * by a WebSocket, those `send()` took while CLOSING or CLOSED, which are never sent.
+   */
   get bufferedAmount(): number {
     return (
+      this.#unsent +
       (this.#m.queue_?.bytes ?? 0) +
       ((this.#m.attempt_?.socket as { bufferedAmount?: number } | undefined)?.bufferedAmount ?? 0)
     );
@@ -206,7 +221,9 @@ export class ResilientWebSocket extends Listeners {
       throw new TypeError("Failed to execute 'send' on 'WebSocket': 1 argument required, but only 0 present.");
     }
     const [data] = args as unknown[];
-    send(this.#m, isData(data) ? data : String(data), true);
+    const message = isData(data) ? data : String(data);
+    if (this.readyState > 1) this.#unsent += byteLengthOf(message);
+    send(this.#m, message, true);
   }
 
   /**
@@ -218,6 +235,8 @@ export class ResilientWebSocket extends Listeners {
   close(code?: number, reason?: string): void {
     const [number, text] = closeArgs(code, reason);
     const m = this.#m;
+    // The failed attempt's `error` and `close` are due: CLOSING until then, as a WebSocket.
+    if (this.#failing) return;
     // An attempt under way (its WebSocket made or about to be) fails, as a WebSocket's does:
     // readyState CLOSING, then `error` and `close` (1006) once this call has returned, so that a
     // listener added next still hears them. (In a handshake gate it closes politely instead.)
@@ -244,11 +263,13 @@ export class ResilientWebSocket extends Listeners {
   reconnect(code?: number, reason?: string): void {
     const [number, text] = closeArgs(code, reason, 'reconnect');
     reconnect(alive(this.#m, 'reconnect'), number, text);
+    this.#unsent = 0;
   }
 
   /** Starts connecting, when made with `autoConnect: false` or after a give-up. */
   open(): void {
     open(alive(this.#m, 'open'));
+    this.#unsent = 0;
   }
 
   /** @internal how the machine tells the users (see `Face` in `../core/machine.ts`). */
