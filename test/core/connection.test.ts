@@ -72,7 +72,7 @@ describe.each([
     '%s: the WebSocket is closed with what was given, and the close comes at once',
     async (_t, args, sent) => {
       const { socket, calls, closes } = await open();
-      socket.close(...(args as [number?, string?]));
+      socket.close(...(args as unknown as [number?, string?]));
       expect(calls).toEqual([sent]);
       await advance(MOCK_DELAY);
       // Within mock-socket's delay, not CLOSE_TIMEOUT: mock-socket reports no code as 1005, and reflects a code it was given.
