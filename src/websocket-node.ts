@@ -8,8 +8,16 @@ import type { Transport } from './transports/transport.js';
 import { wsTransport } from './transports/ws/index.js';
 import { ResilientWebSocket as BrowserResilientWebSocket } from './websocket/resilient-websocket.js';
 
-export type { CloseEventLike, DetailEvent } from './websocket/events.js';
-export type { WebSocketListener } from './websocket/listeners.js';
+export type {
+  CloseEventLike,
+  CloseEventOf,
+  DetailEvent,
+  DetailEventShape,
+  ListenerOf,
+  ResilientWebSocketEventMap,
+  SocketErrorEvent,
+} from './websocket/event-map.js';
+export type { ListenerOptions, WebSocketListener } from './websocket/listeners.js';
 export type { BinaryTypeValue, ResilientWebSocketOptions } from './websocket/resilient-websocket.js';
 
 /** {@inheritDoc BrowserResilientWebSocket} */

@@ -5,8 +5,16 @@
  * `./websocket-node.ts` (the ws transport). The main entry's `ResilientWebSocket` has every feature.
  * @packageDocumentation
  */
-export type { CloseEventLike, DetailEvent } from './websocket/events.js';
-export type { WebSocketListener } from './websocket/listeners.js';
+export type {
+  CloseEventLike,
+  CloseEventOf,
+  DetailEvent,
+  DetailEventShape,
+  ListenerOf,
+  ResilientWebSocketEventMap,
+  SocketErrorEvent,
+} from './websocket/event-map.js';
+export type { ListenerOptions, WebSocketListener } from './websocket/listeners.js';
 export {
   type BinaryTypeValue,
   ResilientWebSocket,

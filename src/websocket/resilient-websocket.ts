@@ -25,7 +25,8 @@ import { byteLengthOf, isData } from '../data.js';
 import { browserTransport } from '../transports/browser.js';
 import type { Transport } from '../transports/transport.js';
 import { assertOptionsObject } from '../validation.js';
-import { type CloseEventLike, closeEvent, detailEvent, messageEvent, originOf, plainEvent } from './events.js';
+import type { CloseEventLike } from './event-map.js';
+import { closeEvent, detailEvent, messageEvent, originOf, plainEvent } from './events.js';
 import { Listeners } from './listeners.js';
 import { closeArgs, webSocketProtocols, webSocketUrl } from './whatwg.js';
 

@@ -62,7 +62,9 @@ describe('the browser transport: a connection the WebSocket failed', () => {
   it('BaseSocket: error (ERR_RS_CONNECTION_FAILED, the event as cause), then close; a plain drop has no error', async () => {
     const [socket, ws] = await opened(() => new BaseSocket('ws://example.test/', { WebSocket: HandDriven as never }));
     const seen: unknown[] = [];
-    socket.on('error', (error) => seen.push(['error', error.code, error.message, (error.cause as Error | undefined)?.cause]));
+    socket.on('error', (error) =>
+      seen.push(['error', error.code, error.message, (error.cause as Error | undefined)?.cause]),
+    );
     socket.on('close', ({ code }) => seen.push(['close', code]));
     ws.fail();
     expect(seen).toEqual([
