@@ -77,18 +77,23 @@ server.on('listening', () => {
 });
 `;
 
-/** Checks `ResilientWebSocket.name`, `constructor.name` and util.inspect of one entry (no connection). */
+/**
+ * Checks the `name`, `constructor.name`, util.inspect and `String()` of the class one entry exports
+ * as `className` (no connection): they say `name` (BaseWebSocket for the core drop-in, which
+ * resilient-socket/websocket exports as ResilientWebSocket too).
+ */
 export const WEBSOCKET_CLASS_NAME = (
   format,
   label,
   specifier,
   className,
+  name = className,
 ) => `${importName(format, className, specifier)}
 ${importName(format, 'inspect', 'node:util')}
 const socket = new ${className}('ws://127.0.0.1:9', [], { autoConnect: false, WebSocket: class {} });
-const seen = { class: ${className}.name, constructor: socket.constructor.name, inspect: inspect(socket).slice(0, 30) };
-if (seen.class === '${className}' && seen.constructor === '${className}' && /^${className} /.test(seen.inspect)) {
-  console.log('OK   [${format}] ${label}: ${className}.name, constructor.name and util.inspect say ${className}');
+const seen = { class: ${className}.name, constructor: socket.constructor.name, inspect: inspect(socket).slice(0, 30), string: String(${className}) };
+if (seen.class === '${name}' && seen.constructor === '${name}' && /^${name} /.test(seen.inspect) && seen.string.startsWith('class ${name} {')) {
+  console.log('OK   [${format}] ${label}: ${className}.name, constructor.name, util.inspect and String() say ${name}');
 } else {
   console.error('FAIL [${format}] ${label}: ${className} is named ' + JSON.stringify(seen));
   process.exitCode = 1;

@@ -1,5 +1,7 @@
 /**
- * `ResilientWebSocket`: the socket in the shape of the browser `WebSocket`, for code and libraries
+ * `BaseWebSocket`, which `resilient-socket/websocket` also exports as `ResilientWebSocket` (the
+ * drop-in's name): the socket in the shape of the browser `WebSocket`, on the core alone (features
+ * by `features: [...]`), for code and libraries
  * written for one (y-websocket's and Hocuspocus's `WebSocketPolyfill`, vscode-ws-jsonrpc's
  * `toSocket()`, …; not graphql-ws's `webSocketImpl`, which abandons sockets without closing them:
  * give it `toRetryWait` from `resilient-socket/backoff` instead). It is the core's machine behind an
@@ -33,24 +35,37 @@ import { closeArgs, webSocketProtocols, webSocketUrl } from './whatwg.js';
 /** `binaryType`'s values. */
 export type BinaryTypeValue = 'blob' | 'arraybuffer';
 
-/** Options of `new ResilientWebSocket(url, protocols, options)`: the socket's, except `protocols` (the second argument). */
+/**
+ * Options of `new BaseWebSocket(url, protocols, options)` (`resilient-socket/websocket`'s
+ * `ResilientWebSocket`): the core socket's (`BaseSocket`'s, `features` included), except
+ * `protocols` (the second argument).
+ */
 export type ResilientWebSocketOptions = Omit<BaseSocketOptions, 'protocols'>;
 
 /**
- * A `WebSocket` that reconnects: `new ResilientWebSocket(url, protocols?, options?)`, the browser
- * `WebSocket`'s surface on the core's machine. See the README's "Use it where a WebSocket is
- * expected".
+ * The drop-in `WebSocket` on the core alone: what `resilient-socket/websocket` exports, as
+ * `ResilientWebSocket` and as `BaseWebSocket` (its name, which says what you hold). It reconnects
+ * (backoff, `connectTimeout`, `maxRetries`, the close-code policy) and queues `send()` while
+ * disconnected; nothing more unless you add it: `features: [heartbeat()]` (from
+ * `resilient-socket/modular`) notices a dead link, and so on for every feature. The main entry's
+ * `ResilientWebSocket` is this class with every feature and `ResilientSocket`'s flat options. See
+ * the README's "Use it where a WebSocket is expected".
  *
  * @example
  * ```ts
+ * import { heartbeat } from 'resilient-socket/modular';
  * import { ResilientWebSocket } from 'resilient-socket/websocket';
- * const ws = new ResilientWebSocket('wss://example.test/feed', [], { maxDelay: 10_000 });
+ * const ws = new ResilientWebSocket('wss://example.test/feed', [], { features: [heartbeat()] });
  * ws.onmessage = (event) => render(event.data);
  * ```
  */
-export class ResilientWebSocket extends Listeners {
-  /** The class's name, whatever a bundler renamed its binding to. */
-  static override readonly name: string = 'ResilientWebSocket';
+export class BaseWebSocket extends Listeners {
+  /** `'BaseWebSocket'`: the core drop-in, whatever name it was imported by (or a bundler renamed it to). */
+  static override readonly name: string = 'BaseWebSocket';
+  /** What `String(BaseWebSocket)` says: which drop-in this is. */
+  static override toString(): string {
+    return 'class BaseWebSocket { [the core drop-in of resilient-socket/websocket: features by `features`] }';
+  }
   // The constants are getters, on the class as on its prototype: read-only, as a WebSocket's.
   /** `readyState` while connecting and while waiting to reconnect (0). */
   static get CONNECTING(): 0 {
@@ -86,11 +101,11 @@ export class ResilientWebSocket extends Listeners {
   #unsent = 0;
 
   /**
-   * `new ResilientWebSocket(url, protocols?, options?)`.
+   * `new ResilientWebSocket(url, protocols?, options?)` (or `new BaseWebSocket(…)`: the same class).
    * @param args `url`: a `ws:`/`wss:` (or `http:`/`https:`) URL, resolved against the page's base
    *   URL in a browser; with the `providers()` feature also a function returning one before every
    *   attempt. `protocols`: one subprotocol or several, each an HTTP token, none twice. `options`:
-   *   the socket's options (backoff, buffer, heartbeat, …), except `protocols`.
+   *   the core socket's options (backoff, buffer, `features`, …), except `protocols`.
    * @throws DOMException `SyntaxError` for a bad URL or subprotocol, as `WebSocket` throws it;
    *   TypeError / RangeError naming a bad option; ResilientSocketError `ERR_RS_NO_WEBSOCKET`.
    */
@@ -111,7 +126,7 @@ export class ResilientWebSocket extends Listeners {
         'Give `protocols` as the second argument of `new ResilientWebSocket(url, protocols, options)`',
       );
     }
-    const Class = this.constructor as typeof ResilientWebSocket;
+    const Class = this.constructor as typeof BaseWebSocket;
     const prepared = Class.prepare({
       binaryType: 'blob',
       ...options,
