@@ -15,13 +15,41 @@ export type WebSocketListener = ListenerOf<Event, unknown>;
 
 /** The options of `addEventListener` (`AddEventListenerOptions`, also where the project has no DOM lib). */
 export interface ListenerOptions {
-  /** Part of the listener's identity (a socket has no capture phase). */
+  /**
+   * Part of the listener's identity, as on any `EventTarget` (a socket has no capture phase).
+   * @default false
+   * @example
+   * ```ts
+   * ws.addEventListener('message', onMessage, { capture: true })
+   * ```
+   */
   capture?: boolean;
-  /** Removed after its first call. */
+  /**
+   * The listener is removed after its first call.
+   * @default false
+   * @example
+   * ```ts
+   * ws.addEventListener('open', onFirstOpen, { once: true })
+   * ```
+   */
   once?: boolean;
-  /** Removed when it aborts. */
+  /**
+   * The listener is removed when the signal aborts (not added if it already has).
+   * @default undefined
+   * @example
+   * ```ts
+   * ws.addEventListener('message', onMessage, { signal: controller.signal })
+   * ```
+   */
   signal?: AbortSignal;
-  /** Accepted and ignored (nothing here can be cancelled in a way that matters). */
+  /**
+   * Accepted and ignored, as on a `WebSocket` (its events cannot be cancelled).
+   * @default false
+   * @example
+   * ```ts
+   * ws.addEventListener('message', onMessage, { passive: true })
+   * ```
+   */
   passive?: boolean;
 }
 
