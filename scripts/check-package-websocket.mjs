@@ -77,18 +77,23 @@ server.on('listening', () => {
 });
 `;
 
-/** Checks `ResilientWebSocket.name`, `constructor.name` and util.inspect of one entry (no connection). */
+/**
+ * Checks the `name`, `constructor.name`, util.inspect and `String()` of the class one entry exports
+ * as `className` (no connection): they say `name` (BaseWebSocket for the core drop-in, which
+ * resilient-socket/websocket exports as ResilientWebSocket too).
+ */
 export const WEBSOCKET_CLASS_NAME = (
   format,
   label,
   specifier,
   className,
+  name = className,
 ) => `${importName(format, className, specifier)}
 ${importName(format, 'inspect', 'node:util')}
 const socket = new ${className}('ws://127.0.0.1:9', [], { autoConnect: false, WebSocket: class {} });
-const seen = { class: ${className}.name, constructor: socket.constructor.name, inspect: inspect(socket).slice(0, 30) };
-if (seen.class === '${className}' && seen.constructor === '${className}' && /^${className} /.test(seen.inspect)) {
-  console.log('OK   [${format}] ${label}: ${className}.name, constructor.name and util.inspect say ${className}');
+const seen = { class: ${className}.name, constructor: socket.constructor.name, inspect: inspect(socket).slice(0, 30), string: String(${className}) };
+if (seen.class === '${name}' && seen.constructor === '${name}' && /^${name} /.test(seen.inspect) && seen.string.startsWith('class ${name} {')) {
+  console.log('OK   [${format}] ${label}: ${className}.name, constructor.name, util.inspect and String() say ${name}');
 } else {
   console.error('FAIL [${format}] ${label}: ${className} is named ' + JSON.stringify(seen));
   process.exitCode = 1;
@@ -104,7 +109,11 @@ const socket: WebSocket = new Small('wss://example.test', ['v1'], { maxDelay: 10
 socket.onclose = (event: CloseEvent) => console.log(event.code, event.reason, event.wasClean);
 socket.addEventListener('message', (event: MessageEvent) => console.log(event.data));
 const full = new ResilientWebSocket('wss://example.test', undefined, { heartbeat: { interval: 1000 } });
-full.addEventListener('reconnecting', (event) => console.log(event.type));
+// The events by name, as on a WebSocket, and the socket's own ones with their payload: no cast.
+full.addEventListener('message', (event) => console.log(event.data));
+full.addEventListener('close', (event) => console.log(event.code, event.reason, event.wasClean));
+full.addEventListener('reconnecting', (event) => console.log(event.detail.delay));
+full.addEventListener('reconnecting', (event: CustomEvent<{ delay: number }>) => console.log(event.detail.delay));
 const retries: number = full.retryCount;
 export { polyfill, small, retries };
 `;
@@ -114,8 +123,11 @@ import { ResilientWebSocket as Small } from 'resilient-socket/websocket';
 const socket = new ResilientWebSocket('ws://127.0.0.1:9', 'chat', { maxDelay: 1000 });
 socket.onmessage = (event) => console.log(event.data);
 socket.onclose = (event) => console.log(event.code, event.reason, event.wasClean);
-socket.addEventListener('drop', (event) => console.log(event.type));
+socket.addEventListener('drop', (event) => console.log(event.type, event.detail.messages.length));
+socket.addEventListener('message', (event) => console.log(event.data));
+socket.addEventListener('close', (event) => console.log(event.code, event.wasClean));
 const small = new Small('ws://127.0.0.1:9');
+small.addEventListener('reconnecting', (event) => console.log(event.detail.delay));
 small.binaryType = 'arraybuffer';
 small.send(new Uint8Array(2));
 const state: string = small.state;

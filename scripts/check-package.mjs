@@ -549,15 +549,30 @@ function runClassNameChecks(consumerDir) {
     ['cjs', 'modular node entry (resilient-socket/modular)', 'resilient-socket/modular', 'BaseSocket'],
     ['esm', 'modular entry (dist/modular.js)', pathToFileURL(join(dist, 'modular.js')).href, 'BaseSocket'],
     ['cjs', 'modular entry (dist/modular.cjs)', join(dist, 'modular.cjs'), 'BaseSocket'],
-    ['esm', 'websocket node entry (resilient-socket/websocket)', 'resilient-socket/websocket', 'ResilientWebSocket'],
-    ['cjs', 'websocket node entry (resilient-socket/websocket)', 'resilient-socket/websocket', 'ResilientWebSocket'],
+    // resilient-socket/websocket's ResilientWebSocket is BaseWebSocket (the core drop-in), under both names.
+    [
+      'esm',
+      'websocket node entry (resilient-socket/websocket)',
+      'resilient-socket/websocket',
+      'ResilientWebSocket',
+      'BaseWebSocket',
+    ],
+    [
+      'cjs',
+      'websocket node entry (resilient-socket/websocket)',
+      'resilient-socket/websocket',
+      'ResilientWebSocket',
+      'BaseWebSocket',
+    ],
+    ['esm', 'websocket node entry (resilient-socket/websocket)', 'resilient-socket/websocket', 'BaseWebSocket'],
     [
       'esm',
       'websocket entry (dist/websocket.js)',
       pathToFileURL(join(dist, 'websocket.js')).href,
       'ResilientWebSocket',
+      'BaseWebSocket',
     ],
-    ['cjs', 'websocket entry (dist/websocket.cjs)', join(dist, 'websocket.cjs'), 'ResilientWebSocket'],
+    ['cjs', 'websocket entry (dist/websocket.cjs)', join(dist, 'websocket.cjs'), 'ResilientWebSocket', 'BaseWebSocket'],
     ['esm', 'node entry (resilient-socket)', 'resilient-socket', 'ResilientWebSocket'],
     ['cjs', 'index entry (dist/index.cjs)', join(dist, 'index.cjs'), 'ResilientWebSocket'],
     ['esm', 'shared node entry (resilient-socket/shared)', 'resilient-socket/shared', 'SharedSocket'],
@@ -566,23 +581,21 @@ function runClassNameChecks(consumerDir) {
     ['cjs', 'shared entry (dist/shared.cjs)', join(dist, 'shared.cjs'), 'SharedSocket'],
   ];
   const failed = [];
-  cases.forEach(([format, label, specifier, className], i) => {
+  cases.forEach(([format, label, specifier, className, name = className], i) => {
     try {
       runConsumerTest(
         consumerDir,
         `class-name-${i}.${format === 'esm' ? 'mjs' : 'cjs'}`,
-        (className === 'ResilientWebSocket'
-          ? WEBSOCKET_CLASS_NAME
-          : className === 'SharedSocket'
-            ? SHARED_CLASS_NAME
-            : CLASS_NAME)(format, label, specifier, className),
+        className.endsWith('WebSocket')
+          ? WEBSOCKET_CLASS_NAME(format, label, specifier, className, name)
+          : (className === 'SharedSocket' ? SHARED_CLASS_NAME : CLASS_NAME)(format, label, specifier, className),
       );
     } catch {
       failed.push(`${className} in ${label} (${format})`);
     }
   });
   if (failed.length > 0) fail(`a class is not called by its name: ${failed.join(', ')} (see above)`);
-  return 'ResilientSocket in the node and index entries, BaseSocket in the modular ones, ResilientWebSocket in the websocket ones and the main ones, SharedSocket in the shared ones (and ERR_RS_NO_SHARING without Web Locks), ESM and CJS';
+  return 'ResilientSocket in the node and index entries, BaseSocket in the modular ones, BaseWebSocket (also imported as ResilientWebSocket) in the websocket ones, ResilientWebSocket in the main ones, SharedSocket in the shared ones (and ERR_RS_NO_SHARING without Web Locks), ESM and CJS';
 }
 
 // ---------------------------------------------------------------------------------------------

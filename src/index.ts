@@ -55,6 +55,14 @@ export {
   type WebSocketConstructorLike,
   type WebSocketLike,
 } from './transports/websocket-like.js';
-export type { CloseEventLike, DetailEvent } from './websocket/events.js';
-export type { WebSocketListener } from './websocket/listeners.js';
+export type {
+  CloseEventLike,
+  CloseEventOf,
+  DetailEvent,
+  DetailEventShape,
+  ListenerOf,
+  ResilientWebSocketEventMap,
+  SocketErrorEvent,
+} from './websocket/event-map.js';
+export type { ListenerOptions, WebSocketListener } from './websocket/listeners.js';
 export type { BinaryTypeValue } from './websocket/resilient-websocket.js';

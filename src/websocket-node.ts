@@ -6,16 +6,29 @@
  */
 import type { Transport } from './transports/transport.js';
 import { wsTransport } from './transports/ws/index.js';
-import { ResilientWebSocket as BrowserResilientWebSocket } from './websocket/resilient-websocket.js';
+import { BaseWebSocket as BrowserBaseWebSocket } from './websocket/resilient-websocket.js';
 
-export type { CloseEventLike, DetailEvent } from './websocket/events.js';
-export type { WebSocketListener } from './websocket/listeners.js';
+export type {
+  CloseEventLike,
+  CloseEventOf,
+  DetailEvent,
+  DetailEventShape,
+  ListenerOf,
+  ResilientWebSocketEventMap,
+  SocketErrorEvent,
+} from './websocket/event-map.js';
+export type { ListenerOptions, WebSocketListener } from './websocket/listeners.js';
 export type { BinaryTypeValue, ResilientWebSocketOptions } from './websocket/resilient-websocket.js';
 
-/** {@inheritDoc BrowserResilientWebSocket} */
-export class ResilientWebSocket extends BrowserResilientWebSocket {
-  /** `'ResilientWebSocket'`, the name this class is imported by. */
-  static override readonly name: string = 'ResilientWebSocket';
+/** {@inheritDoc BrowserBaseWebSocket} */
+export class BaseWebSocket extends BrowserBaseWebSocket {
+  /** `'BaseWebSocket'`: the core drop-in, whatever name it was imported by. */
+  static override readonly name: string = 'BaseWebSocket';
   /** @internal */
   protected static override transport: Transport = wsTransport;
 }
+
+export {
+  /** The drop-in's name for {@link BaseWebSocket}, the core drop-in: the same class. */
+  BaseWebSocket as ResilientWebSocket,
+};

@@ -219,8 +219,7 @@ export async function runJsonRpcExample(options: JsonRpcExampleOptions = {}): Pr
     const hellos: number[] = [];
     let connected = false;
     ws.addEventListener('open', () => (connected = true));
-    ws.addEventListener('close', (event) => {
-      const { code } = event as CloseEvent;
+    ws.addEventListener('close', ({ code }) => {
       if (ws.readyState === ResilientWebSocket.CLOSED) return;
       // A `close` for the lost connection, and one for every refused attempt (as a browser's WebSocket fires them).
       say(
@@ -230,7 +229,7 @@ export async function runJsonRpcExample(options: JsonRpcExampleOptions = {}): Pr
       connected = false;
     });
     ws.addEventListener('reconnecting', (event) => {
-      const { attempt, delay } = (event as CustomEvent<{ attempt: number; delay: number }>).detail;
+      const { attempt, delay } = event.detail;
       say('client', `reconnecting: attempt ${attempt} in ${Math.round(delay)} ms`);
     });
     const rpc = bindJsonRpc(ws, (connection) => {

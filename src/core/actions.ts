@@ -8,6 +8,7 @@ import { ResilientSocketError } from '../errors.js';
 import type { Transport } from '../transports/transport.js';
 import { assertBoolean, assertKnownKeys, assertOptionsObject, assertThat } from '../validation.js';
 import type { CloseInfo } from './close-codes.js';
+import { closeSocket } from './connection.js';
 import type { DropReason } from './events.js';
 import type { Feature } from './feature.js';
 import { dropRetiring, endAttempt, retire, startAttempt } from './link.js';
@@ -154,7 +155,7 @@ export function close(m: Machine, code: number | undefined, reason: string): voi
     m.enter_('closing', 'close() called');
     m.drop_('closed', queued);
     try {
-      ws.close(code, reason);
+      closeSocket(ws, code, reason);
     } catch {
       // the deadline cuts the connection
     }

@@ -57,3 +57,15 @@ export class Connection implements Bound {
     }
   }
 }
+
+/**
+ * Starts the closing handshake of `socket`, as `WebSocket.close(code, reason)` with `code` left out
+ * when there is none: an empty close frame (the peer reports 1005). A reason goes only with a code
+ * (a close frame cannot carry one alone; Firefox, undici and ws drop it too). Never `close(undefined,
+ * …)`: Chromium converts that `undefined` to 0 and throws.
+ * @throws what the socket's own `close()` throws.
+ */
+export function closeSocket(socket: WebSocketLike, code: number | undefined, reason: string): void {
+  if (code === undefined) socket.close();
+  else socket.close(code, reason);
+}

@@ -10,7 +10,7 @@ import { redactUrl } from '../redact.js';
 import type { WebSocketLike } from '../transports/websocket-like.js';
 import { describeThrown } from '../validation.js';
 import type { CloseInfo } from './close-codes.js';
-import { Connection } from './connection.js';
+import { Connection, closeSocket } from './connection.js';
 import type { Target } from './feature.js';
 import { lost } from './loss.js';
 import type { Machine } from './machine.js';
@@ -203,7 +203,7 @@ function lossError(attempt: Connection, info: CloseInfo, fault?: Error): Resilie
     return new ResilientSocketError('ERR_RS_CONNECTION_FAILED', message, cause === undefined ? {} : { cause });
   }
   if (fault) {
-    const message = `The connection was closed after a protocol error: ${fault.message}`;
+    const message = `The connection failed: ${fault.message}`;
     return new ResilientSocketError('ERR_RS_CONNECTION_FAILED', message, { cause: fault });
   }
   return undefined;
@@ -256,7 +256,7 @@ export function retire(m: Machine, attempt: Connection, code: number | undefined
   const ws = attempt.socket as WebSocketLike;
   endAttempt(m, attempt, 'retire');
   try {
-    ws.close(code, reason);
+    closeSocket(ws, code, reason);
   } catch {
     dropRetiring(m);
   }

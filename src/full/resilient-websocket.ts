@@ -1,10 +1,11 @@
 /**
  * `ResilientWebSocket` as the main entry exports it: the WebSocket-shaped facade with every feature
  * installed, its options `ResilientSocket`'s (flat: `heartbeat`, `resume`, `buffer.ttl`, …).
- * `resilient-socket/websocket` exports the facade on the core alone (features by `features: [...]`).
+ * `resilient-socket/websocket` exports the facade on the core alone, `BaseWebSocket` (features by
+ * `features: [...]`).
  */
 import type { UrlProvider } from '../core/options.js';
-import { ResilientWebSocket as CoreResilientWebSocket } from '../websocket/resilient-websocket.js';
+import { BaseWebSocket } from '../websocket/resilient-websocket.js';
 import type { ResilientSocketOptions } from './options.js';
 import { prepareFull } from './resilient-socket.js';
 
@@ -12,9 +13,10 @@ import { prepareFull } from './resilient-socket.js';
 export type FullResilientWebSocketOptions = Omit<ResilientSocketOptions, 'protocols'>;
 
 /**
- * A drop-in `WebSocket` that reconnects: `new ResilientWebSocket(url, protocols?, options?)`, with
- * every feature of `ResilientSocket` and its options. See the README's "Use it where a WebSocket
- * is expected".
+ * The drop-in `WebSocket` with every feature: `new ResilientWebSocket(url, protocols?, options?)`,
+ * with `ResilientSocket`'s features (heartbeat, resume, handshake, …) and its flat options.
+ * `resilient-socket/websocket` has the same class on the core alone (`BaseWebSocket`, features by
+ * `features`). See the README's "Use it where a WebSocket is expected".
  *
  * @example
  * ```ts
@@ -23,9 +25,13 @@ export type FullResilientWebSocketOptions = Omit<ResilientSocketOptions, 'protoc
  * ws.addEventListener('reconnecting', (event) => console.log('retry in', event.detail.delay, 'ms'));
  * ```
  */
-export class ResilientWebSocket extends CoreResilientWebSocket {
-  /** The class's name, whatever a bundler renamed its binding to. */
+export class ResilientWebSocket extends BaseWebSocket {
+  /** `'ResilientWebSocket'`: the drop-in with every feature, whatever a bundler renamed its binding to. */
   static override readonly name: string = 'ResilientWebSocket';
+  /** What `String(ResilientWebSocket)` says: which drop-in this is. */
+  static override toString(): string {
+    return 'class ResilientWebSocket { [the drop-in of resilient-socket with every feature] }';
+  }
 
   /**
    * `new ResilientWebSocket(url, protocols?, options?)`.
@@ -39,7 +45,7 @@ export class ResilientWebSocket extends CoreResilientWebSocket {
     // As given (a rest parameter): the base tells `new ResilientWebSocket()` from an explicit undefined.
     ...args: [url: string | URL | UrlProvider, protocols?: string | string[], options?: FullResilientWebSocketOptions]
   ) {
-    super(...(args as ConstructorParameters<typeof CoreResilientWebSocket>));
+    super(...(args as ConstructorParameters<typeof BaseWebSocket>));
   }
 
   /** Flat options → the core's options and the features. @internal */

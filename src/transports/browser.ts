@@ -25,11 +25,18 @@ function bind(connection: Bound, socket: WebSocketLike): void {
       'close',
       (event: CloseEventLike | undefined) => {
         detach(connection);
-        owner.closed_(connection, {
-          code: typeof event?.code === 'number' ? event.code : 1006,
-          reason: typeof event?.reason === 'string' ? event.reason : '',
-          wasClean: event?.wasClean === true,
-        });
+        owner.closed_(
+          connection,
+          {
+            code: typeof event?.code === 'number' ? event.code : 1006,
+            reason: typeof event?.reason === 'string' ? event.reason : '',
+            wasClean: event?.wasClean === true,
+          },
+          // An `error` before `close`: the WebSocket failed the connection (a malformed frame, …).
+          connection.error === undefined
+            ? undefined
+            : new Error('the WebSocket reported an error', { cause: connection.error }),
+        );
       },
     ],
   ];

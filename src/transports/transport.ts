@@ -15,7 +15,10 @@ import type { WebSocketConstructorLike, WebSocketLike } from './websocket-like.j
 export interface Owner {
   opened_(connection: Bound): void;
   received_(connection: Bound, data: unknown): void;
-  /** The socket closed; `fault` is a protocol error the client itself closed it for (ws: `WS_ERR_*`). */
+  /**
+   * The socket closed; `fault` says the client failed the connection (ws: a `WS_ERR_*` protocol
+   * error; a browser WebSocket: an `error` event before `close`).
+   */
   closed_(connection: Bound, info: CloseInfo, fault?: Error): void;
   /**
    * The server's close frame arrived (ws only): the connection is over, though its TCP connection

@@ -5,6 +5,8 @@
  * of ours takes its place, so no platform needs a polyfill. Nothing here runs on import.
  */
 
+import type { CloseEventLike, DetailEvent } from './event-map.js';
+
 /** What `new Event(type, init)` takes. */
 interface EventInit {
   bubbles?: boolean;
@@ -118,22 +120,6 @@ class FallbackCloseEvent extends EventBase {
   }
 }
 
-/** A `close` event as the facade dispatches it. */
-export interface CloseEventLike extends Event {
-  /** The close code (1005 when none was sent, 1006 when the connection failed). */
-  readonly code: number;
-  /** The close reason (may be empty). */
-  readonly reason: string;
-  /** Whether the closing handshake finished. */
-  readonly wasClean: boolean;
-}
-
-/** An event of the rest of the socket's vocabulary (`state`, `reconnecting`, `drop`, …): its payload as `detail`. */
-export interface DetailEvent<T = unknown> extends Event {
-  /** The event's payload, as `ResilientSocket` emits it. */
-  readonly detail: T;
-}
-
 /** A plain event named `type`. */
 export function plainEvent(type: string): Event {
   return new EventBase(type);
@@ -170,8 +156,13 @@ export function closeEvent(init: CloseEventInit): CloseEventLike {
   return new Close('close', init);
 }
 
-/** An event of the socket's own vocabulary, its payload as `detail` (a `CustomEvent` where there is one). */
+/**
+ * An event of the socket's own vocabulary, its payload as `detail` (`null` without one, as a
+ * `CustomEvent`'s): a `CustomEvent` where there is one.
+ */
 export function detailEvent(type: string, detail: unknown): DetailEvent {
   const Custom = g.CustomEvent as typeof CustomEvent | undefined;
-  return Custom ? new Custom(type, { detail }) : (Object.assign(new EventBase(type), { detail }) as DetailEvent);
+  return Custom
+    ? new Custom(type, { detail })
+    : (Object.assign(new EventBase(type), { detail: detail ?? null }) as DetailEvent);
 }

@@ -7,15 +7,54 @@
  * on a `WebSocket`.
  */
 import { listenerError, surface } from '../core/report.js';
-import { type CloseEventLike, EventTargetBase } from './events.js';
+import type { ListenerOf, ResilientWebSocketEventMap } from './event-map.js';
+import { EventTargetBase } from './events.js';
 
-/** A listener as `addEventListener` takes it: a function or an object with `handleEvent`. */
-export type WebSocketListener =
-  | ((event: Event) => unknown)
-  | {
-      /** Called with the event, `this` being the object. */
-      handleEvent(event: Event): unknown;
-    };
+/** A listener of any event, as `addEventListener` takes it: a function or an object with `handleEvent`. */
+export type WebSocketListener = ListenerOf<Event, unknown>;
+
+/** The options of `addEventListener` (`AddEventListenerOptions`, also where the project has no DOM lib). */
+export interface ListenerOptions {
+  /**
+   * Part of the listener's identity, as on any `EventTarget` (a socket has no capture phase).
+   * @default false
+   * @example
+   * ```ts
+   * ws.addEventListener('message', onMessage, { capture: true })
+   * ```
+   */
+  capture?: boolean;
+  /**
+   * The listener is removed after its first call.
+   * @default false
+   * @example
+   * ```ts
+   * ws.addEventListener('open', onFirstOpen, { once: true })
+   * ```
+   */
+  once?: boolean;
+  /**
+   * The listener is removed when the signal aborts (not added if it already has).
+   * @default undefined
+   * @example
+   * ```ts
+   * ws.addEventListener('message', onMessage, { signal: controller.signal })
+   * ```
+   */
+  signal?: AbortSignal;
+  /**
+   * Accepted and ignored, as on a `WebSocket` (its events cannot be cancelled).
+   * @default false
+   * @example
+   * ```ts
+   * ws.addEventListener('message', onMessage, { passive: true })
+   * ```
+   */
+  passive?: boolean;
+}
+
+/** The events of the `on…` attributes. */
+type On = ResilientWebSocketEventMap;
 
 /** One registration: a listener, or (`listener` undefined) the slot of an `on…` attribute. */
 interface Entry {
@@ -35,48 +74,59 @@ export class Listeners extends EventTargetBase {
   /** The `on…` attributes' values. */
   #handlers: Partial<Record<string, (event: Event) => unknown>> | undefined;
 
+  // (No `this` type in the attributes' functions: the class stays assignable to `typeof WebSocket`.)
   /** Called with each `open` event (one per underlying connection), in the order it was first set among the listeners. */
-  get onopen(): ((event: Event) => unknown) | null {
+  get onopen(): ((event: On['open']) => unknown) | null {
     return this.#handlers?.open ?? null;
   }
-  /** A function takes the slot; anything else clears it. */
-  set onopen(handler: ((event: Event) => unknown) | null) {
+  /** A function (or any object) takes the slot; anything else clears it. */
+  set onopen(handler: ((event: On['open']) => unknown) | null) {
     this.#handle('open', handler);
   }
   /** Called with each `message` event (a `MessageEvent`). */
-  get onmessage(): ((event: MessageEvent) => unknown) | null {
+  get onmessage(): ((event: On['message']) => unknown) | null {
     return this.#handlers?.message ?? null;
   }
-  /** A function takes the slot; anything else clears it. */
-  set onmessage(handler: ((event: MessageEvent) => unknown) | null) {
-    this.#handle('message', handler as ((event: Event) => unknown) | null);
+  /** A function (or any object) takes the slot; anything else clears it. */
+  set onmessage(handler: ((event: On['message']) => unknown) | null) {
+    this.#handle('message', handler);
   }
   /** Called with each `close` event (a `CloseEvent`: `code`, `reason`, `wasClean`), one per underlying connection. */
-  get onclose(): ((event: CloseEventLike) => unknown) | null {
+  get onclose(): ((event: On['close']) => unknown) | null {
     return this.#handlers?.close ?? null;
   }
-  /** A function takes the slot; anything else clears it. */
-  set onclose(handler: ((event: CloseEventLike) => unknown) | null) {
-    this.#handle('close', handler as ((event: Event) => unknown) | null);
+  /** A function (or any object) takes the slot; anything else clears it. */
+  set onclose(handler: ((event: On['close']) => unknown) | null) {
+    this.#handle('close', handler);
   }
   /** Called with each `error` event (an `Event`, with the `ResilientSocketError` as `error`). */
-  get onerror(): ((event: Event) => unknown) | null {
+  get onerror(): ((event: On['error']) => unknown) | null {
     return this.#handlers?.error ?? null;
   }
-  /** A function takes the slot; anything else clears it. */
-  set onerror(handler: ((event: Event) => unknown) | null) {
+  /** A function (or any object) takes the slot; anything else clears it. */
+  set onerror(handler: ((event: On['error']) => unknown) | null) {
     this.#handle('error', handler);
   }
 
   /**
    * Adds `listener` for `type` (any of the socket's events), as `EventTarget` does: once per
    * listener and capture flag; `once` and `signal` honoured. A listener that throws is reported and
-   * never stops the others.
+   * never stops the others. The event's type follows `type` ({@link ResilientWebSocketEventMap}).
    */
+  override addEventListener<K extends keyof ResilientWebSocketEventMap>(
+    type: K,
+    listener: ListenerOf<ResilientWebSocketEventMap[K], this> | null,
+    options?: boolean | ListenerOptions,
+  ): void;
   override addEventListener(
     type: string,
     listener: WebSocketListener | null,
-    options?: boolean | { capture?: boolean; once?: boolean; signal?: AbortSignal; passive?: boolean },
+    options?: boolean | ListenerOptions,
+  ): void;
+  override addEventListener(
+    type: string,
+    listener: WebSocketListener | null,
+    options?: boolean | ListenerOptions,
   ): void {
     // WebIDL counts the arguments given: a listener left out is an error, `undefined` or `null` is not.
     // biome-ignore lint/complexity/noArguments: a rest parameter would change the EventTarget signature.
@@ -103,6 +153,16 @@ export class Listeners extends EventTargetBase {
   }
 
   /** Removes `listener` for `type` (with the same capture flag), as `EventTarget` does. */
+  override removeEventListener<K extends keyof ResilientWebSocketEventMap>(
+    type: K,
+    listener: ListenerOf<ResilientWebSocketEventMap[K], this> | null,
+    options?: boolean | { capture?: boolean },
+  ): void;
+  override removeEventListener(
+    type: string,
+    listener: WebSocketListener | null,
+    options?: boolean | { capture?: boolean },
+  ): void;
   override removeEventListener(
     type: string,
     listener: WebSocketListener | null,
@@ -129,7 +189,8 @@ export class Listeners extends EventTargetBase {
       const listener = entry.listener ?? this.#handlers?.[event.type];
       try {
         if (typeof listener === 'function') listener.call(this, event);
-        else listener?.handleEvent(event);
+        // An attribute set to an object that is not a function is kept and not called, as in browsers.
+        else if (entry.listener) (listener as { handleEvent(event: Event): unknown }).handleEvent(event);
       } catch (thrown) {
         // Reported as a browser reports what a listener throws, never thrown on (it would end a Node process).
         surface(listenerError(entry.listener ? `A \`${event.type}\` listener` : `\`on${event.type}\``, thrown));
@@ -150,7 +211,7 @@ export class Listeners extends EventTargetBase {
     if (!list) {
       list = [];
       this.#listeners.set(type, list);
-      super.addEventListener(type, Listeners.prototype.relay_ as EventListener);
+      super.addEventListener(type, Listeners.prototype.relay_ as (event: Event) => void);
     }
     return list;
   }
@@ -163,16 +224,19 @@ export class Listeners extends EventTargetBase {
     list.splice(at, 1);
     if (list.length === 0) {
       this.#listeners?.delete(type);
-      super.removeEventListener(type, Listeners.prototype.relay_ as EventListener);
+      super.removeEventListener(type, Listeners.prototype.relay_ as (event: Event) => void);
     }
   }
 
   /**
-   * Sets an `on…` attribute: a function takes the slot (where it was first set, as in browsers);
-   * anything else clears it.
+   * Sets an `on…` attribute: a function (or any object: WebIDL's `[LegacyTreatNonObjectAsNull]`, as
+   * in browsers) takes the slot, where it was first set; anything else clears it.
    */
   #handle(type: Handled, handler: unknown): void {
-    const value = typeof handler === 'function' ? (handler as (event: Event) => unknown) : undefined;
+    const value =
+      typeof handler === 'function' || (typeof handler === 'object' && handler !== null)
+        ? (handler as (event: Event) => unknown)
+        : undefined;
     const had = this.#handlers?.[type] !== undefined;
     this.#handlers ??= {};
     this.#handlers[type] = value;

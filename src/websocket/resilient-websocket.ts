@@ -1,5 +1,7 @@
 /**
- * `ResilientWebSocket`: the socket in the shape of the browser `WebSocket`, for code and libraries
+ * `BaseWebSocket`, which `resilient-socket/websocket` also exports as `ResilientWebSocket` (the
+ * drop-in's name): the socket in the shape of the browser `WebSocket`, on the core alone (features
+ * by `features: [...]`), for code and libraries
  * written for one (y-websocket's and Hocuspocus's `WebSocketPolyfill`, vscode-ws-jsonrpc's
  * `toSocket()`, …; not graphql-ws's `webSocketImpl`, which abandons sockets without closing them:
  * give it `toRetryWait` from `resilient-socket/backoff` instead). It is the core's machine behind an
@@ -21,43 +23,66 @@ import type { Face, Machine } from '../core/machine.js';
 import type { BaseSocketOptions, UrlProvider } from '../core/options.js';
 import type { SocketStats } from '../core/socket.js';
 import { readyStateOf, type SocketState } from '../core/states.js';
-import { isData } from '../data.js';
+import { byteLengthOf, isData } from '../data.js';
 import { browserTransport } from '../transports/browser.js';
 import type { Transport } from '../transports/transport.js';
 import { assertOptionsObject } from '../validation.js';
-import { type CloseEventLike, closeEvent, detailEvent, messageEvent, originOf, plainEvent } from './events.js';
+import type { CloseEventLike } from './event-map.js';
+import { closeEvent, detailEvent, messageEvent, originOf, plainEvent } from './events.js';
 import { Listeners } from './listeners.js';
 import { closeArgs, webSocketProtocols, webSocketUrl } from './whatwg.js';
 
 /** `binaryType`'s values. */
 export type BinaryTypeValue = 'blob' | 'arraybuffer';
 
-/** Options of `new ResilientWebSocket(url, protocols, options)`: the socket's, except `protocols` (the second argument). */
+/**
+ * Options of `new BaseWebSocket(url, protocols, options)` (`resilient-socket/websocket`'s
+ * `ResilientWebSocket`): the core socket's (`BaseSocket`'s, `features` included), except
+ * `protocols` (the second argument).
+ */
 export type ResilientWebSocketOptions = Omit<BaseSocketOptions, 'protocols'>;
 
 /**
- * A `WebSocket` that reconnects: `new ResilientWebSocket(url, protocols?, options?)`, the browser
- * `WebSocket`'s surface on the core's machine. See the README's "Use it where a WebSocket is
- * expected".
+ * The drop-in `WebSocket` on the core alone: what `resilient-socket/websocket` exports, as
+ * `ResilientWebSocket` and as `BaseWebSocket` (its name, which says what you hold). It reconnects
+ * (backoff, `connectTimeout`, `maxRetries`, the close-code policy) and queues `send()` while
+ * disconnected; nothing more unless you add it: `features: [heartbeat()]` (from
+ * `resilient-socket/modular`) notices a dead link, and so on for every feature. The main entry's
+ * `ResilientWebSocket` is this class with every feature and `ResilientSocket`'s flat options. See
+ * the README's "Use it where a WebSocket is expected".
  *
  * @example
  * ```ts
+ * import { heartbeat } from 'resilient-socket/modular';
  * import { ResilientWebSocket } from 'resilient-socket/websocket';
- * const ws = new ResilientWebSocket('wss://example.test/feed', [], { maxDelay: 10_000 });
+ * const ws = new ResilientWebSocket('wss://example.test/feed', [], { features: [heartbeat()] });
  * ws.onmessage = (event) => render(event.data);
  * ```
  */
-export class ResilientWebSocket extends Listeners {
-  /** The class's name, whatever a bundler renamed its binding to. */
-  static override readonly name: string = 'ResilientWebSocket';
-  /** `readyState` while connecting and while waiting to reconnect. */
-  static readonly CONNECTING = 0;
-  /** `readyState` while a connection is open. */
-  static readonly OPEN = 1;
-  /** `readyState` while `close()` closes the connection. */
-  static readonly CLOSING = 2;
-  /** `readyState` after `close()` or a give-up. */
-  static readonly CLOSED = 3;
+export class BaseWebSocket extends Listeners {
+  /** `'BaseWebSocket'`: the core drop-in, whatever name it was imported by (or a bundler renamed it to). */
+  static override readonly name: string = 'BaseWebSocket';
+  /** What `String(BaseWebSocket)` says: which drop-in this is. */
+  static override toString(): string {
+    return 'class BaseWebSocket { [the core drop-in of resilient-socket/websocket: features by `features`] }';
+  }
+  // The constants are getters, on the class as on its prototype: read-only, as a WebSocket's.
+  /** `readyState` while connecting and while waiting to reconnect (0). */
+  static get CONNECTING(): 0 {
+    return 0;
+  }
+  /** `readyState` while a connection is open (1). */
+  static get OPEN(): 1 {
+    return 1;
+  }
+  /** `readyState` while `close()` closes the connection (2). */
+  static get CLOSING(): 2 {
+    return 2;
+  }
+  /** `readyState` after `close()` or a give-up (3). */
+  static get CLOSED(): 3 {
+    return 3;
+  }
 
   /** How sockets of this class reach the network (the Node entries install the ws transport). @internal */
   protected static transport: Transport = browserTransport;
@@ -72,13 +97,15 @@ export class ResilientWebSocket extends Listeners {
   #negotiated: [protocol: string, extensions: string] | undefined;
   /** Set while close() fails an attempt under way, until its `error` and `close` are dispatched. */
   #failing: 0 | 1 | 2 = 0;
+  /** Bytes `send()` took while CLOSING or CLOSED (dropped): a WebSocket counts them in `bufferedAmount`. */
+  #unsent = 0;
 
   /**
-   * `new ResilientWebSocket(url, protocols?, options?)`.
+   * `new ResilientWebSocket(url, protocols?, options?)` (or `new BaseWebSocket(…)`: the same class).
    * @param args `url`: a `ws:`/`wss:` (or `http:`/`https:`) URL, resolved against the page's base
    *   URL in a browser; with the `providers()` feature also a function returning one before every
    *   attempt. `protocols`: one subprotocol or several, each an HTTP token, none twice. `options`:
-   *   the socket's options (backoff, buffer, heartbeat, …), except `protocols`.
+   *   the core socket's options (backoff, buffer, `features`, …), except `protocols`.
    * @throws DOMException `SyntaxError` for a bad URL or subprotocol, as `WebSocket` throws it;
    *   TypeError / RangeError naming a bad option; ResilientSocketError `ERR_RS_NO_WEBSOCKET`.
    */
@@ -99,7 +126,7 @@ export class ResilientWebSocket extends Listeners {
         'Give `protocols` as the second argument of `new ResilientWebSocket(url, protocols, options)`',
       );
     }
-    const Class = this.constructor as typeof ResilientWebSocket;
+    const Class = this.constructor as typeof BaseWebSocket;
     const prepared = Class.prepare({
       binaryType: 'blob',
       ...options,
@@ -168,9 +195,13 @@ export class ResilientWebSocket extends Listeners {
     if (ws) ws.binaryType = value;
   }
 
-  /** Bytes waiting to be sent: those queued while not connected plus the current socket's. */
+  /**
+   * Bytes waiting to be sent: those queued while not connected plus the current socket's; and, as
+   * by a WebSocket, those `send()` took while CLOSING or CLOSED, which are never sent.
+   */
   get bufferedAmount(): number {
     return (
+      this.#unsent +
       (this.#m.queue_?.bytes ?? 0) +
       ((this.#m.attempt_?.socket as { bufferedAmount?: number } | undefined)?.bufferedAmount ?? 0)
     );
@@ -206,7 +237,9 @@ export class ResilientWebSocket extends Listeners {
       throw new TypeError("Failed to execute 'send' on 'WebSocket': 1 argument required, but only 0 present.");
     }
     const [data] = args as unknown[];
-    send(this.#m, isData(data) ? data : String(data), true);
+    const message = isData(data) ? data : String(data);
+    if (this.readyState > 1) this.#unsent += byteLengthOf(message);
+    send(this.#m, message, true);
   }
 
   /**
@@ -218,6 +251,8 @@ export class ResilientWebSocket extends Listeners {
   close(code?: number, reason?: string): void {
     const [number, text] = closeArgs(code, reason);
     const m = this.#m;
+    // The failed attempt's `error` and `close` are due: CLOSING until then, as a WebSocket.
+    if (this.#failing) return;
     // An attempt under way (its WebSocket made or about to be) fails, as a WebSocket's does:
     // readyState CLOSING, then `error` and `close` (1006) once this call has returned, so that a
     // listener added next still hears them. (In a handshake gate it closes politely instead.)
@@ -244,11 +279,13 @@ export class ResilientWebSocket extends Listeners {
   reconnect(code?: number, reason?: string): void {
     const [number, text] = closeArgs(code, reason, 'reconnect');
     reconnect(alive(this.#m, 'reconnect'), number, text);
+    this.#unsent = 0;
   }
 
   /** Starts connecting, when made with `autoConnect: false` or after a give-up. */
   open(): void {
     open(alive(this.#m, 'open'));
+    this.#unsent = 0;
   }
 
   /** @internal how the machine tells the users (see `Face` in `../core/machine.ts`). */

@@ -94,7 +94,8 @@ const CLOSE = "Failed to execute 'close' on 'WebSocket': ";
 /**
  * `close(code, reason)`'s arguments: `code` converted as a WebIDL `[Clamp] unsigned short` and
  * then 1000 or 3000–4999; `reason` converted to a string of at most 123 UTF-8 bytes.
- * @returns the code (`undefined` when none was given: no code is sent) and the reason.
+ * @returns the code (`undefined` when none was given: no code is sent) and the reason ('' without a
+ *   code: a close frame carries a reason only after a code, so none is sent, as by Firefox and undici).
  * @throws DOMException `InvalidAccessError` for the code, `SyntaxError` for the reason, as browsers throw them.
  */
 export function closeArgs(code: unknown, reason: unknown, method = 'close'): [number | undefined, string] {
@@ -118,5 +119,5 @@ export function closeArgs(code: unknown, reason: unknown, method = 'close'): [nu
   if (utf8Length(text) > 123) {
     throw domException(`${prefix}The close reason must not be greater than 123 UTF-8 bytes.`, 'SyntaxError');
   }
-  return [number, text];
+  return [number, number === undefined ? '' : text];
 }

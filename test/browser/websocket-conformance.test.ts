@@ -240,6 +240,56 @@ describe('ResilientWebSocket next to the native WebSocket in Chromium', () => {
     expect(withoutState(ours)).toEqual(withoutState(native));
   });
 
+  it('close() without a code on an open socket: an empty close frame, then close 1005, wasClean, at once: the same', async () => {
+    const { page, base, server } = await setup();
+    const { native, ours } = await both(
+      page,
+      async (t, WS, url) => {
+        const ws = t.make(WS, url);
+        await t.next(ws, 'open');
+        const log = t.record(ws, ['error', 'close']);
+        const started = performance.now();
+        const outcome = t.outcome(() => ws.close());
+        const closing = ws.readyState;
+        await t.next(ws, 'close');
+        // The closing handshake with a local server takes milliseconds; a cut would take CLOSE_TIMEOUT (3 s).
+        const prompt = performance.now() - started < 1_000;
+        return { outcome, closing, prompt, log: log.map((e: Described) => [e.type, e.code, e.reason, e.wasClean]) };
+      },
+      base,
+    );
+    expect(native).toEqual({ outcome: { ok: true }, closing: 2, prompt: true, log: [['close', 1005, '', true]] });
+    expect(ours).toEqual(native);
+    // The server received a close frame without a body from both.
+    await waitFor(() => server.closes.length === 2, 2_000, 'both connections to close on the server');
+    expect(server.closes).toEqual([
+      { code: 1005, reason: '' },
+      { code: 1005, reason: '' },
+    ]);
+  });
+
+  it('close(undefined, reason) and reconnect() without a code: no code is sent (the reason only goes with one)', async () => {
+    const { page, base, server } = await setup();
+    const seen = (await page.evaluate(`(async (t, url) => {
+      const a = t.make(t.ResilientWebSocket, url);
+      await t.next(a, 'open');
+      const started = performance.now();
+      a.close(undefined, 'bye');
+      const event = await t.next(a, 'close');
+      const b = t.make(t.ResilientWebSocket, url);
+      await t.next(b, 'open');
+      b.reconnect();
+      await t.next(b, 'open');
+      return { close: [event.code, event.reason, event.wasClean], prompt: performance.now() - started < 1000 };
+    })(window.wsTest, ${JSON.stringify(base)})`)) as { close: unknown[]; prompt: boolean };
+    expect(seen).toEqual({ close: [1005, '', true], prompt: true });
+    await waitFor(() => server.closes.length === 2, 2_000, 'both connections to close on the server');
+    expect(server.closes).toEqual([
+      { code: 1005, reason: '' },
+      { code: 1005, reason: '' },
+    ]);
+  });
+
   it('close() right after the constructor: CLOSING at once, then error and close (1006, CLOSED in both), the same', async () => {
     const { page, base } = await setup();
     const { native, ours } = await both(

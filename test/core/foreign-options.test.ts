@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { BaseSocket } from '../../src/core/socket.js';
 import { ResilientSocket } from '../../src/full/resilient-socket.js';
 import { ResilientWebSocket as FullResilientWebSocket } from '../../src/full/resilient-websocket.js';
-import { ResilientWebSocket } from '../../src/websocket/resilient-websocket.js';
+import { BaseWebSocket as ResilientWebSocket } from '../../src/websocket/resilient-websocket.js';
 import { uniqueUrl, WebSocketImpl } from '../full/helpers.js';
 
 type Make = (options: Record<string, unknown>) => unknown;

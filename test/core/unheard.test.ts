@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { warn } from '../../src/core/report.js';
 import { BaseSocket } from '../../src/core/socket.js';
-import { ResilientWebSocket } from '../../src/websocket/resilient-websocket.js';
+import { BaseWebSocket as ResilientWebSocket } from '../../src/websocket/resilient-websocket.js';
 import { advance, cleanup, MOCK_DELAY, startServer, uniqueUrl, WebSocketImpl } from '../full/helpers.js';
 
 const sockets: { close(): void }[] = [];

@@ -103,6 +103,36 @@ export const CONSTRUCTOR_CASES: readonly Case[] = [
     ours: { outcome: () => fragment('***'), why: 'a fragment may carry a secret: messages show URLs redacted' },
   },
   { title: 'an empty fragment', args: (base) => [`${base}/#`], chromium: () => fragment('') },
+  {
+    title: 'only a fragment: resolved against the page (WPT Create-invalid-urls); no base in Node',
+    args: () => ['#test'],
+    chromium: () => fragment('test'),
+    ours: { outcome: () => fragment('***'), why: 'a fragment may carry a secret: messages show URLs redacted' },
+    node: () => badUrl('#***'),
+  },
+  {
+    title: 'mailto: (WPT Create-invalid-urls)',
+    args: () => ['mailto:example@example.org'],
+    chromium: () =>
+      dom(
+        'SyntaxError',
+        `${CONSTRUCT}The URL's scheme must be either 'http', 'https', 'ws', or 'wss'. 'mailto' is not allowed.`,
+      ),
+  },
+  {
+    title: 'about:blank (WPT Create-invalid-urls)',
+    args: () => ['about:blank'],
+    chromium: () =>
+      dom(
+        'SyntaxError',
+        `${CONSTRUCT}The URL's scheme must be either 'http', 'https', 'ws', or 'wss'. 'about' is not allowed.`,
+      ),
+  },
+  {
+    title: 'a port out of range',
+    args: () => ['ws://127.0.0.1:65536/'],
+    chromium: () => badUrl('ws://127.0.0.1:65536/'),
+  },
   { title: 'one subprotocol', args: (base) => [base, 'chat'], chromium: (base) => ok(`${base}/`) },
   { title: 'no subprotocol (an empty list)', args: (base) => [base, []], chromium: (base) => ok(`${base}/`) },
   {
@@ -117,6 +147,16 @@ export const CONSTRUCTOR_CASES: readonly Case[] = [
   },
   { title: 'a number as the subprotocol', args: (base) => [base, 42], chromium: (base) => ok(`${base}/`) },
   { title: 'a subprotocol with a space', args: (base) => [base, 'a b'], chromium: () => badProtocol('a b') },
+  {
+    title: 'a subprotocol with a separator (WPT Create-asciiSep-protocol-string)',
+    args: (base) => [base, '/echo'],
+    chromium: () => badProtocol('/echo'),
+  },
+  {
+    title: 'a non-ASCII subprotocol (WPT Create-nonAscii-protocol-string)',
+    args: (base) => [base, '\u0080echo'],
+    chromium: () => badProtocol('\\u0080echo'),
+  },
   { title: 'an empty subprotocol', args: (base) => [base, ''], chromium: () => badProtocol('') },
   { title: 'the second subprotocol invalid', args: (base) => [base, ['a', 'b c']], chromium: () => badProtocol('b c') },
   {
@@ -154,6 +194,7 @@ export const CLOSE_CASES: readonly Case[] = [
   { title: 'an explicit undefined code', args: () => [undefined], chromium: () => ok() },
   { title: '1001 (reserved for browsers)', args: () => [1001], chromium: () => badCode(1001) },
   { title: '999', args: () => [999], chromium: () => badCode(999) },
+  { title: '500 (WPT close-invalid)', args: () => [500], chromium: () => badCode(500) },
   { title: '2999', args: () => [2999], chromium: () => badCode(2999) },
   { title: '5000', args: () => [5000], chromium: () => badCode(5000) },
   { title: '0', args: () => [0], chromium: () => badCode(0) },
@@ -163,6 +204,11 @@ export const CLOSE_CASES: readonly Case[] = [
   { title: 'a numeric string', args: () => ['3001'], chromium: () => ok() },
   { title: '-1: clamped to 0', args: () => [-1], chromium: () => badCode(0) },
   { title: '65536: clamped to 65535', args: () => [65_536], chromium: () => badCode(65_535) },
+  {
+    title: '2**16 + 1000 (WPT close-invalid): clamped to 65535',
+    args: () => [0x10000 + 1000],
+    chromium: () => badCode(65_535),
+  },
   { title: 'Infinity: clamped to 65535', args: () => [Number.POSITIVE_INFINITY], chromium: () => badCode(65_535) },
   { title: '1000.4', args: () => [1000.4], chromium: () => ok() },
   {
@@ -218,7 +264,7 @@ export const CLOSE_CASES: readonly Case[] = [
     chromium: () => badCode(0),
     ours: {
       outcome: () => ok(),
-      why: 'WebIDL treats an explicit undefined optional argument as missing (so does Firefox); Chromium converts it to 0',
+      why: 'WebIDL treats an explicit undefined optional argument as missing (so does Firefox); Chromium converts it to 0. No code is sent, and so no reason (a close frame carries one only after a code)',
     },
   },
 ];

@@ -18,11 +18,12 @@ import { advance, cleanup, MOCK_DELAY, trackingWebSocket, WebSocketImpl } from '
 import { CLOSE_CASES, CONSTRUCTOR_CASES, expectedOurs, type Outcome, outcomeOf } from './cases.js';
 
 type Class = typeof CoreBrowser;
-const CLASSES: [string, Class][] = [
-  ['resilient-socket/websocket (browser build)', CoreBrowser],
-  ['resilient-socket/websocket (Node build)', CoreNode],
-  ['resilient-socket (browser build)', FullBrowser as unknown as Class],
-  ['resilient-socket (Node build)', FullNode as unknown as Class],
+/** Each class users import, with the name it has: the core drop-in is `BaseWebSocket` under both its names. */
+const CLASSES: [string, Class, string][] = [
+  ['resilient-socket/websocket (browser build)', CoreBrowser, 'BaseWebSocket'],
+  ['resilient-socket/websocket (Node build)', CoreNode, 'BaseWebSocket'],
+  ['resilient-socket (browser build)', FullBrowser as unknown as Class, 'ResilientWebSocket'],
+  ['resilient-socket (Node build)', FullNode as unknown as Class, 'ResilientWebSocket'],
 ];
 
 const made = new Set<{ close(): void }>();
@@ -58,7 +59,7 @@ afterEach(async () => {
   await cleanup();
 });
 
-describe.each(CLASSES)('%s', (_, RWS) => {
+describe.each(CLASSES)('%s', (_, RWS, name) => {
   const open = async (base: string, protocols?: string | string[]) => {
     const socket = track(new RWS(base, protocols, { WebSocket: WebSocketImpl }));
     await advance(MOCK_DELAY);
@@ -113,7 +114,7 @@ describe.each(CLASSES)('%s', (_, RWS) => {
     for (const target of [RWS, RWS.prototype, socket]) {
       expect([target.CONNECTING, target.OPEN, target.CLOSING, target.CLOSED]).toEqual([0, 1, 2, 3]);
     }
-    expect(RWS.name).toBe('ResilientWebSocket');
+    expect(RWS.name).toBe(name);
     expect(socket).toBeInstanceOf(EventTarget);
   });
 

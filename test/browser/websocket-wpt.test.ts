@@ -1,0 +1,42 @@
+/**
+ * The web-platform-tests `websockets/` assertions (test/websocket/wpt.ts) in Chromium: each
+ * scenario runs on the native WebSocket (the control: it must give what WPT asserts), on
+ * `ResilientWebSocket` from `resilient-socket/websocket` and on the main entry's (every feature),
+ * from the browser builds in one page (test/browser/pages/websocket/). Ours must give what the
+ * native one gives, except where a scenario says why (the README's "Use it where a WebSocket is
+ * expected" lists those differences). Real ws server on 127.0.0.1.
+ */
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startStaticServer } from '../../examples/lib/static-server.js';
+import { Cleanup } from '../helpers/wait.js';
+import { EchoServer } from '../websocket/echo-server.js';
+import { SCENARIOS } from '../websocket/wpt.js';
+import { useBrowser, WEBSOCKET_FAILED } from './harness.js';
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run()); // runs last: stops the servers
+const browser = useBrowser();
+
+describe('web-platform-tests websockets/ in Chromium: native WebSocket, then ResilientWebSocket (both entries)', () => {
+  it.each(SCENARIOS.map((s) => [s.title, s] as const))('%s', async (_title, scenario) => {
+    const server = cleanup.add(await new EchoServer().start(), (s) => s.stop());
+    const site = cleanup.add(await startStaticServer({ root: join(import.meta.dirname, 'pages', 'websocket') }), (s) =>
+      s.stop(),
+    );
+    const page = await browser.newPage();
+    cleanup.add(page, (p) => p.evaluate('window.wsTest.closeAll()').catch(() => undefined));
+    // Chromium logs a failed or aborted connection, and a send() after close(), as console errors.
+    browser.allowConsoleErrors(WEBSOCKET_FAILED, /WebSocket is already in CLOSING or CLOSED state/);
+    await page.goto(site.url);
+    await page.waitForFunction(() => 'wsTest' in window, undefined, { timeout: 5_000, polling: 20 });
+    const arg = { url: server.base };
+    const { native, ours, full } = (await page.evaluate(
+      `window.wsTest.all(${scenario.run.toString()}, ${JSON.stringify(arg)})`,
+    )) as Record<'native' | 'ours' | 'full', unknown>;
+    expect(native, 'the native WebSocket (the control)').toEqual(scenario.expected);
+    const expected = scenario.ours?.expected ?? scenario.expected;
+    expect(ours, 'resilient-socket/websocket').toEqual(expected);
+    expect(full, 'resilient-socket').toEqual(expected);
+  });
+});
