@@ -31,7 +31,8 @@ it('npm pack without a build first builds, and the tarball holds every entry of 
       error ? reject(new Error(`npm pack failed: ${err}`)) : resolve(out),
     );
   });
-  const [info] = JSON.parse(stdout.slice(stdout.indexOf('['))) as [{ files: { path: string }[] }];
+  // The build prints its own lines first (prepack); npm's JSON array starts a line of its own.
+  const [info] = JSON.parse(stdout.slice(stdout.search(/^\[\s*\{/m))) as [{ files: { path: string }[] }];
   const files = new Set(info.files.map((f) => f.path));
   const pkg = (await import(join(dir, 'package.json'), { with: { type: 'json' } })).default as {
     exports: Record<string, unknown>;
