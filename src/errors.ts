@@ -50,6 +50,20 @@ export const ErrorCodes = /* @__PURE__ */ Object.freeze({
    * WebSocket's error.
    */
   UNSENDABLE: 'ERR_RS_UNSENDABLE',
+  /**
+   * On a `TypeError` (never a `ResilientSocketError`): an option, or a method's argument, of the
+   * wrong type. The message names it.
+   */
+  INVALID_TYPE: 'ERR_RS_INVALID_TYPE',
+  /** On a `RangeError`: an option or argument of the right type whose value is refused. The message names it. */
+  INVALID_VALUE: 'ERR_RS_INVALID_VALUE',
+  /** On a `TypeError`: an option this socket or factory does not know. The message names it. */
+  UNKNOWN_OPTION: 'ERR_RS_UNKNOWN_OPTION',
+  /**
+   * On a `TypeError`: an option or member that needs a feature the socket does not have (import
+   * its factory from `resilient-socket/modular` and add it to `features`). The message names it.
+   */
+  NEEDS_FEATURE: 'ERR_RS_NEEDS_FEATURE',
 });
 
 /** The union of the values of {@link ErrorCodes}. */
@@ -98,8 +112,12 @@ export class ResilientSocketError extends Error {
   /** The close code for `ERR_RS_FATAL_CLOSE`. */
   readonly closeCode: number | undefined;
 
+  /**
+   * @param message what happened, in development builds and Node; production builds pass `''`
+   *   and the message is the code alone (`cause` and the fields still tell the rest).
+   */
   constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
-    super(redactUrls(message), details.cause === undefined ? undefined : { cause: redactCause(details.cause) });
+    super(redactUrls(message || code), details.cause === undefined ? undefined : { cause: redactCause(details.cause) });
     this.name = 'ResilientSocketError';
     this.code = code;
     this.status = details.status;

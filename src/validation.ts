@@ -1,10 +1,48 @@
 /**
- * Shared argument validation. Every message names the option and shows what was received, e.g.
- * ``Expected `maxDelay` to be a finite number > 0, got -5``: a TypeError for a wrong type, a
- * RangeError for a value of the right type outside its range. Written for size (every import of
- * the package carries it): one describer, one number rule, table-free.
+ * Shared argument validation: a TypeError for a wrong type, a RangeError for a value of the right
+ * type outside its range, each with a stable `code` (`ERR_RS_INVALID_TYPE`, `ERR_RS_INVALID_VALUE`,
+ * `ERR_RS_UNKNOWN_OPTION`, `ERR_RS_NEEDS_FEATURE`). Every check runs in every build.
+ *
+ * Development builds and Node say everything: ``Expected `maxDelay` to be a finite number >= 1,
+ * got -5``, a did-you-mean, the factory to import. Production bundles say ``` `maxDelay`:
+ * ERR_RS_INVALID_VALUE ```: the option and the code, which the README's error table explains.
+ * Each message site reads `process.env.NODE_ENV` where it builds its text, the exact expression
+ * the package's build (and bundlers) replace, so that a production bundle carries neither the
+ * text nor the code that only makes it (`describeReceived`, `closestKey`, …).
  * @internal
  */
+
+/** The stable codes of the TypeErrors and RangeErrors the package throws for bad input. */
+export type InputErrorCode =
+  | 'ERR_RS_INVALID_TYPE'
+  | 'ERR_RS_INVALID_VALUE'
+  | 'ERR_RS_UNKNOWN_OPTION'
+  | 'ERR_RS_NEEDS_FEATURE';
+
+/**
+ * A TypeError or RangeError about `name` (an option or an argument) with a stable `code`. `text` is
+ * the development message; `''` (a production build) gives the short one: `` `name`: CODE ``.
+ */
+export function inputError<E extends TypeErrorConstructor | RangeErrorConstructor>(
+  Kind: E,
+  code: InputErrorCode,
+  name: string,
+  text: string,
+): InstanceType<E> & { readonly code: InputErrorCode } {
+  const error = new Kind(text || `\`${name}\`: ${code} (development builds say more)`);
+  // Not enumerable: an error compared with `new TypeError(message)` (as tests and assertion
+  // libraries do) is still equal to it; `error.code` reads the same.
+  Object.defineProperty(error, 'code', { value: code, configurable: true, writable: true });
+  return error as InstanceType<E> & { readonly code: InputErrorCode };
+}
+
+/** A TypeError (`ERR_RS_INVALID_TYPE`) about `name`; `text` as in {@link inputError}. */
+export const typeError = (name: string, text: string): TypeError =>
+  inputError(TypeError, 'ERR_RS_INVALID_TYPE', name, text);
+
+/** A RangeError (`ERR_RS_INVALID_VALUE`) about `name`; `text` as in {@link inputError}. */
+export const rangeError = (name: string, text: string): RangeError =>
+  inputError(RangeError, 'ERR_RS_INVALID_VALUE', name, text);
 
 /** `1 character` / `n characters`. */
 export function characters(count: number): string {
@@ -45,8 +83,14 @@ export interface NumberRule {
  * value out of bounds.
  */
 export function assertNumber(name: string, value: unknown, rule: NumberRule = {}): asserts value is number {
-  if (typeof value !== 'number')
-    throw new TypeError(`Expected \`${name}\` to be a number, got ${describeReceived(value)}`);
+  if (typeof value !== 'number') {
+    throw typeError(
+      name,
+      process.env.NODE_ENV !== 'production'
+        ? `Expected \`${name}\` to be a number, got ${describeReceived(value)}`
+        : '',
+    );
+  }
   const { min, above, max, integer, allowInfinity } = rule;
   const infinite = allowInfinity && value === Number.POSITIVE_INFINITY;
   if (
@@ -58,21 +102,31 @@ export function assertNumber(name: string, value: unknown, rule: NumberRule = {}
         (above !== undefined && value <= above) ||
         (max !== undefined && value > max)
   ) {
-    const bounds = [
-      above === undefined ? '' : `> ${above}`,
-      min === undefined ? '' : `>= ${min}`,
-      max === undefined ? '' : `<= ${max}`,
-    ];
-    const wanted = [integer ? 'an integer' : 'a finite number', ...bounds.filter(Boolean)].join(' ');
-    throw new RangeError(
-      `Expected \`${name}\` to be ${wanted}${allowInfinity ? ' or Infinity' : ''}, got ${describeValue(value)}`,
-    );
+    throw rangeError(name, process.env.NODE_ENV !== 'production' ? numberRuleText(name, value, rule) : '');
   }
 }
 
-/** A TypeError unless `ok`: ``Expected `name` to be <wanted>, got <received>``. */
+/** The development message of a number outside `rule`: what it must be, and what it got. */
+function numberRuleText(name: string, value: number, { min, above, max, integer, allowInfinity }: NumberRule): string {
+  const bounds = [
+    above === undefined ? '' : `> ${above}`,
+    min === undefined ? '' : `>= ${min}`,
+    max === undefined ? '' : `<= ${max}`,
+  ];
+  const wanted = [integer ? 'an integer' : 'a finite number', ...bounds.filter(Boolean)].join(' ');
+  return `Expected \`${name}\` to be ${wanted}${allowInfinity ? ' or Infinity' : ''}, got ${describeValue(value)}`;
+}
+
+/** A TypeError unless `ok`: ``Expected `name` to be <wanted>, got <received>`` (development builds). */
 export function assertThat(ok: boolean, name: string, wanted: string, value: unknown): void {
-  if (!ok) throw new TypeError(`Expected \`${name}\` to be ${wanted}, got ${describeReceived(value)}`);
+  if (!ok) {
+    throw typeError(
+      name,
+      process.env.NODE_ENV !== 'production'
+        ? `Expected \`${name}\` to be ${wanted}, got ${describeReceived(value)}`
+        : '',
+    );
+  }
 }
 
 export function assertFunction(name: string, value: unknown): asserts value is (...args: never[]) => unknown {
@@ -200,10 +254,10 @@ export function closestKey(key: string, known: readonly string[]): string | unde
 }
 
 /**
- * Refuses keys of `value` not in `known` with a TypeError naming the option: what `explain` says of
- * it (another library's option and its equivalent here), else ``Unknown option `maxDelays`: did
- * you mean `maxDelay`?``, or, without a close match, listing the known ones (of `owner`, or of the
- * option `name`).
+ * Refuses keys of `value` not in `known` with a TypeError (`ERR_RS_UNKNOWN_OPTION`) naming the
+ * option. Development builds say more: what `explain` says of it (another library's option and
+ * its equivalent here), else ``Unknown option `maxDelays`: did you mean `maxDelay`?``, or, without
+ * a close match, the known ones (of `owner`, or of the option `name`).
  */
 export function assertKnownKeys(
   name: string,
@@ -214,19 +268,33 @@ export function assertKnownKeys(
 ): void {
   for (const key of Object.keys(value ?? {})) {
     if (known.includes(key)) continue;
-    const head = `Unknown option \`${optionPath(name, key)}\``;
-    const explained = explain?.(key);
-    if (explained) throw new TypeError(`${head}: ${explained}`);
-    const suggestion = closestKey(key, known);
-    const of = owner ?? (name && `\`${name}\``);
-    throw new TypeError(
-      suggestion !== undefined
-        ? `${head}: did you mean \`${optionPath(name, suggestion)}\`?`
-        : known.length === 0
-          ? `${head}: ${of || 'it'} takes no options`
-          : `${head}: the options${of ? ` of ${of}` : ''} are ${known.map((k) => `\`${k}\``).join(', ')}`,
+    throw inputError(
+      TypeError,
+      'ERR_RS_UNKNOWN_OPTION',
+      optionPath(name, key),
+      process.env.NODE_ENV !== 'production' ? unknownKeyText(name, key, known, owner, explain) : '',
     );
   }
+}
+
+/** The development message of an unknown option (see {@link assertKnownKeys}). */
+function unknownKeyText(
+  name: string,
+  key: string,
+  known: readonly string[],
+  owner: string | undefined,
+  explain: ((key: string) => string | undefined) | undefined,
+): string {
+  const head = `Unknown option \`${optionPath(name, key)}\``;
+  const explained = explain?.(key);
+  if (explained) return `${head}: ${explained}`;
+  const suggestion = closestKey(key, known);
+  const of = owner ?? (name && `\`${name}\``);
+  return suggestion !== undefined
+    ? `${head}: did you mean \`${optionPath(name, suggestion)}\`?`
+    : known.length === 0
+      ? `${head}: ${of || 'it'} takes no options`
+      : `${head}: the options${of ? ` of ${of}` : ''} are ${known.map((k) => `\`${k}\``).join(', ')}`;
 }
 
 /** RFC 7230 `tchar`: what header names and WebSocket subprotocols are made of. */
