@@ -1,116 +1,114 @@
 /**
- * The machine of one socket: its state, held in one record the socket keeps private, the state
- * funnel and what each state's deadline does, the backoff wait, and how it tells its users. The
- * rest is in modules of functions over this record:
+ * The machine of one socket, top to bottom: its state and the one funnel every change goes
+ * through, the one deadline each state arms, an attempt from its target to its end, the loss of a
+ * connection and the decision that follows (give up, wait for the network, or wait out the
+ * backoff), sending and the queue, what the user asks (open, reconnect, close), and how it tells
+ * its users. `BaseSocket` (an eventemitter3 emitter) and `ResilientWebSocket` (an EventTarget) are
+ * two faces of it. The pieces it leans on, each short and pure where it can be: the state table
+ * (`./states.ts`), the decision (`./decide.ts`), the attempt's connection (`./connection.ts`), the
+ * queue (`./queue.ts`), the options (`./resolve.ts`) and the transport (`../transports/`).
  *
- * | module       | what it does                                                                          |
- * | ------------ | ------------------------------------------------------------------------------------- |
- * | `machine.ts` | enters a state (clears the old deadline, arms the new one, tells the features, emits `state`); what each deadline does; the backoff wait; events, errors and drops |
- * | `link.ts`    | one attempt: its target, its WebSocket, what the transport reports, the open and the flush, the end |
- * | `delay.ts`   | the backoff draw: the default's window times a fresh random number, or the `backoff` policy's next delay |
- * | `loss.ts`    | after a loss: the features' say, `shouldReconnect`, `decide()`, then give up, wait for the network or wait out the backoff |
+ * Features plug in through named hooks run in rank order by one loop (`run_`; the table of hooks is
+ * in `./feature.ts`); they see this machine typed down to `Host`. Members end in `_`: the build
+ * shortens those names, and they stay out of sight of `util.inspect` and `JSON.stringify` of the
+ * socket, which holds the machine in a `#private` field.
  *
- * Members end in `_`: the build shortens those names (`mangleProps`), and they stay out of sight of
- * `util.inspect` and `JSON.stringify` of the socket, which holds this record in a `#private` field.
- * Features see it through the `Host` interface (`./feature.ts`): the same object, typed down.
+ * Memory (heap per connected client is a budgeted figure): no closure per socket, attempt or timer
+ * beyond one bound function per armed timer; counters are fields, not an object; the queue and the
+ * features' data exist only while needed; the options are one frozen object shared by sockets
+ * created alike (`./resolve.ts`).
  *
  * @internal
  */
+import { clampDelay } from '../backoff/policy.js';
+import { truncatedWindow } from '../backoff/truncated-binary-exponential.js';
 import type { BackoffPolicyLike } from '../backoff/types.js';
-import type { Data } from '../data.js';
+import { unrefTimer } from '../clock.js';
+import { byteLengthOf, type Data, ownCopy } from '../data.js';
 import { isResilientSocketError, ResilientSocketError } from '../errors.js';
 import { redactUrl } from '../redact.js';
 import type { Bound, Owner } from '../transports/transport.js';
-import { describeThrown } from '../validation.js';
+import type { WebSocketLike } from '../transports/websocket-like.js';
+import { describeReceived, describeThrown } from '../validation.js';
 import type { CloseInfo } from './close-codes.js';
-import type { Connection } from './connection.js';
-import { retryDelay } from './decide.js';
-import { nextDelay } from './delay.js';
+import { Connection, closeSocket } from './connection.js';
+import { decide, retryDelay } from './decide.js';
 import type { DropReason, ResilientSocketEvents } from './events.js';
-import type { Feature, HookName, Host, Loss } from './feature.js';
-import {
-  dropRetiring,
-  endAttempt,
-  fail,
-  finishClose,
-  onClose,
-  onClosing,
-  onMessage,
-  onOpen,
-  startAttempt,
-} from './link.js';
-import { decided } from './loss.js';
+import type { Feature, HookName, Host, Loss, Target } from './feature.js';
 import type { UrlProvider } from './options.js';
-import type { Queue } from './queue.js';
-import { callbackError, listenerError, surface, UNHEARD_DROP, warn } from './report.js';
+import { Queue } from './queue.js';
+import { callbackError, listenerError, surface, UNHEARD_DROP, UNHEARD_GIVEUP, warn } from './report.js';
 import type { Config, Resolved } from './resolve.js';
-import {
-  CLOSE_TIMEOUT,
-  canTransition,
-  PHASE,
-  RETIRE,
-  SHOULD_RECONNECT_TIMEOUT,
-  type SocketState,
-  STATES,
-} from './states.js';
-import { TimerSlots, type TimerSpec } from './timers.js';
+import { CLOSE_TIMEOUT, SHOULD_RECONNECT_TIMEOUT, type SocketState, STATES } from './states.js';
 
-/** What each timer slot does when due: one table for all machines (no closure per timer). */
-const TIMERS: TimerSpec<Machine> = { fire: (m, slot) => m.fire_(slot) };
+/** WebSocket ready states. */
+const OPEN = 1;
+/** The close code reported for a connection closed without one (`close()` with no code sends none). */
+const NO_STATUS = 1005;
+/** The core's timer slots: the current state's deadline, and the cut of a connection let go before its TCP close. */
+const PHASE = 0;
+const RETIRE = 1;
+
+/** What `send()` did with a message. */
+export type SendResult = 'sent' | 'buffered' | 'dropped';
 
 /**
- * The object a socket's users hold, as its machine uses it: `BaseSocket` (an eventemitter3
- * emitter) or `ResilientWebSocket` (an EventTarget). Its members end in `_` (the build shortens them).
+ * The object a socket's users hold, as the machine uses it: `BaseSocket` or `ResilientWebSocket`.
+ * Its members end in `_` (the build shortens them).
  */
 export interface Face {
   /** Tells the users: emits, or dispatches as a DOM event. A listener that throws may throw out of it. */
   emit_(event: string, ...args: unknown[]): void;
-  /** Whether anyone listens for `event` (`error`: otherwise a failure of user code is surfaced elsewhere). */
+  /** Whether anyone listens for `event`. */
   listens_(event: string): boolean;
   /** Closes for good (the `abortSignal` feature). */
   close(code: number, reason: string): void;
 }
 
 export class Machine implements Host, Owner {
+  readonly socket_: Face;
   /** Shared with every socket created with equal options. */
   readonly config_: Config;
   /** The `url` argument: a URL (read again for every attempt), or the provider to call. */
   readonly target_: UrlProvider;
   /** The `backoff` option's policy (the default backoff is a formula: no object). */
   readonly backoff_: BackoffPolicyLike | undefined;
-  /** Delays drawn from the default backoff since the last reset: its `n − 1`. */
-  draws_ = 0;
-  /** Created by the first send that queues; let go once flushed or drained. */
-  queue_: Queue | undefined = undefined;
-  readonly timers_: TimerSlots<Machine>;
+  /** The `wsOptions` option (per socket: a header may carry its own token). */
+  readonly wsOptions_: Record<string, unknown> | undefined;
+  binaryType_: string | undefined;
   state_: SocketState = 'idle';
   /** State changes so far: a listener that changed the state is told apart by it. */
   changes_ = 0;
   attempt_: Connection | undefined = undefined;
-  /** A connection `reconnect()` let go, finishing its closing handshake (the `RETIRE` slot bounds it). */
+  /** A connection let go before its TCP close (`reconnect()`, the server's close frame), cut after `CLOSE_TIMEOUT`. */
   retiring_: Connection | undefined = undefined;
   /** A loss an async `shouldReconnect` is deciding about (present only while it decides). */
   deciding_: Loss | undefined = undefined;
-  /** Consecutive failures since the last stable connection. */
+  /** Consecutive failures since the last stable connection: the backoff's `n`, what `maxRetries` limits. */
   failures_ = 0;
   /** Attempts started since the last stable connection, `open()` or `reconnect()`. */
   runAttempts_ = 0;
+  /** Delays drawn from the default backoff since the last reset: its `n − 1`. */
+  draws_ = 0;
   /** `close()` (or the `abortSignal` feature) ended this socket for good. */
   disposed_ = false;
-  binaryType_: string | undefined;
-  /** The `wsOptions` option (per socket: a header may carry its own token). */
-  readonly wsOptions_: Record<string, unknown> | undefined;
   /** The URL of the latest attempt ('' before the first when it comes from a provider). */
   url_: string;
+  /** Created by the first send that queues; let go once flushed or drained. */
+  queue_: Queue | undefined = undefined;
   /** The features' per-socket data, one slot per feature, made when the first one needs it. */
   data_: unknown[] | undefined = undefined;
-  // The counters behind `stats` (fields rather than an object of their own: the memory budget).
+  /** Two entries per timer slot: the clock's handle, and the arming it belongs to (0: idle). */
+  readonly timers_: unknown[];
+  /** Timers armed so far: numbers each arming, so that a stale callback is told apart. */
+  armed_ = 0;
+  // The counters behind `stats` (fields, not an object of their own: the memory budget).
   attempts_ = 0;
   connects_ = 0;
   dropped_ = 0;
   messagesIn_ = 0;
   messagesOut_ = 0;
-  /** When the current connection opened, or (no open connection) when the last one ended or the socket was made. */
+  /** When the current connection opened, or (none open) when the last one ended or the socket was made. */
   since_: number;
   lastError_: ResilientSocketError | undefined = undefined;
   /** When the last scheduled retry is due (read through `stats` only while it is pending). */
@@ -118,28 +116,21 @@ export class Machine implements Host, Owner {
   /** What the socket already warned about, unheard (bits of `UNHEARD_GIVEUP`, `UNHEARD_DROP`). */
   warned_ = 0;
 
-  /** The socket its users hold (events are emitted on it). */
-  readonly socket_: Face;
-
-  // A plain field, not a parameter property: the build's declaration of one would keep its long name.
   constructor(socket: Face, { config, url, backoff, binaryType, wsOptions }: Resolved) {
     this.socket_ = socket;
     this.config_ = config;
     this.target_ = url;
     this.backoff_ = backoff;
-    this.timers_ = new TimerSlots(TIMERS, config, this, config.slotOwner.length);
     this.binaryType_ = binaryType;
     this.wsOptions_ = wsOptions;
     this.url_ = typeof url === 'function' ? '' : String(url);
     this.since_ = config.clock.now();
+    this.timers_ = new Array(config.slotOwner.length * 2).fill(0);
   }
 
-  // ─── features ────────────────────────────────────────────────────────────────────────────
+  // ─── features and timers ─────────────────────────────────────────────────────────────────
 
-  /**
-   * Runs hook `name` of every feature, in rank order; the first truthy result ends the run and is
-   * returned (a consumed message, a gate, a target, a refusal, a hold).
-   */
+  /** Runs hook `name` of every feature in rank order; the first truthy result ends the run and is returned. */
   run_<R>(name: HookName, ...args: unknown[]): R | undefined {
     const features = this.config_.features;
     for (let me = 0; me < features.length; me++) {
@@ -150,9 +141,8 @@ export class Machine implements Host, Owner {
   }
 
   find_(name: string): [Feature, number] | undefined {
-    const features = this.config_.features;
-    const me = features.findIndex((f) => f.name === name);
-    return me < 0 ? undefined : [features[me] as Feature, me];
+    const me = this.config_.features.findIndex((f) => f.name === name);
+    return me < 0 ? undefined : [this.config_.features[me] as Feature, me];
   }
 
   get_(me: number): unknown {
@@ -160,51 +150,84 @@ export class Machine implements Host, Owner {
   }
 
   set_(me: number, value: unknown): void {
-    // Made at its exact length, on first need (the memory budget: most sockets never need it).
     if (value === undefined && !this.data_) return;
     this.data_ ??= new Array(this.config_.features.length);
     this.data_[me] = value;
   }
 
+  /** Arms timer `slot` (replacing what it held) to fire after `ms`, clamped to [0, 2^31 − 1]. */
+  arm_(slot: number, ms: number): void {
+    this.disarm_(slot);
+    const arming = ++this.armed_;
+    this.timers_[2 * slot + 1] = arming;
+    const handle = this.config_.clock.setTimeout(this.fire_.bind(this, slot, arming), clampDelay(ms));
+    if (this.config_.unref) unrefTimer(handle);
+    // A clock that ran the callback at once may have re-armed the slot: keep that timer's handle.
+    if (this.timers_[2 * slot + 1] === arming) this.timers_[2 * slot] = handle;
+  }
+
+  disarm_(slot: number): void {
+    if (this.timers_[2 * slot + 1] === 0) return;
+    const handle = this.timers_[2 * slot];
+    this.timers_[2 * slot] = this.timers_[2 * slot + 1] = 0;
+    this.config_.clock.clearTimeout(handle);
+  }
+
+  /** Cancels every timer: no clock timer is left. */
+  disarmAll_(): void {
+    for (let slot = 0; slot * 2 < this.timers_.length; slot++) this.disarm_(slot);
+  }
+
   setTimer_(me: number, local: number, ms: number): void {
     // Nothing runs after close() (a drop listener may close the socket while a feature works).
-    if (!this.disposed_) this.timers_.set((this.config_.slotBase[me] as number) + local, ms);
+    if (!this.disposed_) this.arm_((this.config_.slotBase[me] as number) + local, ms);
   }
 
   clearTimer_(me: number, local: number): void {
-    this.timers_.clear((this.config_.slotBase[me] as number) + local);
+    this.disarm_((this.config_.slotBase[me] as number) + local);
   }
 
   hasTimer_(me: number, local: number): boolean {
-    return this.timers_.has((this.config_.slotBase[me] as number) + local);
+    return this.timers_[2 * ((this.config_.slotBase[me] as number) + local) + 1] !== 0;
+  }
+
+  pauseRetry_(): void {
+    this.disarm_(PHASE);
+  }
+
+  expire_(before: number): Data[] {
+    const out = this.queue_?.expire(before) ?? [];
+    if (!this.queue_?.length) this.queue_ = undefined;
+    return out;
   }
 
   // ─── the state funnel and the deadlines ──────────────────────────────────────────────────
 
   /**
-   * Enters `next`: clears the deadline of the state it leaves and arms the one of the state it
-   * enters (`wait` is the `retry` deadline's duration: the backoff delay, or how long an async
-   * `shouldReconnect` may take; none while waiting for the network), tells the features, and emits
-   * `state` before anything else tells about the change. Entering the state it is in only re-arms
-   * the deadline (a `reconnect()` while connecting).
+   * Enters `next`: clears the last state's deadline and arms the new one (`wait` is the `retry`
+   * deadline: the backoff delay, or how long an async `shouldReconnect` may take; none while
+   * waiting for the network), tells the features, then emits `state` before anything else tells
+   * about the change. Entering the state it is in only re-arms the deadline.
    */
   enter_(next: SocketState, reason: string, wait?: number): void {
     const previous = this.state_;
-    const config = this.config_;
-    const deadline = STATES[next].deadline;
+    const { deadline } = STATES[next];
+    const { connectTimeout, stableAfter } = this.config_;
     const ms =
       deadline === 'connect'
-        ? config.connectTimeout
+        ? connectTimeout
         : deadline === 'stable'
-          ? config.stableAfter || undefined // 0: stable at once, once `open` was emitted
+          ? stableAfter || undefined // 0: stable at once, once `open` was emitted
           : deadline === 'close'
             ? CLOSE_TIMEOUT
             : wait;
-    this.timers_.clear(PHASE);
-    if (ms !== undefined && ms < Number.POSITIVE_INFINITY) this.timers_.set(PHASE, ms);
+    this.disarm_(PHASE);
+    if (ms !== undefined && ms < Number.POSITIVE_INFINITY) this.arm_(PHASE, ms);
     if (previous === next) return;
-    if (!canTransition(previous, next)) {
-      throw new Error(`resilient-socket internal error: illegal transition ${previous} → ${next} (${reason})`);
+    if (!STATES[previous].next.includes(next)) {
+      throw new Error(
+        process.env.NODE_ENV !== 'production' ? `resilient-socket: illegal transition ${previous} → ${next}` : next,
+      );
     }
     this.state_ = next;
     this.changes_++;
@@ -212,64 +235,277 @@ export class Machine implements Host, Owner {
     this.emit_('state', { previous, current: next, reason });
   }
 
-  /** A timer slot is due: the state's deadline, a retiring connection's, or a feature's. */
-  fire_(slot: number): void {
+  /** A timer is due (unless cleared or re-armed since it was set): the state's deadline, a retirement's, or a feature's. */
+  fire_(slot: number, arming: number): void {
+    if (this.timers_[2 * slot + 1] !== arming) return;
+    this.timers_[2 * slot] = this.timers_[2 * slot + 1] = 0;
     const { attempt_: attempt, deciding_: deciding, config_: config } = this;
-    if (slot === RETIRE) {
-      dropRetiring(this); // its time is up: cut it
-      return;
-    }
-    if (slot > RETIRE) {
+    if (slot === RETIRE) this.dropRetiring_();
+    else if (slot > RETIRE) {
       const me = config.slotOwner[slot] as number;
       config.features[me]?.timer?.(this, me, slot - (config.slotBase[me] as number));
-      return;
-    }
-    // PHASE: what the current state's deadline does (see `Deadline` in `./states.ts`).
-    switch (STATES[this.state_].deadline) {
-      case 'connect':
+    } else {
+      const deadline = STATES[this.state_].deadline;
+      if (deadline === 'connect') {
         if (attempt) {
-          const message = `Connection attempt ${attempt.number} did not open within ${config.connectTimeout} ms`;
-          fail(this, attempt, 'ERR_RS_CONNECT_TIMEOUT', message, 'connect timeout');
+          this.fail_(
+            attempt,
+            'ERR_RS_CONNECT_TIMEOUT',
+            process.env.NODE_ENV !== 'production'
+              ? `Connection attempt ${attempt.number} did not open within ${config.connectTimeout} ms`
+              : '',
+            'connect timeout',
+          );
         }
-        break;
-      case 'stable':
+      } else if (deadline === 'stable') {
         if (attempt) this.markStable_(attempt);
-        break;
-      case 'retry':
+      } else if (deadline === 'retry') {
         if (deciding) {
-          const problem = new Error(`did not settle within ${SHOULD_RECONNECT_TIMEOUT} ms; reconnecting`);
+          const problem = new Error(
+            process.env.NODE_ENV !== 'production'
+              ? `did not settle within ${SHOULD_RECONNECT_TIMEOUT} ms; reconnecting`
+              : '',
+          );
           deciding.notices.push(callbackError('shouldReconnect', 'timed out', problem));
-          decided(this, deciding, true);
-        } else if (!this.run_('hold')) startAttempt(this, 'retry'); // a feature may hold it (offline)
-        break;
-      case 'close':
-        finishClose(this, { code: 1006, reason: 'close timeout', wasClean: false });
+          this.decided_(deciding, true);
+        } else if (!this.run_('hold')) this.startAttempt_('retry'); // a feature may hold it (offline)
+      } else this.finishClose_({ code: 1006, reason: 'close timeout', wasClean: false });
+    }
+  }
+
+  // ─── an attempt, from its target to its end ──────────────────────────────────────────────
+
+  /** Lets the features see their per-socket options, and connects unless `autoConnect` is false. */
+  init_(options: unknown): void {
+    this.run_('init', options ?? {});
+    if ((options as { autoConnect?: boolean } | undefined)?.autoConnect !== false && !this.disposed_) {
+      this.startAttempt_('autoConnect');
     }
   }
 
   /**
-   * Waits out a backoff delay before the next attempt: draws it (`nextDelay`, `./delay.ts`; at least a
-   * server's Retry-After, or none for an immediate retry), enters `reconnecting` with that
-   * deadline, tells what happened, then `reconnecting`. A refusal retried at once still counts for
-   * the backoff: the delay is drawn either way.
+   * Starts an attempt: `connecting`, then its target (a `target` hook, i.e. a URL provider, is
+   * called now) and, asynchronously even for a plain URL (so that listeners attached right after
+   * `new` hear `connecting`), its WebSocket. A provider that throws or rejects fails the attempt.
    */
-  wait_(loss: Loss): void {
-    const delay = retryDelay(nextDelay(this, loss.notices), loss.minimumDelay, loss.immediate);
-    this.nextRetryAt_ = this.config_.clock.now() + delay;
-    this.enter_('reconnecting', loss.error?.message ?? 'connection lost', delay);
-    const changes = this.changes_;
-    this.tell_(loss);
-    // A listener that closed or replaced the socket took over: this wait no longer holds.
-    if (this.changes_ === changes && !this.disposed_)
-      this.emit_('reconnecting', { attempt: this.runAttempts_ + 1, delay });
+  startAttempt_(reason: string): void {
+    const attempt = new Connection(this, this.config_.transport, ++this.runAttempts_);
+    this.attempt_ = attempt;
+    this.attempts_++;
+    this.enter_('connecting', reason);
+    if (!this.isLive_(attempt)) return;
+    const { config_: config } = this;
+    new Promise<Target>((resolve) =>
+      resolve(
+        this.run_('target', this.target_, config.protocols) ??
+          ({ url: this.url_, protocols: config.protocols } as Target),
+      ),
+    ).then(
+      (target) => this.isLive_(attempt) && this.connect_(attempt, target),
+      (error: unknown) =>
+        this.fail_(
+          attempt,
+          'ERR_RS_PROVIDER_FAILED',
+          process.env.NODE_ENV !== 'production' ? `URL or protocols provider failed: ${describeThrown(error)}` : '',
+          'ERR_RS_PROVIDER_FAILED',
+          error,
+        ),
+    );
   }
 
-  /** Reports a loss once the socket is in its next state: what failed, failed callbacks, why it gives up, the close. */
-  tell_({ error, notices, close }: Loss, stop?: ResilientSocketError): void {
-    if (error) this.report_(error);
-    for (const notice of notices) this.reportUserError_(notice);
-    if (stop) this.report_(stop);
-    if (close) this.emitClose_(close);
+  /** Makes the attempt's WebSocket and binds it (the transport reports back through the `Owner` methods below). */
+  connect_(attempt: Connection, { url, protocols }: Target): void {
+    this.url_ = url;
+    this.emit_('connecting', { attempt: attempt.number, url: redactUrl(url) });
+    if (!this.isLive_(attempt)) return;
+    const options = this.wsOptions_;
+    const { WebSocket } = this.config_;
+    let ws: WebSocketLike | undefined;
+    try {
+      ws = options ? new WebSocket(url, protocols ?? [], options) : new WebSocket(url, protocols);
+      if (!isWebSocket(ws)) {
+        throw new TypeError(
+          process.env.NODE_ENV !== 'production'
+            ? 'the `WebSocket` constructor returned an object without the WebSocket API'
+            : 'WebSocket',
+        );
+      }
+      if (this.binaryType_ !== undefined) ws.binaryType = this.binaryType_;
+      attempt.bind(ws);
+    } catch (error) {
+      // A socket the attempt could not take: closed here, its late events absorbed.
+      if (isWebSocket(ws) && attempt.socket !== ws) {
+        const orphan = new Connection(this, this.config_.transport, 0);
+        orphan.bind(ws);
+        orphan.abort();
+      }
+      this.fail_(
+        attempt,
+        'ERR_RS_CONNECTION_FAILED',
+        process.env.NODE_ENV !== 'production' ? `Could not create the WebSocket: ${describeThrown(error)}` : '',
+        'ERR_RS_CONNECTION_FAILED',
+        error,
+      );
+    }
+  }
+
+  /** `connection` as the current attempt, if it still is that and still holds its socket. */
+  current_(connection: Bound): Connection | undefined {
+    return this.attempt_ === connection && connection.socket ? (connection as Connection) : undefined;
+  }
+
+  /** The transport opened: the connect deadline is over; a feature's gate (a handshake) may hold the open. */
+  opened_(connection: Bound): void {
+    const attempt = this.current_(connection);
+    if (!attempt || this.disposed_) return;
+    this.disarm_(PHASE);
+    // A gate that does not pass fails the attempt itself (`fail_`).
+    const gate = this.run_<PromiseLike<unknown>>('gate', attempt);
+    if (gate) gate.then(() => this.isLive_(attempt) && !attempt.opened && this.accept_(attempt), noop);
+    else this.accept_(attempt);
+  }
+
+  /** The connection is usable: flush the queue, become `open`, then tell the features and listeners. */
+  accept_(attempt: Connection): void {
+    const ws = attempt.socket;
+    if (!ws) return;
+    attempt.opened = true;
+    this.since_ = this.config_.clock.now();
+    this.connects_++;
+    // Flushed before anyone can call send() again, so queued messages keep their order.
+    const stale: Data[] = [];
+    const later: Data[] = [];
+    this.run_('flush', stale);
+    const [refused, cause] = this.flush_(ws);
+    this.enter_('open', 'connection opened');
+    // Reported even when a state listener closed or replaced the connection.
+    this.drop_('expired', stale);
+    if (refused.length) this.unsendable_(refused, cause);
+    if (!this.isLive_(attempt)) return;
+    this.run_('open', attempt, ws, later);
+    this.emit_('open', { attempt: attempt.number, reconnected: this.connects_ > 1 });
+    for (const data of later) if (this.isLive_(attempt)) this.deliver_(data);
+    if (!this.config_.stableAfter) this.markStable_(attempt);
+  }
+
+  /**
+   * Writes the queued messages, oldest first, while the socket is open. A message the socket
+   * refuses while it stays open can never be written: it is set aside (returned, with the first
+   * failure as `cause`) and the rest go on. A socket that stops being open keeps the rest queued.
+   */
+  flush_(ws: WebSocketLike): [refused: Data[], cause: unknown] {
+    const refused: Data[] = [];
+    let cause: unknown;
+    const queue = this.queue_;
+    for (let message = queue?.shift(); message; message = queue?.shift()) {
+      try {
+        if (ws.readyState !== OPEN) throw undefined;
+        ws.send(message.data as never);
+        this.messagesOut_++;
+      } catch (thrown) {
+        if (ws.readyState !== OPEN) {
+          queue?.unshift(message);
+          return [refused, cause];
+        }
+        if (!refused.length) cause = thrown;
+        refused.push(message.data);
+      }
+    }
+    this.queue_ = undefined;
+    return [refused, cause];
+  }
+
+  received_(connection: Bound, data: unknown): void {
+    const attempt = this.current_(connection);
+    // A connection that close() caught before it opened (in a gate) delivers nothing.
+    if (!attempt || (this.state_ === 'closing' && !attempt.opened)) return;
+    this.messagesIn_++;
+    if (!this.run_('message', attempt, data) && this.attempt_ === attempt) this.deliver_(data as Data);
+  }
+
+  /** Hands a message to the features that consume it in order (async iterators), then to listeners. */
+  deliver_(data: Data): void {
+    this.run_('deliver', data);
+    this.emit_('message', data);
+  }
+
+  ponged_(connection: Bound): void {
+    if (this.current_(connection)) this.run_('pong', connection);
+  }
+
+  /** The transport closed a socket (the server, the network, or our own close()); `fault` see `Owner`. */
+  closed_(connection: Bound, info: CloseInfo, fault?: Error): void {
+    if (connection === this.retiring_) {
+      // A connection let go before its TCP close finished closing.
+      this.retiring_ = undefined;
+      this.disarm_(RETIRE);
+      connection.socket = undefined;
+      return;
+    }
+    const attempt = this.current_(connection);
+    if (!attempt) return;
+    if (this.state_ === 'closing') this.finishClose_(info);
+    else this.lost_(attempt, lossError(attempt, info, fault), info, 'release');
+  }
+
+  /**
+   * The server's close frame arrived (ws): the connection is over now, whenever its TCP connection
+   * closes; its TCP close is awaited in the background (`retire`). After our own close() the
+   * `closing` state already waits for exactly this.
+   */
+  closing_(connection: Bound, info: CloseInfo): void {
+    const attempt = this.current_(connection);
+    if (attempt && this.state_ !== 'closing') this.lost_(attempt, lossError(attempt, info), info, 'retire');
+  }
+
+  /** We gave up on the attempt (timeout, provider, gate, dead link): its connection is closed with 1006 and `reason`. */
+  fail_(attempt: Connection, code: string, message: string, reason: string, cause?: unknown): void {
+    if (!this.isLive_(attempt)) return;
+    const error = new ResilientSocketError(code as never, message, cause === undefined ? {} : { cause });
+    this.lost_(attempt, error, attempt.socket ? { code: 1006, reason, wasClean: false } : undefined, 'abort');
+  }
+
+  /**
+   * Ends `attempt` for the machine and its features (`end`): `abort` closes its socket at once,
+   * `release` leaves it to close by itself, `retire` keeps it bound until its TCP close, cut after
+   * `CLOSE_TIMEOUT` (one connection at a time): its messages reach nobody, its `close` only ends
+   * the retirement. Returns whether it had a socket.
+   */
+  endAttempt_(attempt: Connection, how: 'abort' | 'release' | 'retire', reason = ''): boolean {
+    if (this.attempt_ === attempt) this.attempt_ = undefined;
+    if (attempt.opened) this.since_ = this.config_.clock.now();
+    this.disarm_(PHASE);
+    this.run_('end', attempt);
+    const had = attempt.socket !== undefined;
+    if (had && how === 'abort') attempt.abort(1000, reason);
+    else if (had && how === 'release') attempt.release();
+    else if (had) {
+      this.dropRetiring_();
+      this.retiring_ = attempt;
+      this.arm_(RETIRE, CLOSE_TIMEOUT);
+    }
+    return had;
+  }
+
+  /** Cuts the connection being retired, if any (its time is up, or close()). */
+  dropRetiring_(): void {
+    const retiring = this.retiring_;
+    this.retiring_ = undefined;
+    this.disarm_(RETIRE);
+    retiring?.abort();
+  }
+
+  /** The closing handshake of close() finished (or timed out): the socket is closed for good. */
+  finishClose_(info: CloseInfo): void {
+    const attempt = this.attempt_;
+    this.disarmAll_();
+    this.attempt_ = undefined;
+    const had = attempt?.socket !== undefined;
+    if (info.reason === 'close timeout' && info.code === 1006) attempt?.abort();
+    else attempt?.release();
+    if (attempt?.opened) this.since_ = this.config_.clock.now();
+    this.enter_('closed', 'closed by close()');
+    if (had) this.emitClose_(info);
   }
 
   /** The connection stayed open `stableAfter` ms: the failure count and the backoff reset. */
@@ -279,7 +515,7 @@ export class Machine implements Host, Owner {
     this.emit_('stable');
   }
 
-  /** Whether `attempt` is still the one the machine is working on (user code runs inside every emit). */
+  /** Whether `attempt` is still the one the machine works on (user code runs inside every emit). */
   isLive_(attempt: Connection): boolean {
     return this.attempt_ === attempt && !this.disposed_;
   }
@@ -290,53 +526,297 @@ export class Machine implements Host, Owner {
     this.backoff_?.reset();
   }
 
-  // ─── what features ask for ───────────────────────────────────────────────────────────────
+  // ─── after a loss: the features' say, shouldReconnect, the decision ──────────────────────
 
-  pauseRetry_(): void {
-    this.timers_.clear(PHASE);
+  /**
+   * The one path for every ended attempt or connection. `close` is given exactly when the attempt
+   * had a socket (its `close` event is then due); `how` its socket goes (`abort`: the socket cut
+   * it, and only a close the server or the network caused goes to `shouldReconnect`).
+   */
+  lost_(
+    attempt: Connection,
+    error: ResilientSocketError | undefined,
+    close: CloseInfo | undefined,
+    how: 'abort' | 'release' | 'retire',
+  ): void {
+    this.failures_ = Math.min(this.failures_ + 1, Number.MAX_SAFE_INTEGER);
+    this.endAttempt_(attempt, how, close?.reason);
+    const { rejection, number } = attempt;
+    const loss: Loss = {
+      attempt: number,
+      error,
+      close,
+      rejection,
+      stop: undefined,
+      minimumDelay: 0,
+      immediate: false,
+      notices: [],
+    };
+    this.run_('lost', loss);
+    let verdict: unknown = true;
+    if (close && how !== 'abort' && !rejection) {
+      try {
+        verdict = this.config_.shouldReconnect(close);
+      } catch (thrown) {
+        loss.notices.push(callbackError('shouldReconnect', 'threw', thrown));
+      }
+    }
+    if (typeof (verdict as PromiseLike<unknown> | undefined)?.then !== 'function') {
+      this.act_(loss, verdict !== false);
+      return;
+    }
+    // Waits for the answer in `reconnecting` (the `retry` deadline bounds it). The errors are told
+    // now; the `close` waits, since whether a retry follows is not known yet.
+    this.deciding_ = loss;
+    this.enter_('reconnecting', error?.message ?? 'connection lost', SHOULD_RECONNECT_TIMEOUT);
+    const notices = loss.notices;
+    loss.error = undefined;
+    loss.notices = [];
+    if (error) this.report_(error);
+    for (const notice of notices) this.reportUserError_(notice);
+    Promise.resolve(verdict).then(
+      (again) => this.decided_(loss, again !== false),
+      (thrown: unknown) => {
+        loss.notices.push(callbackError('shouldReconnect', 'rejected', thrown));
+        this.decided_(loss, true);
+      },
+    );
   }
 
-  startAttempt_(reason: string): void {
-    startAttempt(this, reason);
+  /** An async `shouldReconnect` settled (or timed out); nothing to do if close() or reconnect() took over. */
+  decided_(loss: Loss, again: boolean): void {
+    if (this.deciding_ !== loss) return;
+    this.deciding_ = undefined;
+    this.act_(loss, again);
   }
 
-  fail_(attempt: Connection, code: string, message: string, reason: string, cause?: unknown): void {
-    fail(this, attempt, code, message, reason, cause);
+  /**
+   * Acts on `decide()`: give up, wait for the network, or wait out a backoff delay. Also how a
+   * `SharedSocket` tab takes over the connection of a leader tab that left.
+   */
+  act_(loss: Loss, again: boolean): void {
+    const { close, stop, error } = loss;
+    const offline = !!this.run_('hold');
+    const decision = decide({
+      failures: this.failures_,
+      maxRetries: this.config_.maxRetries,
+      again,
+      close,
+      stop,
+      error,
+      offline,
+    });
+    if (decision.kind === 'give-up') {
+      const queued = this.takeQueued_();
+      this.enter_('closed', decision.error.message);
+      const changes = this.changes_;
+      this.tell_(loss, decision.error);
+      this.drop_('closed', queued);
+      // Not when a listener called close() (the user ended it) or open()/reconnect() (it goes on).
+      if (this.changes_ === changes && !this.disposed_) {
+        this.emit_('giveup', { attempts: this.runAttempts_, failures: this.failures_, error: decision.error });
+        if (
+          process.env.NODE_ENV !== 'production' &&
+          !this.socket_.listens_('giveup') &&
+          !this.socket_.listens_('error')
+        ) {
+          const { code, message } = decision.error;
+          this.unheard_(UNHEARD_GIVEUP, code, `gave up (${message}) and nothing listens for \`giveup\` or \`error\``);
+        }
+      }
+    } else if (decision.kind === 'wait-for-network') {
+      // No network: no delay drawn, no attempt burnt; the feature that saw it go retries when it is back.
+      this.enter_('reconnecting', 'offline: waiting for the network');
+      this.tell_(loss);
+    } else this.wait_(loss);
   }
 
-  endAttempt_(attempt: Connection, how: 'abort' | 'release' | 'retire', reason?: string): boolean {
-    return endAttempt(this, attempt, how, reason);
+  /**
+   * Waits out a backoff delay: draws it (at least a server's Retry-After, none for an immediate
+   * retry), enters `reconnecting` with that deadline, tells what happened, then `reconnecting`. A
+   * refusal retried at once still counts for the backoff: the delay is drawn either way.
+   */
+  wait_(loss: Loss): void {
+    const delay = retryDelay(this.draw_(loss.notices), loss.minimumDelay, loss.immediate);
+    this.nextRetryAt_ = this.config_.clock.now() + delay;
+    this.enter_('reconnecting', loss.error?.message ?? 'connection lost', delay);
+    const changes = this.changes_;
+    this.tell_(loss);
+    // A listener that closed or replaced the socket took over: this wait no longer holds.
+    if (this.changes_ === changes && !this.disposed_) {
+      this.emit_('reconnecting', { attempt: this.runAttempts_ + 1, delay });
+    }
   }
 
-  expire_(before: number): Data[] {
-    const out = this.queue_?.expire(before) ?? [];
-    if (!this.queue_?.length) this.queue_ = undefined;
-    return out;
+  /**
+   * The next backoff delay, clamped to [0, 2^31 − 1]: the default is the truncated binary
+   * exponential window `T·2^(min(n, N) − N)` times a fresh `Math.random()` (a formula, no policy
+   * object per socket: the memory budget). A `backoff` policy that throws or returns no number is
+   * reported (`ERR_RS_CALLBACK_FAILED`, in `notices`) and replaced by a 1 s wait: a broken policy
+   * can neither crash the socket nor spin it in a loop.
+   */
+  draw_(notices: ResilientSocketError[]): number {
+    const policy = this.backoff_;
+    const { maxDelay, ceiling } = this.config_;
+    if (!policy)
+      return clampDelay(Math.random() * truncatedWindow(maxDelay as number, ceiling as number, ++this.draws_));
+    try {
+      const raw: unknown = policy.next();
+      if (typeof raw === 'number' && !Number.isNaN(raw)) return clampDelay(raw);
+      const problem = new TypeError(
+        process.env.NODE_ENV !== 'production'
+          ? `Expected \`backoff.next()\` to return a number, got ${describeReceived(raw)}`
+          : '',
+      );
+      notices.push(
+        new ResilientSocketError(
+          'ERR_RS_CALLBACK_FAILED',
+          process.env.NODE_ENV !== 'production' ? `${problem.message}; waiting 1000 ms` : '',
+          { cause: problem },
+        ),
+      );
+    } catch (thrown) {
+      notices.push(callbackError('backoff.next()', 'threw', thrown));
+    }
+    return 1_000;
   }
 
-  // ─── what the transport reports (see `Owner`) ────────────────────────────────────────────
-
-  opened_(connection: Bound): void {
-    onOpen(this, connection as Connection);
+  /** Reports a loss once the socket is in its next state: what failed, failed callbacks, why it gives up, the close. */
+  tell_({ error, notices, close }: Loss, stop?: ResilientSocketError): void {
+    if (error) this.report_(error);
+    for (const notice of notices) this.reportUserError_(notice);
+    if (stop) this.report_(stop);
+    if (close) this.emitClose_(close);
   }
 
-  received_(connection: Bound, data: unknown): void {
-    onMessage(this, connection as Connection, data as Data);
+  // ─── what the user asks ──────────────────────────────────────────────────────────────────
+
+  /**
+   * Sends now when open; otherwise queues (unless `buffer` is false), copying binary data first. A
+   * message that can be neither sent nor queued is reported by a `drop`.
+   */
+  send_(data: Data, buffer: boolean): SendResult {
+    const closed = (): boolean => this.disposed_ || !STATES[this.state_].buffersSends;
+    if (closed()) return this.dropOne_('closed', data);
+    const ws = this.attempt_?.socket;
+    if (STATES[this.state_].sendsDirectly && ws?.readyState === OPEN && !this.queue_) {
+      try {
+        ws.send(data as never);
+        this.messagesOut_++;
+        return 'sent';
+      } catch (thrown) {
+        // Still open: the socket refused this message itself, and always will. Otherwise it is
+        // going down, and the message waits for the next connection.
+        if (ws.readyState === OPEN) return this.unsendable_([data], thrown);
+      }
+    }
+    if (!buffer) return this.dropOne_('not-connected', data);
+    let own: Data;
+    try {
+      own = ownCopy(data);
+    } catch (thrown) {
+      return this.unsendable_([data], thrown);
+    }
+    // A feature may expire old messages (a drop listener may close the socket) or refuse this one.
+    if (this.run_('admit', byteLengthOf(own))) return this.dropOne_('overflow', data);
+    if (closed()) return this.dropOne_('closed', data);
+    const { maxMessages, maxBytes, clock } = this.config_;
+    this.queue_ ??= new Queue(maxMessages, maxBytes);
+    const queue = this.queue_;
+    const evicted = queue.push(own, clock.now());
+    if (!evicted) {
+      if (!queue.length) this.queue_ = undefined;
+      return this.dropOne_('overflow', data);
+    }
+    this.drop_('overflow', evicted);
+    // A drop listener that closed the socket made close() report this message as dropped too.
+    return this.disposed_ ? 'dropped' : 'buffered';
   }
 
-  closed_(connection: Bound, info: CloseInfo, fault?: Error): void {
-    onClose(this, connection as Connection, info, fault);
+  /** Starts connecting from `idle` or `closed` (after a give-up); does nothing in the other states. */
+  open_(): void {
+    if (this.state_ !== 'idle' && this.state_ !== 'closed') return;
+    this.resetRun_();
+    this.startAttempt_('open() called');
   }
 
-  closing_(connection: Bound, info: CloseInfo): void {
-    onClosing(this, connection as Connection, info);
+  /**
+   * Lets the current connection go (an open one politely: a close frame, its handshake finished in
+   * the background) and connects again now, with a fresh backoff.
+   */
+  reconnect_(code: number | undefined, reason: string): void {
+    this.resetRun_();
+    const deciding = this.deciding_;
+    this.deciding_ = undefined;
+    const attempt = this.attempt_;
+    const ws = attempt?.socket;
+    let ended: CloseInfo | undefined;
+    if (attempt && ws) {
+      if (ws.readyState === OPEN) {
+        this.endAttempt_(attempt, 'retire');
+        try {
+          closeSocket(ws, code, reason);
+        } catch {
+          this.dropRetiring_();
+        }
+      } else this.endAttempt_(attempt, 'abort', reason); // not open yet: cut (as close() does)
+      ended = { code: code ?? NO_STATUS, reason, wasClean: false };
+    } else if (attempt) this.endAttempt_(attempt, 'abort');
+    this.startAttempt_('reconnect() called');
+    if (deciding?.close) this.emitClose_(deciding.close);
+    if (ended) this.emitClose_(ended);
   }
 
-  ponged_(connection: Bound): void {
-    if (this.attempt_ === connection && connection.socket) this.run_('pong', connection);
+  /**
+   * Closes for good: stops reconnecting, drops (and reports) queued messages, closes the connection
+   * with `code`/`reason` (an open one politely, waiting for the server's answer; without a code,
+   * none is sent) and leaves no timer or listener behind. Idempotent.
+   */
+  close_(code: number | undefined, reason: string): void {
+    if (this.disposed_) return;
+    this.disposed_ = true;
+    this.run_('dispose');
+    this.disarmAll_();
+    this.dropRetiring_();
+    const deciding = this.deciding_;
+    this.deciding_ = undefined;
+    const queued = this.takeQueued_();
+    const attempt = this.attempt_;
+    const ws = attempt?.socket;
+    if (attempt && ws?.readyState === OPEN) {
+      // Open (or in a gate): the features let go of it, and it closes politely, waiting for the
+      // server's answer (the `closing` deadline cuts it after CLOSE_TIMEOUT).
+      this.run_('end', attempt);
+      this.enter_('closing', 'close() called');
+      this.drop_('closed', queued);
+      try {
+        closeSocket(ws, code, reason);
+      } catch {
+        // the deadline cuts the connection
+      }
+      return;
+    }
+    const hadSocket = attempt !== undefined && this.endAttempt_(attempt, 'abort', reason);
+    this.enter_('closed', 'close() called');
+    if (deciding?.close) this.emitClose_(deciding.close);
+    if (hadSocket) this.emitClose_({ code: code ?? NO_STATUS, reason, wasClean: false });
+    this.drop_('closed', queued);
   }
 
-  // ─── telling the users: state first, then what happened (see `ResilientSocketEvents`) ────
+  /** This machine, unless its socket was closed for good (then `ERR_RS_CLOSED`). */
+  alive_(method: string): this {
+    if (this.disposed_) {
+      throw new ResilientSocketError(
+        'ERR_RS_CLOSED',
+        process.env.NODE_ENV !== 'production'
+          ? `Cannot call ${method}() after close(): the socket is closed for good`
+          : '',
+      );
+    }
+    return this;
+  }
+
+  // ─── telling the users: state first, then what happened ──────────────────────────────────
 
   /** Emits on the socket; what a listener throws is reported as `ERR_RS_LISTENER_THREW`. */
   emit_<E extends keyof ResilientSocketEvents>(event: E, ...args: ResilientSocketEvents[E]): void {
@@ -354,10 +834,7 @@ export class Machine implements Host, Owner {
     this.emit_('error', error);
   }
 
-  /**
-   * Reports a failure of user code (a listener, a callback from the options) as an `error` event,
-   * or, with no `error` listener, through `surface()` (never thrown).
-   */
+  /** Reports a failure of user code: an `error` event, or with no `error` listener `surface()` (never thrown). */
   reportUserError_(error: ResilientSocketError): void {
     if (!this.socket_.listens_('error')) surface(error);
     else {
@@ -374,16 +851,13 @@ export class Machine implements Host, Owner {
     if (messages.length === 0) return;
     this.dropped_ += messages.length;
     this.emit_('drop', { reason, messages });
-    if (!this.socket_.listens_('drop')) {
+    if (process.env.NODE_ENV !== 'production' && !this.socket_.listens_('drop')) {
       const what = messages.length === 1 ? 'a message' : `${messages.length} messages`;
       this.unheard_(UNHEARD_DROP, 'RS_UNHEARD_DROP', `dropped ${what} (${reason}) and nothing listens for \`drop\``);
     }
   }
 
-  /**
-   * Warns once per socket and kind about what no listener heard (see `warn`), naming the socket
-   * by its URL (redacted).
-   */
+  /** Warns once per socket and kind about what no listener heard (development builds and Node). */
   unheard_(kind: number, code: string, what: string): void {
     if (this.warned_ & kind) return;
     this.warned_ |= kind;
@@ -391,11 +865,18 @@ export class Machine implements Host, Owner {
     warn(code, `resilient-socket: the socket${url} ${what}; add a listener to handle it (said once per socket)`);
   }
 
+  dropOne_(reason: DropReason, data: Data): 'dropped' {
+    this.drop_(reason, [data]);
+    return 'dropped';
+  }
+
   /** Messages the WebSocket refused while open: they can never be written (an error, then their drop). */
   unsendable_(messages: Data[], cause: unknown): 'dropped' {
-    const what = messages.length === 1 ? 'a message' : `${messages.length} messages`;
-    const message = `The WebSocket refused ${what} while open (dropped): ${describeThrown(cause)}`;
-    this.report_(new ResilientSocketError('ERR_RS_UNSENDABLE', message, { cause }));
+    const text =
+      process.env.NODE_ENV !== 'production'
+        ? `The WebSocket refused ${messages.length === 1 ? 'a message' : `${messages.length} messages`} while open (dropped): ${describeThrown(cause)}`
+        : '';
+    this.report_(new ResilientSocketError('ERR_RS_UNSENDABLE', text, { cause }));
     this.drop_('unsendable', messages);
     return 'dropped';
   }
@@ -411,4 +892,40 @@ export class Machine implements Host, Owner {
   emitClose_(close: CloseInfo): void {
     this.emit_('close', { ...close, willReconnect: !this.disposed_ && !STATES[this.state_].terminal });
   }
+}
+
+const noop = (): void => undefined;
+
+/** What failed when a connection closed: an attempt that never opened, or a transport fault; none for a plain close. */
+function lossError(attempt: Connection, info: CloseInfo, fault?: Error): ResilientSocketError | undefined {
+  const { error: cause, rejection } = attempt;
+  if (!attempt.opened) {
+    const why = rejection
+      ? `: the server refused the upgrade with HTTP ${rejection.status}`
+      : cause instanceof Error
+        ? `: ${cause.message}`
+        : '';
+    return new ResilientSocketError(
+      'ERR_RS_CONNECTION_FAILED',
+      process.env.NODE_ENV !== 'production'
+        ? `Connection attempt ${attempt.number} failed (close code ${info.code})${why}`
+        : '',
+      cause === undefined ? {} : { cause },
+    );
+  }
+  return fault
+    ? new ResilientSocketError(
+        'ERR_RS_CONNECTION_FAILED',
+        process.env.NODE_ENV !== 'production' ? `The connection failed: ${fault.message}` : '',
+        { cause: fault },
+      )
+    : undefined;
+}
+
+/** Whether a constructed object has the WebSocket methods we call. */
+function isWebSocket(value: unknown): value is WebSocketLike {
+  const ws = value as Partial<WebSocketLike> | undefined;
+  return ['addEventListener', 'removeEventListener', 'send', 'close'].every(
+    (method) => typeof ws?.[method as keyof WebSocketLike] === 'function',
+  );
 }

@@ -1,26 +1,24 @@
 import { EventEmitter } from 'eventemitter3';
 import type { Data } from '../data.js';
+import { isData } from '../data.js';
 import type { ResilientSocketError } from '../errors.js';
 import { browserTransport } from '../transports/browser.js';
 import type { Transport } from '../transports/transport.js';
-import { describeReceived } from '../validation.js';
 import {
-  alive,
-  close,
-  create,
-  messagesOf,
-  open,
-  reconnect,
-  type SendResult,
-  send,
-  sendArgs,
-  start,
-  statsOf,
-} from './actions.js';
+  assertBoolean,
+  assertKnownKeys,
+  assertOptionsObject,
+  assertThat,
+  describeReceived,
+  inputError,
+  typeError,
+} from '../validation.js';
 import { assertCloseArgs } from './close-codes.js';
 import type { ResilientSocketEvents } from './events.js';
-import type { Machine } from './machine.js';
+import type { Feature } from './feature.js';
+import { Machine, type SendResult } from './machine.js';
 import type { BaseSocketOptions, UrlProvider } from './options.js';
+import { resolveOptions } from './resolve.js';
 import { readyStateOf, type SocketState } from './states.js';
 
 export type { SendResult };
@@ -107,8 +105,8 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
     super();
     const Class = this.constructor as typeof BaseSocket;
     const prepared = Class.prepare(options);
-    this.#m = create(this, url, prepared, Class.transport);
-    start(this.#m, prepared);
+    this.#m = new Machine(this, resolveOptions(url, prepared, Class.transport));
+    this.#m.init_(prepared);
   }
 
   /** @internal how the machine tells the users (see `Face` in `./machine.ts`) */
@@ -175,9 +173,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
 
   /** Sets `binaryType` on the current connection and on every later one. */
   set binaryType(value: string) {
-    if (typeof value !== 'string') {
-      throw new TypeError(`Expected \`binaryType\` to be a string, got ${describeReceived(value)}`);
-    }
+    assertThat(typeof value === 'string', 'binaryType', 'a string', value);
     this.#m.binaryType_ = value;
     const ws = this.#m.attempt_?.socket;
     if (ws) ws.binaryType = value;
@@ -214,7 +210,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    *   feature's `overflow` is `'error'`.
    */
   send(data: Data, options?: SendOptions): SendResult {
-    return send(this.#m, data, sendArgs(data, options));
+    return this.#m.send_(data, sendArgs(data, options));
   }
 
   /**
@@ -223,7 +219,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    * @throws ResilientSocketError `ERR_RS_CLOSED` after `close()`.
    */
   open(): void {
-    open(alive(this.#m, 'open'));
+    this.#m.alive_('open').open_();
   }
 
   /**
@@ -240,7 +236,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    */
   reconnect(code = 1000, reason = ''): void {
     assertCloseArgs(code, reason);
-    reconnect(alive(this.#m, 'reconnect'), code, reason);
+    this.#m.alive_('reconnect').reconnect_(code, reason);
   }
 
   /**
@@ -252,6 +248,51 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    */
   close(code = 1000, reason = ''): void {
     assertCloseArgs(code, reason);
-    close(this.#m, code, reason);
+    this.#m.close_(code, reason);
   }
+}
+
+/**
+ * Checks the arguments of `send(data, options)` (`BaseSocket`'s and `SharedSocket`'s) and returns
+ * the `buffer` option.
+ * @throws TypeError for data that is not a string or binary, or an unknown or mistyped option.
+ */
+export function sendArgs(data: unknown, options: unknown): boolean {
+  assertThat(isData(data), 'data', 'a string, ArrayBuffer, typed array or Blob', data);
+  assertOptionsObject('send options', options);
+  assertKnownKeys('', options, ['buffer'], 'send()');
+  const { buffer = true } = (options ?? {}) as { buffer?: unknown };
+  assertBoolean('buffer', buffer);
+  return buffer;
+}
+
+/** A feature the socket needs for what was asked, or a TypeError (`ERR_RS_NEEDS_FEATURE`) naming the factory to import. */
+export function need(m: Machine, name: string): [Feature, number] {
+  const found = m.find_(name);
+  if (found) return found;
+  throw inputError(
+    TypeError,
+    'ERR_RS_NEEDS_FEATURE',
+    `${name}()`,
+    process.env.NODE_ENV !== 'production'
+      ? `This needs the ${name}() feature: import { ${name} } from 'resilient-socket/modular' and add ${name}() to \`features\``
+      : '',
+  );
+}
+
+/** What the `stats()` and `asyncIteration()` features offer beyond their hooks. */
+interface Services {
+  snapshot(m: Machine): SocketStats;
+  iterate(m: Machine, me: number): AsyncIterableIterator<Data>;
+}
+
+/** `socket.stats`: the `stats()` feature's snapshot. @throws TypeError naming the feature when it is not installed. */
+export function statsOf(m: Machine): SocketStats {
+  return (need(m, 'stats')[0] as unknown as Services).snapshot(m);
+}
+
+/** `socket[Symbol.asyncIterator]()`: the `asyncIteration()` feature's iterator. @throws TypeError naming the feature when it is not installed. */
+export function messagesOf(m: Machine): AsyncIterableIterator<Data> {
+  const [feature, me] = need(m, 'asyncIteration');
+  return (feature as unknown as Services).iterate(m, me);
 }

@@ -6,8 +6,9 @@
  *
  * @internal
  */
-import type { SendResult } from '../core/actions.js';
+
 import type { StateChange } from '../core/events.js';
+import type { SendResult } from '../core/machine.js';
 import type { SocketState } from '../core/states.js';
 import { byteLengthOf, type Data, ownCopy } from '../data.js';
 import { refused, takeBack } from './outbox.js';

@@ -7,10 +7,7 @@
  *
  * @internal
  */
-import { open, reconnect, send } from '../core/actions.js';
 import type { Loss } from '../core/feature.js';
-import { dropRetiring, endAttempt } from '../core/link.js';
-import { act } from '../core/loss.js';
 import type { ResilientSocketError } from '../errors.js';
 import { describeThrown } from '../validation.js';
 import { settle, takeBack } from './outbox.js';
@@ -51,7 +48,7 @@ export function serve(t: Tab, w: Wire): void {
   if (w.t === 'bye') {
     // A follower closed: what it had handed over and is not known to be written is this tab's to send now.
     const written = t.written_.get(f) ?? 0;
-    for (const { q, data } of w.u ?? []) if (q > written && !m.disposed_) send(m, data, true);
+    for (const { q, data } of w.u ?? []) if (q > written && !m.disposed_) m.send_(data, true);
     t.written_.delete(f);
     t.batches_.delete(f);
     roster.delete(f);
@@ -67,8 +64,8 @@ export function serve(t: Tab, w: Wire): void {
   } else if (w.t === 'cmd') {
     if (m.disposed_) return;
     // A follower checked the code and reason (a bad one would fail in the WebSocket's close(), caught there).
-    if (w.e === 'open') open(m);
-    else reconnect(m, ...((w.a ?? []) as [number, string]));
+    if (w.e === 'open') m.open_();
+    else m.reconnect_(...((w.a ?? []) as [number, string]));
   } else if (w.t === 's') write(t, w, at);
 }
 
@@ -134,7 +131,7 @@ function takeOver(t: Tab, view: View): void {
   const close = view.s === 'open' ? { code: 1006, reason: 'the leader tab left', wasClean: false } : undefined;
   // The loss of a connection (or of an attempt) with nothing else known: the facts left out are undefined.
   const loss = { attempt: view.a, close, minimumDelay: t.holdUntil_ - now(t) /* ≤ 0: none */, notices: [] };
-  act(m, loss as unknown as Loss, true);
+  m.act_(loss as unknown as Loss, true);
 }
 
 /**
@@ -144,10 +141,10 @@ function takeOver(t: Tab, view: View): void {
 export function letGo(t: Tab): void {
   const m = t.m_;
   t.leads_ = false;
-  dropRetiring(m);
-  m.timers_.clearAll();
+  m.dropRetiring_();
+  m.disarmAll_();
   m.deciding_ = undefined;
   const attempt = m.attempt_;
-  if (attempt) endAttempt(m, attempt, 'abort');
+  if (attempt) m.endAttempt_(attempt, 'abort');
   t.view_ = undefined; // (`lost`, next, forgets the leader)
 }

@@ -7,7 +7,6 @@
  *
  * @internal
  */
-import { send } from '../core/actions.js';
 import { Queue, type QueuedMessage } from '../core/queue.js';
 import { STALE_AFTER } from './protocol.js';
 import { now, type Tab } from './tab.js';
@@ -64,7 +63,7 @@ export function settle(t: Tab): void {
   if (!handed.length) return;
   t.handed_ = [];
   if (t.leads_ && m.state_ === 'open' && !m.queue_) {
-    for (const h of handed) send(m, h.data, true);
+    for (const h of handed) m.send_(h.data, true);
     return;
   }
   const { maxMessages, maxBytes } = m.config_;

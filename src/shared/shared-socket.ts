@@ -10,22 +10,12 @@
  * each feature does when shared: README "One connection for all tabs".
  */
 import { EventEmitter } from 'eventemitter3';
-import {
-  alive,
-  close,
-  create,
-  messagesOf,
-  open,
-  reconnect,
-  type SendResult,
-  send,
-  sendArgs,
-  start,
-  statsOf,
-} from '../core/actions.js';
 import { assertCloseArgs } from '../core/close-codes.js';
+import { Machine, type SendResult } from '../core/machine.js';
 import type { UrlProvider } from '../core/options.js';
+import { resolveOptions } from '../core/resolve.js';
 import type { SendOptions, SocketStats } from '../core/socket.js';
+import { messagesOf, sendArgs, statsOf } from '../core/socket.js';
 import { readyStateOf, type SocketState } from '../core/states.js';
 import type { Data } from '../data.js';
 import { ResilientSocketError } from '../errors.js';
@@ -111,7 +101,7 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
       );
     }
     const Class = this.constructor as typeof SharedSocket;
-    const m = create(this, url, rest, Class.transport);
+    const m = new Machine(this, resolveOptions(url, rest, Class.transport));
     m.binaryType_ = 'arraybuffer'; // the leader's messages cross the channel as they came; each tab makes Blobs
     // The protocol's version is in the name: tabs running another version of the library (an old tab
     // after a deploy) elect their own leader rather than misread each other.
@@ -120,7 +110,7 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
     const t = new Tab(m, id, name, locks, Channel as unknown as BroadcastChannelConstructorLike);
     this.#t = t;
     if (rest.binaryType !== undefined) this.binaryType = rest.binaryType as 'blob';
-    start(m, { ...rest, autoConnect: false });
+    m.init_({ ...rest, autoConnect: false });
     if (rest.autoConnect !== false && !t.closed_) connect(t);
   }
 
@@ -237,7 +227,7 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
   send(data: Data, options?: SendOptions): SendResult {
     const buffer = sendArgs(data, options);
     const t = this.#t;
-    return t.leads_ || t.closed_ || !through(t) ? send(t.m_, data, buffer) : pass(t, data);
+    return t.leads_ || t.closed_ || !through(t) ? t.m_.send_(data, buffer) : pass(t, data);
   }
 
   /**
@@ -247,9 +237,9 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
    */
   open(): void {
     const t = this.#t;
-    const m = alive(t.m_, 'open');
+    const m = t.m_.alive_('open');
     if (!t.channel_) connect(t);
-    else if (t.leads_) open(m);
+    else if (t.leads_) m.open_();
     else post(t, { t: 'cmd', to: t.leader_, e: 'open' });
   }
 
@@ -260,8 +250,8 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
   reconnect(code = 1000, reason = ''): void {
     assertCloseArgs(code, reason);
     const t = this.#t;
-    const m = alive(t.m_, 'reconnect');
-    if (t.leads_) reconnect(m, code, reason);
+    const m = t.m_.alive_('reconnect');
+    if (t.leads_) m.reconnect_(code, reason);
     else post(t, { t: 'cmd', to: t.leader_, e: 'reconnect', a: [code, reason] });
   }
 
@@ -284,7 +274,7 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
     t.handed_ = [];
     leave(t);
     channel?.close(); // (a BroadcastChannel's close() never throws; messages already posted are still delivered)
-    close(m, code, reason);
+    m.close_(code, reason);
     if (wasOpen) m.emitClose_({ code, reason, wasClean: true });
   }
 }

@@ -17,8 +17,9 @@
  *
  * @internal
  */
-import { statsOf } from '../core/actions.js';
+
 import type { Machine } from '../core/machine.js';
+import { statsOf } from '../core/socket.js';
 import type { SocketState } from '../core/states.js';
 import type { WebSocketLike } from '../transports/websocket-like.js';
 import type { Watch } from './election.js';

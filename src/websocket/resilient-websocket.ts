@@ -18,10 +18,11 @@
  * (`./listeners.ts`): one that throws is reported, never fatal.
  */
 
-import { alive, close, create, open, reconnect, send, start, statsOf } from '../core/actions.js';
-import type { Face, Machine } from '../core/machine.js';
+import { type Face, Machine } from '../core/machine.js';
 import type { BaseSocketOptions, UrlProvider } from '../core/options.js';
+import { resolveOptions } from '../core/resolve.js';
 import type { SocketStats } from '../core/socket.js';
+import { statsOf } from '../core/socket.js';
 import { readyStateOf, type SocketState } from '../core/states.js';
 import { byteLengthOf, isData } from '../data.js';
 import { browserTransport } from '../transports/browser.js';
@@ -132,8 +133,8 @@ export class BaseWebSocket extends Listeners {
       ...options,
       ...(typeof list === 'function' || list.length > 0 ? { protocols: list } : {}),
     });
-    this.#m = create(this as unknown as Face, target, prepared, Class.transport);
-    start(this.#m, prepared);
+    this.#m = new Machine(this as unknown as Face, resolveOptions(target, prepared, Class.transport));
+    this.#m.init_(prepared);
   }
 
   // ─── the WebSocket attributes ────────────────────────────────────────────────────────────
@@ -239,7 +240,7 @@ export class BaseWebSocket extends Listeners {
     const [data] = args as unknown[];
     const message = isData(data) ? data : String(data);
     if (this.readyState > 1) this.#unsent += byteLengthOf(message);
-    send(this.#m, message, true);
+    this.#m.send_(message, true);
   }
 
   /**
@@ -258,7 +259,7 @@ export class BaseWebSocket extends Listeners {
     // listener added next still hears them. (In a handshake gate it closes politely instead.)
     this.#failing = m.state_ === 'connecting' && !m.disposed_ ? 1 : 0;
     try {
-      close(m, number, text);
+      m.close_(number, text);
     } finally {
       if (this.#failing && m.state_ === 'closed') {
         this.#failing = 2;
@@ -278,13 +279,13 @@ export class BaseWebSocket extends Listeners {
    */
   reconnect(code?: number, reason?: string): void {
     const [number, text] = closeArgs(code, reason, 'reconnect');
-    reconnect(alive(this.#m, 'reconnect'), number, text);
+    this.#m.alive_('reconnect').reconnect_(number, text);
     this.#unsent = 0;
   }
 
   /** Starts connecting, when made with `autoConnect: false` or after a give-up. */
   open(): void {
-    open(alive(this.#m, 'open'));
+    this.#m.alive_('open').open_();
     this.#unsent = 0;
   }
 

@@ -1,19 +1,54 @@
+/**
+ * The socket's timers (`src/core/machine.ts`: `arm_`, `disarm_`, `fire_`), as a feature uses them
+ * through its `Host`: numbered slots, each holding at most one pending timer; re-arming replaces,
+ * clearing cancels, `close()` leaves none. Any clock works, also one whose `now()` stands still,
+ * whose `clearTimeout` misses, or whose `setTimeout` returns no handle.
+ */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type Clock, systemClock } from '../../src/clock.js';
-import { TimerSlots, type TimerSpec } from '../../src/core/timers.js';
+import type { Feature, Host } from '../../src/core/feature.js';
+import { BaseSocket } from '../../src/core/socket.js';
+import { unref as unrefFeature } from '../../src/features/unref/unref.js';
+import { WebSocketImpl } from '../full/helpers.js';
 
 /** Three slots, named for the test. */
 const [a, b, c] = [0, 1, 2];
 const NAMES = ['a', 'b', 'c'];
 
-/** Slots whose owner is a log of what fired, and when (fake time). */
+/** The timers of an idle socket, seen through a feature with three slots whose timer hook runs `fire`. */
+function timersOf(clock: Clock, fire: (slot: number) => void, unref = false) {
+  let host: Host | undefined;
+  let me = -1;
+  const probe: Feature = {
+    name: 'timer-probe',
+    rank: 50,
+    slots: 3,
+    init(m, index) {
+      host = m;
+      me = index;
+    },
+    timer: (_m, _me, slot) => fire(slot),
+  };
+  const socket = new BaseSocket('ws://127.0.0.1:9/', {
+    WebSocket: WebSocketImpl,
+    clock,
+    autoConnect: false,
+    features: unref ? [probe, unrefFeature()] : [probe],
+  });
+  const m = host as Host;
+  return {
+    set: (slot: number, ms: number) => m.setTimer_(me, slot, ms),
+    clear: (slot: number) => m.clearTimer_(me, slot),
+    has: (slot: number) => m.hasTimer_(me, slot),
+    clearAll: () => socket.close(),
+  };
+}
+
+/** Slots whose timer hook logs what fired, and when (fake time). */
 function slots(settings: { clock: Clock; unref: boolean } = { clock: systemClock, unref: false }) {
   const fired: string[] = [];
-  const spec: TimerSpec<string[]> = {
-    count: 3,
-    fire: (log, slot) => log.push(`${NAMES[slot]}@${Date.now()}`),
-  };
-  return { timers: new TimerSlots(spec, settings, fired), fired };
+  const timers = timersOf(settings.clock, (slot) => fired.push(`${NAMES[slot]}@${Date.now()}`), settings.unref);
+  return { timers, fired };
 }
 
 /** A clock driven by hand: `now()` never moves, its timers fire only when the test says. */
@@ -34,7 +69,7 @@ function manualClock() {
   return { clock, pending };
 }
 
-describe('TimerSlots on the system clock (fake timers installed after import)', () => {
+describe('timer slots on the system clock (fake timers installed after import)', () => {
   beforeEach(() => {
     vi.useFakeTimers({ now: 0 });
   });
@@ -67,7 +102,7 @@ describe('TimerSlots on the system clock (fake timers installed after import)', 
     expect(fired).toEqual(['a@250']);
   });
 
-  it('clearAll() leaves no timer at all', async () => {
+  it('close() leaves no timer at all', async () => {
     const { timers, fired } = slots();
     timers.set(a, 10);
     timers.set(b, 20);
@@ -88,14 +123,10 @@ describe('TimerSlots on the system clock (fake timers installed after import)', 
 
   it('a callback that throws does not disturb the other slots', async () => {
     const log: string[] = [];
-    const spec: TimerSpec<string[]> = {
-      count: 3,
-      fire: (owner, slot) => {
-        owner.push(NAMES[slot] as string);
-        if (slot === a) throw new Error('boom');
-      },
-    };
-    const timers = new TimerSlots(spec, { clock: systemClock, unref: false }, log);
+    const timers = timersOf(systemClock, (slot) => {
+      log.push(NAMES[slot] as string);
+      if (slot === a) throw new Error('boom');
+    });
     timers.set(a, 10);
     timers.set(b, 20);
     await expect(vi.advanceTimersByTimeAsync(10)).rejects.toThrow('boom');
@@ -116,7 +147,7 @@ describe('TimerSlots on the system clock (fake timers installed after import)', 
   });
 });
 
-describe('TimerSlots on a clock whose now() never moves', () => {
+describe('timer slots on a clock whose now() never moves', () => {
   it('fires a slot when its timer fires, whatever now() says', () => {
     const manual = manualClock();
     const { timers, fired } = slots({ clock: manual.clock, unref: false });
@@ -151,7 +182,7 @@ describe('TimerSlots on a clock whose now() never moves', () => {
   });
 });
 
-describe('TimerSlots on a clock whose setTimeout returns no handle', () => {
+describe('timer slots on a clock whose setTimeout returns no handle', () => {
   function handleless() {
     const pending: (() => void)[] = [];
     const clock: Clock = {

@@ -25,7 +25,7 @@ const STATS: Feature & { snapshot(m: Host): SocketStats } = {
       downtime: opened ? 0 : now - c.since_,
       lastError: c.lastError_,
       // Only while the retry is pending (not while offline or deciding, nor once it has started).
-      nextRetryAt: c.state_ === 'reconnecting' && !c.deciding_ && c.timers_.has(0) ? c.nextRetryAt_ : undefined,
+      nextRetryAt: c.state_ === 'reconnecting' && !c.deciding_ && c.timers_[1] !== 0 ? c.nextRetryAt_ : undefined,
     };
   },
 };
