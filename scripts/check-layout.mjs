@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// Checks that the source layout shows the architecture (STYLE items 21–24, issue 13):
+// Checks that the source layout shows the architecture (STYLE items 21–26):
 //   1. no import cycle between source files, counting only imports that exist at run time
 //      (type-only imports vanish in the build and cannot form a cycle there);
 //   2. no import cycle between folders (src/core, src/features/<name>, src/transports, src/backoff, …:
 //      the layers only depend downwards);
-//   3. no source file over MAX_LINES lines.
+//   3. no source file over MAX_LINES lines, but the one core file (CORE_FILE), which reads top to
+//      bottom and may run to CORE_MAX_LINES.
 // The import graph is esbuild's: every entry point is bundled with a metafile (nothing written),
 // which lists each input file's run-time imports.
 //
@@ -17,6 +18,8 @@ import * as esbuild from 'esbuild';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const MAX_LINES = 420;
+const CORE_FILE = 'src/core/machine.ts';
+const CORE_MAX_LINES = 650;
 const ENTRIES = [
   'src/index.ts',
   'src/node.ts',
@@ -129,7 +132,8 @@ let longest = ['', 0];
 for (const path of sources(join(repo, 'src'))) {
   const lines = readFileSync(path, 'utf8').split('\n').length - 1;
   if (lines > longest[1]) longest = [relative(repo, path), lines];
-  if (lines > MAX_LINES) problems.push(`${relative(repo, path)} has ${lines} lines (at most ${MAX_LINES})`);
+  const most = relative(repo, path) === CORE_FILE ? CORE_MAX_LINES : MAX_LINES;
+  if (lines > most) problems.push(`${relative(repo, path)} has ${lines} lines (at most ${most})`);
 }
 
 // 4. No module-level side effects in what browsers import: importing an entry for nothing
@@ -176,5 +180,5 @@ if (problems.length > 0) {
 }
 console.log(
   `OK   ${graph.size} source files, ${folders.size} folders: no import cycle between files or folders; ` +
-    `the longest file is ${longest[0]} (${longest[1]} lines, at most ${MAX_LINES})`,
+    `the longest file is ${longest[0]} (${longest[1]} lines; at most ${MAX_LINES}, ${CORE_MAX_LINES} for ${CORE_FILE})`,
 );

@@ -3,6 +3,7 @@
  * {@link Clock}, so tests (yours and ours) can drive time by hand instead of sleeping.
  * The idea is xstate's `Clock` and ably's `Platform.Config` timers: inject, never patch globals.
  */
+import { typeError } from './validation.js';
 
 /** An opaque timer handle, whatever the clock's `setTimeout` returns. */
 export type TimerHandle = unknown;
@@ -59,13 +60,13 @@ export function unrefTimer(handle: TimerHandle): void {
 /** @throws TypeError unless `value` has the three clock methods. */
 export function assertClock(name: string, value: unknown): asserts value is Clock {
   const c = value as Partial<Clock> | null;
-  if (
-    typeof c !== 'object' ||
-    c === null ||
-    typeof c.setTimeout !== 'function' ||
-    typeof c.clearTimeout !== 'function' ||
-    typeof c.now !== 'function'
-  ) {
-    throw new TypeError(`Expected \`${name}\` to be a Clock with setTimeout, clearTimeout and now functions`);
+  const ok = typeof c?.setTimeout === 'function' && typeof c.clearTimeout === 'function' && typeof c.now === 'function';
+  if (!ok) {
+    throw typeError(
+      name,
+      process.env.NODE_ENV !== 'production'
+        ? `Expected \`${name}\` to be a Clock with setTimeout, clearTimeout and now functions`
+        : '',
+    );
   }
 }

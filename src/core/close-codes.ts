@@ -1,4 +1,5 @@
 import { utf8Length } from '../data.js';
+import { assertThat, rangeError } from '../validation.js';
 
 /**
  * Close codes as data (RFC 6455 §7.4). One place decides which closes are worth reconnecting
@@ -70,14 +71,26 @@ export function defaultShouldReconnect(close: CloseInfo): boolean {
  */
 export function assertCloseArgs(code: unknown, reason: unknown): void {
   if (code !== undefined) {
-    if (typeof code !== 'number') throw new TypeError(`Expected \`code\` to be a number, got ${typeof code}`);
-    if (!(code === 1000 || (Number.isInteger(code) && code >= 3000 && code <= 4999))) {
-      throw new RangeError(`Expected \`code\` to be 1000 or an integer in 3000–4999, got ${code}`);
+    assertThat(typeof code === 'number', 'code', 'a number', code);
+    if (!(code === 1000 || (Number.isInteger(code) && (code as number) >= 3000 && (code as number) <= 4999))) {
+      throw rangeError(
+        'code',
+        process.env.NODE_ENV !== 'production'
+          ? `Expected \`code\` to be 1000 or an integer in 3000–4999, got ${code}`
+          : '',
+      );
     }
   }
   if (reason !== undefined) {
-    if (typeof reason !== 'string') throw new TypeError(`Expected \`reason\` to be a string, got ${typeof reason}`);
-    const bytes = utf8Length(reason);
-    if (bytes > 123) throw new RangeError(`Expected \`reason\` to be at most 123 UTF-8 bytes, got ${bytes} bytes`);
+    assertThat(typeof reason === 'string', 'reason', 'a string', reason);
+    const bytes = utf8Length(reason as string);
+    if (bytes > 123) {
+      throw rangeError(
+        'reason',
+        process.env.NODE_ENV !== 'production'
+          ? `Expected \`reason\` to be at most 123 UTF-8 bytes, got ${bytes} bytes`
+          : '',
+      );
+    }
   }
 }

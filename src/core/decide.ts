@@ -45,14 +45,18 @@ export function decide(facts: LossFacts): Decision {
     const { code, reason } = facts.close;
     stop = new ResilientSocketError(
       'ERR_RS_FATAL_CLOSE',
-      `The server closed the connection with code ${code}${reason ? ` (${reason})` : ''}; not reconnecting`,
+      process.env.NODE_ENV !== 'production'
+        ? `The server closed the connection with code ${code}${reason ? ` (${reason})` : ''}; not reconnecting`
+        : '',
       { closeCode: code },
     );
   }
   if (!stop && facts.failures > facts.maxRetries) {
     stop = new ResilientSocketError(
       'ERR_RS_RETRIES_EXHAUSTED',
-      `Gave up after ${facts.failures} consecutive failures (maxRetries ${facts.maxRetries})`,
+      process.env.NODE_ENV !== 'production'
+        ? `Gave up after ${facts.failures} consecutive failures (maxRetries ${facts.maxRetries})`
+        : '',
       facts.error ? { cause: facts.error } : {},
     );
   }

@@ -7,16 +7,24 @@ import { describeThrown } from '../validation.js';
 
 /** An `ERR_RS_CALLBACK_FAILED` for the option callback `name` that threw, rejected or timed out. */
 export function callbackError(name: string, what: string, thrown: unknown): ResilientSocketError {
-  return new ResilientSocketError('ERR_RS_CALLBACK_FAILED', `\`${name}\` ${what}: ${describeThrown(thrown)}`, {
-    cause: thrown,
-  });
+  return new ResilientSocketError(
+    'ERR_RS_CALLBACK_FAILED',
+    process.env.NODE_ENV !== 'production' ? `\`${name}\` ${what}: ${describeThrown(thrown)}` : '',
+    {
+      cause: thrown,
+    },
+  );
 }
 
 /** An `ERR_RS_LISTENER_THREW` for what a listener threw. */
 export function listenerError(who: string, thrown: unknown): ResilientSocketError {
-  return new ResilientSocketError('ERR_RS_LISTENER_THREW', `${who} threw: ${describeThrown(thrown)}`, {
-    cause: thrown,
-  });
+  return new ResilientSocketError(
+    'ERR_RS_LISTENER_THREW',
+    process.env.NODE_ENV !== 'production' ? `${who} threw: ${describeThrown(thrown)}` : '',
+    {
+      cause: thrown,
+    },
+  );
 }
 
 /**

@@ -17,8 +17,11 @@ import {
   assertKnownKeys,
   assertNumber,
   assertOptionsObject,
-  describeReceived,
+  assertThat,
+  inputError,
   type NumberRule,
+  rangeError,
+  typeError,
   withDefault,
 } from '../validation.js';
 import { type CloseInfo, defaultShouldReconnect } from './close-codes.js';
@@ -126,16 +129,22 @@ const factoryOf = (key: string): string | undefined =>
   Object.hasOwn(FEATURE_OPTIONS, key) ? FEATURE_OPTIONS[key] : undefined;
 
 /**
- * A TypeError for `name`, an option of the `factory()` feature: it is not installed (import it and
- * add it), or it is and takes its options itself.
+ * A TypeError for `name`, an option of the `factory()` feature: not installed (`ERR_RS_NEEDS_FEATURE`:
+ * import it and add it), or installed, and then it takes its options itself (`ERR_RS_UNKNOWN_OPTION`).
  */
 function needs(name: string, factory: string, features: readonly Feature[] = []): TypeError {
-  return new TypeError(
-    features.some((f) => f.name === factory)
-      ? factory === 'unref'
-        ? '`unref` is not an option of the socket: unref() in `features` already turns it on'
-        : `\`${name}\` is not an option of the socket: give it to the ${factory}() factory itself`
-      : `\`${name}\` belongs to the ${factory}() feature: import { ${factory} } from 'resilient-socket/modular' and add ${factory}(…) to \`features\``,
+  const installed = features.some((f) => f.name === factory);
+  return inputError(
+    TypeError,
+    installed ? 'ERR_RS_UNKNOWN_OPTION' : 'ERR_RS_NEEDS_FEATURE',
+    name,
+    process.env.NODE_ENV !== 'production'
+      ? installed
+        ? factory === 'unref'
+          ? '`unref` is not an option of the socket: unref() in `features` already turns it on'
+          : `\`${name}\` is not an option of the socket: give it to the ${factory}() factory itself`
+        : `\`${name}\` belongs to the ${factory}() feature: import { ${factory} } from 'resilient-socket/modular' and add ${factory}(…) to \`features\``
+      : '',
   );
 }
 
@@ -159,7 +168,13 @@ export function resolveOptions(url: unknown, options: unknown, transport: Transp
     const factory = factoryOf(key);
     if (!known.includes(key) && factory) throw needs(key, factory, features);
   }
-  assertKnownKeys('', o, [...known, ...Object.keys(FEATURE_OPTIONS)], undefined, foreignOption);
+  assertKnownKeys(
+    '',
+    o,
+    [...known, ...Object.keys(FEATURE_OPTIONS)],
+    undefined,
+    process.env.NODE_ENV !== 'production' ? foreignOption : undefined,
+  );
   for (const feature of features) feature.check?.(o);
   const providers = features.some((f) => f.target);
   const { protocols: given, buffer = {}, backoff, maxDelay, ceiling, binaryType, wsOptions } = o;
@@ -175,8 +190,11 @@ export function resolveOptions(url: unknown, options: unknown, transport: Transp
   const { autoConnect = CORE_DEFAULTS.autoConnect, shouldReconnect = defaultShouldReconnect, clock = systemClock } = o;
   assertBoolean('autoConnect', autoConnect);
   if (backoff !== undefined && (maxDelay !== undefined || ceiling !== undefined)) {
-    throw new TypeError(
-      '`maxDelay` and `ceiling` configure the default backoff; they cannot be combined with `backoff`',
+    throw typeError(
+      'backoff',
+      process.env.NODE_ENV !== 'production'
+        ? '`maxDelay` and `ceiling` configure the default backoff; they cannot be combined with `backoff`'
+        : '',
     );
   }
   const numbers: Record<string, unknown> = { ...CORE_DEFAULTS };
@@ -188,9 +206,7 @@ export function resolveOptions(url: unknown, options: unknown, transport: Transp
   const defaultMaxDelay = backoff === undefined ? withDefault(maxDelay, CORE_DEFAULTS.maxDelay) : undefined;
   const defaultCeiling = backoff === undefined ? resolveCeiling(defaultMaxDelay, ceiling) : undefined;
   assertFunction('shouldReconnect', shouldReconnect);
-  if (binaryType !== undefined && typeof binaryType !== 'string') {
-    throw new TypeError(`Expected \`binaryType\` to be a string, got ${describeReceived(binaryType)}`);
-  }
+  assertThat(binaryType === undefined || typeof binaryType === 'string', 'binaryType', 'a string', binaryType);
   assertClock('clock', clock);
   assertOptionsObject('buffer', buffer);
   for (const key of Object.keys(buffer)) {
@@ -250,17 +266,17 @@ export function resolveOptions(url: unknown, options: unknown, transport: Transp
 /** The `features` option: feature objects, each at most once, sorted by rank (the hooks' order). */
 function resolveFeatures(value: unknown): readonly Feature[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value)) {
-    throw new TypeError(`Expected \`features\` to be an array of features, got ${describeReceived(value)}`);
-  }
-  value.forEach((feature: Partial<Feature> | null, i) => {
-    if (typeof feature?.name !== 'string' || typeof feature.rank !== 'number') {
-      throw new TypeError(
-        `Expected \`features[${i}]\` to be a feature (from heartbeat(), resume(), …), got ${describeReceived(feature)}`,
+  assertThat(Array.isArray(value), 'features', 'an array of features', value);
+  (value as (Partial<Feature> | null)[]).forEach((feature, i) => {
+    const ok = typeof feature?.name === 'string' && typeof feature.rank === 'number';
+    assertThat(ok, `features[${i}]`, 'a feature (from heartbeat(), resume(), …)', feature);
+    if ((value as Feature[]).findIndex((other) => other.name === feature?.name) !== i) {
+      throw rangeError(
+        'features',
+        process.env.NODE_ENV !== 'production'
+          ? `Expected \`features\` to have each feature once, got ${feature?.name}() twice`
+          : '',
       );
-    }
-    if (value.findIndex((other: Feature) => other.name === feature.name) !== i) {
-      throw new RangeError(`Expected \`features\` to have each feature once, got ${feature.name}() twice`);
     }
   });
   return [...(value as Feature[])].sort((a, b) => a.rank - b.rank);

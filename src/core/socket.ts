@@ -4,15 +4,7 @@ import { isData } from '../data.js';
 import type { ResilientSocketError } from '../errors.js';
 import { browserTransport } from '../transports/browser.js';
 import type { Transport } from '../transports/transport.js';
-import {
-  assertBoolean,
-  assertKnownKeys,
-  assertOptionsObject,
-  assertThat,
-  describeReceived,
-  inputError,
-  typeError,
-} from '../validation.js';
+import { assertBoolean, assertKnownKeys, assertOptionsObject, assertThat, inputError } from '../validation.js';
 import { assertCloseArgs } from './close-codes.js';
 import type { ResilientSocketEvents } from './events.js';
 import type { Feature } from './feature.js';

@@ -4,7 +4,7 @@
  * RangeError naming the option, never a socket retrying forever. A URL is shown redacted.
  */
 import { redactUrl } from '../redact.js';
-import { describeReceived, describeValue, isToken } from '../validation.js';
+import { assertThat, describeValue, isToken, rangeError } from '../validation.js';
 
 /**
  * `value` as the URL of an attempt: a string or `URL`, absolute, with a WebSocket (or HTTP) scheme
@@ -12,23 +12,28 @@ import { describeReceived, describeValue, isToken } from '../validation.js';
  * @throws TypeError / RangeError naming `name`, with the URL redacted.
  */
 export function checkUrl(name: string, value: unknown): string {
-  if (typeof value !== 'string' && !(value instanceof URL)) {
-    throw new TypeError(`Expected \`${name}\` to be a string, a URL or a function, got ${describeReceived(value)}`);
-  }
+  assertThat(typeof value === 'string' || value instanceof URL, name, 'a string, a URL or a function', value);
   const text = String(value);
   let url: URL | undefined;
   try {
     url = new URL(text);
   } catch {}
+  if (!url || !/^(wss?|https?):$/.test(url.protocol) || url.hash) {
+    throw rangeError(name, process.env.NODE_ENV !== 'production' ? badUrlText(name, text, url) : '');
+  }
+  return text;
+}
+
+/** The development message of a URL {@link checkUrl} refuses (redacted). */
+function badUrlText(name: string, text: string, url: URL | undefined): string {
   // "#hash" (the URL API's name for it) rather than "fragment", so that no word of the message can
   // be mistaken for a leaked part of the URL, whose fragment is shown as `#***`.
   const wanted = !url
     ? 'be an absolute ws:, wss:, http: or https: URL'
     : !/^(wss?|https?):$/.test(url.protocol)
       ? 'use ws:, wss:, http: or https:'
-      : url.hash && 'have no #hash (a WebSocket URL cannot carry one)';
-  if (wanted) throw new RangeError(`Expected \`${name}\` to ${wanted}, got ${describeValue(redactUrl(text))}`);
-  return text;
+      : 'have no #hash (a WebSocket URL cannot carry one)';
+  return `Expected \`${name}\` to ${wanted}, got ${describeValue(redactUrl(text))}`;
 }
 
 /**
@@ -38,15 +43,21 @@ export function checkUrl(name: string, value: unknown): string {
  * @throws TypeError / RangeError naming `name`.
  */
 export function checkProtocols(name: string, value: unknown): string | string[] | undefined {
-  const list = typeof value === 'string' ? [value] : value;
   if (value === undefined) return undefined;
-  if (!Array.isArray(list) || list.some((p) => typeof p !== 'string')) {
-    throw new TypeError(`Expected \`${name}\` to be a string or an array of strings, got ${describeReceived(value)}`);
-  }
-  const bad = list.findIndex((p: string, i) => !isToken(p) || list.indexOf(p) !== i);
+  const list = typeof value === 'string' ? [value] : (value as string[]);
+  assertThat(
+    Array.isArray(list) && list.every((p) => typeof p === 'string'),
+    name,
+    'a string or an array of strings',
+    value,
+  );
+  const bad = list.findIndex((p, i) => !isToken(p) || list.indexOf(p) !== i);
   if (bad >= 0) {
-    throw new RangeError(
-      `Expected \`${name}\` to name distinct subprotocols, each an HTTP token (RFC 6455 §4.1), got a bad or repeated one at index ${bad}`,
+    throw rangeError(
+      name,
+      process.env.NODE_ENV !== 'production'
+        ? `Expected \`${name}\` to name distinct subprotocols, each an HTTP token (RFC 6455 §4.1), got a bad or repeated one at index ${bad}`
+        : '',
     );
   }
   return typeof value === 'string' ? value : [...list];

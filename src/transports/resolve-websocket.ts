@@ -1,5 +1,5 @@
 import { ResilientSocketError } from '../errors.js';
-import { describeReceived } from '../validation.js';
+import { assertThat } from '../validation.js';
 import type { WebSocketConstructorLike } from './websocket-like.js';
 
 /**
@@ -15,9 +15,12 @@ export function resolveWebSocket(
   fallback: () => WebSocketConstructorLike | undefined,
 ): WebSocketConstructorLike {
   if (option !== undefined) {
-    if (typeof option !== 'function' || typeof option.prototype !== 'object') {
-      throw new TypeError(`Expected \`WebSocket\` to be a WebSocket constructor, got ${describeReceived(option)}`);
-    }
+    assertThat(
+      typeof option === 'function' && typeof option.prototype === 'object',
+      'WebSocket',
+      'a WebSocket constructor',
+      option,
+    );
     return option as WebSocketConstructorLike;
   }
   const global = (globalThis as { WebSocket?: unknown }).WebSocket;
@@ -26,8 +29,10 @@ export function resolveWebSocket(
   if (loaded) return loaded;
   throw new ResilientSocketError(
     'ERR_RS_NO_WEBSOCKET',
-    'No WebSocket implementation found: this runtime has no global WebSocket. ' +
-      'In Node < 22 install the `ws` package (npm install ws), or pass one: ' +
-      "new ResilientSocket(url, { WebSocket: (await import('ws')).WebSocket })",
+    process.env.NODE_ENV !== 'production'
+      ? 'No WebSocket implementation found: this runtime has no global WebSocket. ' +
+          'In Node < 22 install the `ws` package (npm install ws), or pass one: ' +
+          "new ResilientSocket(url, { WebSocket: (await import('ws')).WebSocket })"
+      : '',
   );
 }
