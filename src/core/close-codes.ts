@@ -71,7 +71,7 @@ export function defaultShouldReconnect(close: CloseInfo): boolean {
  */
 export function assertCloseArgs(code: unknown, reason: unknown): void {
   if (code !== undefined) {
-    assertThat(typeof code === 'number', 'code', 'a number', code);
+    assertThat(typeof code === 'number', 'code', process.env.NODE_ENV !== 'production' ? 'a number' : '', code);
     if (!(code === 1000 || (Number.isInteger(code) && (code as number) >= 3000 && (code as number) <= 4999))) {
       throw rangeError(
         'code',
@@ -82,7 +82,7 @@ export function assertCloseArgs(code: unknown, reason: unknown): void {
     }
   }
   if (reason !== undefined) {
-    assertThat(typeof reason === 'string', 'reason', 'a string', reason);
+    assertThat(typeof reason === 'string', 'reason', process.env.NODE_ENV !== 'production' ? 'a string' : '', reason);
     const bytes = utf8Length(reason as string);
     if (bytes > 123) {
       throw rangeError(

@@ -12,7 +12,6 @@ import type { BackoffPolicyLike } from '../backoff/types.js';
 import { unrefTimer } from '../clock.js';
 import type { Data } from '../data.js';
 import { isResilientSocketError, ResilientSocketError } from '../errors.js';
-import { redactUrl } from '../redact.js';
 import type { Bound } from '../transports/transport.js';
 import { describeReceived, describeThrown } from '../validation.js';
 import type { CloseInfo } from './close-codes.js';
@@ -21,9 +20,9 @@ import type { DropReason, ResilientSocketEvents } from './events.js';
 import type { Feature, HookName, Host, Loss } from './feature.js';
 import type { UrlProvider } from './options.js';
 import type { Queue } from './queue.js';
-import { callbackError, listenerError, surface, UNHEARD_DROP, warn } from './report.js';
+import { callbackError, listenerError, surface, UNHEARD_DROP, unheard } from './report.js';
 import type { Config, Resolved } from './resolve.js';
-import { type SocketState, STATES } from './states.js';
+import type { SocketState } from './states.js';
 
 /** The core's timer slots: the current state's deadline, and the cut of a connection let go before its TCP close. */
 export const PHASE = 0;
@@ -284,16 +283,8 @@ export abstract class SocketRecord implements Host {
     this.emit_('drop', { reason, messages });
     if (process.env.NODE_ENV !== 'production' && !this.socket_.listens_('drop')) {
       const what = messages.length === 1 ? 'a message' : `${messages.length} messages`;
-      this.unheard_(UNHEARD_DROP, 'RS_UNHEARD_DROP', `dropped ${what} (${reason}) and nothing listens for \`drop\``);
+      unheard(this, UNHEARD_DROP, 'RS_UNHEARD_DROP', `dropped ${what} (${reason}) and nothing listens for \`drop\``);
     }
-  }
-
-  /** Warns once per socket and kind about what no listener heard (development builds and Node). */
-  unheard_(kind: number, code: string, what: string): void {
-    if (this.warned_ & kind) return;
-    this.warned_ |= kind;
-    const url = this.url_ ? ` to ${redactUrl(this.url_)}` : '';
-    warn(code, `resilient-socket: the socket${url} ${what}; add a listener to handle it (said once per socket)`);
   }
 
   dropOne_(reason: DropReason, data: Data): 'dropped' {
@@ -321,6 +312,7 @@ export abstract class SocketRecord implements Host {
 
   /** The `close` of a connection that ended; `willReconnect` says what the socket does now. */
   emitClose_(close: CloseInfo): void {
-    this.emit_('close', { ...close, willReconnect: !this.disposed_ && !STATES[this.state_].terminal });
+    const terminal = this.state_ === 'closing' || this.state_ === 'closed';
+    this.emit_('close', { ...close, willReconnect: !this.disposed_ && !terminal });
   }
 }

@@ -1,4 +1,3 @@
-
 import { byteLengthOf, type Data, ownCopy } from '../data.js';
 import { ResilientSocketError } from '../errors.js';
 import { redactUrl } from '../redact.js';
@@ -11,7 +10,7 @@ import { decide, retryDelay } from './decide.js';
 import type { Loss, Target } from './feature.js';
 import { type Face, PHASE, RETIRE, SocketRecord } from './host.js';
 import { Queue } from './queue.js';
-import { callbackError, UNHEARD_GIVEUP } from './report.js';
+import { callbackError, UNHEARD_GIVEUP, unheard } from './report.js';
 import { CLOSE_TIMEOUT, SHOULD_RECONNECT_TIMEOUT, type SocketState, STATES } from './states.js';
 
 export type { Face };
@@ -35,23 +34,22 @@ export class Machine extends SocketRecord implements Owner {
    */
   enter_(next: SocketState, reason: string, wait?: number): void {
     const previous = this.state_;
-    const { deadline } = STATES[next];
     const { connectTimeout, stableAfter } = this.config_;
+    // The deadline of each state (see `STATES`): `connect`, `stable` (0: stable at once, once `open`
+    // was emitted), `close`, and `retry` (the wait given; none while waiting for the network).
     const ms =
-      deadline === 'connect'
+      next === 'connecting'
         ? connectTimeout
-        : deadline === 'stable'
-          ? stableAfter || undefined // 0: stable at once, once `open` was emitted
-          : deadline === 'close'
+        : next === 'open'
+          ? stableAfter || undefined
+          : next === 'closing'
             ? CLOSE_TIMEOUT
             : wait;
     this.disarm_(PHASE);
     if (ms !== undefined && ms < Number.POSITIVE_INFINITY) this.arm_(PHASE, ms);
     if (previous === next) return;
-    if (!STATES[previous].next.includes(next)) {
-      throw new Error(
-        process.env.NODE_ENV !== 'production' ? `resilient-socket: illegal transition ${previous} → ${next}` : next,
-      );
+    if (process.env.NODE_ENV !== 'production' && !STATES[previous].next.includes(next)) {
+      throw new Error(`resilient-socket: illegal transition ${previous} → ${next}`);
     }
     this.state_ = next;
     this.changes_++;
@@ -69,8 +67,8 @@ export class Machine extends SocketRecord implements Owner {
       const me = config.slotOwner[slot] as number;
       config.features[me]?.timer?.(this, me, slot - (config.slotBase[me] as number));
     } else {
-      const deadline = STATES[this.state_].deadline;
-      if (deadline === 'connect') {
+      const state = this.state_;
+      if (state === 'connecting') {
         if (attempt) {
           this.fail_(
             attempt,
@@ -81,9 +79,9 @@ export class Machine extends SocketRecord implements Owner {
             'connect timeout',
           );
         }
-      } else if (deadline === 'stable') {
+      } else if (state === 'open') {
         if (attempt) this.markStable_(attempt);
-      } else if (deadline === 'retry') {
+      } else if (state === 'reconnecting') {
         if (deciding) {
           const problem = new Error(
             process.env.NODE_ENV !== 'production'
@@ -421,7 +419,7 @@ export class Machine extends SocketRecord implements Owner {
           !this.socket_.listens_('error')
         ) {
           const { code, message } = decision.error;
-          this.unheard_(UNHEARD_GIVEUP, code, `gave up (${message}) and nothing listens for \`giveup\` or \`error\``);
+          unheard(this, UNHEARD_GIVEUP, code, `gave up (${message}) and nothing listens for \`giveup\` or \`error\``);
         }
       }
     } else if (decision.kind === 'wait-for-network') {
@@ -455,10 +453,11 @@ export class Machine extends SocketRecord implements Owner {
    * message that can be neither sent nor queued is reported by a `drop`.
    */
   send_(data: Data, buffer: boolean): SendResult {
-    const closed = (): boolean => this.disposed_ || !STATES[this.state_].buffersSends;
+    // What each state's send() does (see `STATES`): open sends, closing and closed drop, the rest queue.
+    const closed = (): boolean => this.disposed_ || this.state_ === 'closing' || this.state_ === 'closed';
     if (closed()) return this.dropOne_('closed', data);
     const ws = this.attempt_?.socket;
-    if (STATES[this.state_].sendsDirectly && ws?.readyState === OPEN && !this.queue_) {
+    if (this.state_ === 'open' && ws?.readyState === OPEN && !this.queue_) {
       try {
         ws.send(data as never);
         this.messagesOut_++;

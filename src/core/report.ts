@@ -3,6 +3,7 @@
  * resort for a failure of user code that no `error` listener hears.
  */
 import { ResilientSocketError } from '../errors.js';
+import { redactUrl } from '../redact.js';
 import { describeThrown } from '../validation.js';
 
 /** An `ERR_RS_CALLBACK_FAILED` for the option callback `name` that threw, rejected or timed out. */
@@ -70,4 +71,15 @@ export function warn(code: string, message: string): void {
   } catch {
     // nowhere to tell
   }
+}
+
+/**
+ * Warns once per socket and kind (`kind`: a bit) about what no listener heard, naming the socket
+ * by its URL (redacted). Called only in development builds and Node.
+ */
+export function unheard(m: { warned_: number; url_: string }, kind: number, code: string, what: string): void {
+  if (m.warned_ & kind) return;
+  m.warned_ |= kind;
+  const url = m.url_ ? ` to ${redactUrl(m.url_)}` : '';
+  warn(code, `resilient-socket: the socket${url} ${what}; add a listener to handle it (said once per socket)`);
 }

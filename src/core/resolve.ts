@@ -206,7 +206,12 @@ export function resolveOptions(url: unknown, options: unknown, transport: Transp
   const defaultMaxDelay = backoff === undefined ? withDefault(maxDelay, CORE_DEFAULTS.maxDelay) : undefined;
   const defaultCeiling = backoff === undefined ? resolveCeiling(defaultMaxDelay, ceiling) : undefined;
   assertFunction('shouldReconnect', shouldReconnect);
-  assertThat(binaryType === undefined || typeof binaryType === 'string', 'binaryType', 'a string', binaryType);
+  assertThat(
+    binaryType === undefined || typeof binaryType === 'string',
+    'binaryType',
+    process.env.NODE_ENV !== 'production' ? 'a string' : '',
+    binaryType,
+  );
   assertClock('clock', clock);
   assertOptionsObject('buffer', buffer);
   for (const key of Object.keys(buffer)) {
@@ -266,10 +271,20 @@ export function resolveOptions(url: unknown, options: unknown, transport: Transp
 /** The `features` option: feature objects, each at most once, sorted by rank (the hooks' order). */
 function resolveFeatures(value: unknown): readonly Feature[] {
   if (value === undefined) return [];
-  assertThat(Array.isArray(value), 'features', 'an array of features', value);
+  assertThat(
+    Array.isArray(value),
+    'features',
+    process.env.NODE_ENV !== 'production' ? 'an array of features' : '',
+    value,
+  );
   (value as (Partial<Feature> | null)[]).forEach((feature, i) => {
     const ok = typeof feature?.name === 'string' && typeof feature.rank === 'number';
-    assertThat(ok, `features[${i}]`, 'a feature (from heartbeat(), resume(), …)', feature);
+    assertThat(
+      ok,
+      `features[${i}]`,
+      process.env.NODE_ENV !== 'production' ? 'a feature (from heartbeat(), resume(), …)' : '',
+      feature,
+    );
     if ((value as Feature[]).findIndex((other) => other.name === feature?.name) !== i) {
       throw rangeError(
         'features',

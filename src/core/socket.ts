@@ -165,7 +165,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
 
   /** Sets `binaryType` on the current connection and on every later one. */
   set binaryType(value: string) {
-    assertThat(typeof value === 'string', 'binaryType', 'a string', value);
+    assertThat(typeof value === 'string', 'binaryType', process.env.NODE_ENV !== 'production' ? 'a string' : '', value);
     this.#m.binaryType_ = value;
     const ws = this.#m.attempt_?.socket;
     if (ws) ws.binaryType = value;
@@ -250,7 +250,12 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
  * @throws TypeError for data that is not a string or binary, or an unknown or mistyped option.
  */
 export function sendArgs(data: unknown, options: unknown): boolean {
-  assertThat(isData(data), 'data', 'a string, ArrayBuffer, typed array or Blob', data);
+  assertThat(
+    isData(data),
+    'data',
+    process.env.NODE_ENV !== 'production' ? 'a string, ArrayBuffer, typed array or Blob' : '',
+    data,
+  );
   assertOptionsObject('send options', options);
   assertKnownKeys('', options, ['buffer'], 'send()');
   const { buffer = true } = (options ?? {}) as { buffer?: unknown };

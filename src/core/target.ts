@@ -12,7 +12,12 @@ import { assertThat, describeValue, isToken, rangeError } from '../validation.js
  * @throws TypeError / RangeError naming `name`, with the URL redacted.
  */
 export function checkUrl(name: string, value: unknown): string {
-  assertThat(typeof value === 'string' || value instanceof URL, name, 'a string, a URL or a function', value);
+  assertThat(
+    typeof value === 'string' || value instanceof URL,
+    name,
+    process.env.NODE_ENV !== 'production' ? 'a string, a URL or a function' : '',
+    value,
+  );
   const text = String(value);
   let url: URL | undefined;
   try {
@@ -48,7 +53,7 @@ export function checkProtocols(name: string, value: unknown): string | string[] 
   assertThat(
     Array.isArray(list) && list.every((p) => typeof p === 'string'),
     name,
-    'a string or an array of strings',
+    process.env.NODE_ENV !== 'production' ? 'a string or an array of strings' : '',
     value,
   );
   const bad = list.findIndex((p, i) => !isToken(p) || list.indexOf(p) !== i);

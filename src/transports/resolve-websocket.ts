@@ -18,7 +18,7 @@ export function resolveWebSocket(
     assertThat(
       typeof option === 'function' && typeof option.prototype === 'object',
       'WebSocket',
-      'a WebSocket constructor',
+      process.env.NODE_ENV !== 'production' ? 'a WebSocket constructor' : '',
       option,
     );
     return option as WebSocketConstructorLike;

@@ -96,3 +96,61 @@ describe('canTransition', () => {
     expect(canTransition(from, to)).toBe(expected);
   });
 });
+
+/**
+ * The machine (`src/core/machine.ts`) reads the state it is in rather than the table, so the two
+ * are checked against each other here: in every state a socket is driven to, `send()` does what
+ * `sendsDirectly`/`buffersSends` say, the timer armed on entering it is the row's deadline, and a
+ * `close` reported in it says `willReconnect` exactly when the state is not terminal.
+ */
+describe('the machine follows the table', () => {
+  it('send() in each state, the deadline each state arms, willReconnect', async () => {
+    const { vi } = await import('vitest');
+    const { BaseSocket } = await import('../../src/core/socket.js');
+    const { TestClock } = await import('../../src/testing/test-clock.js');
+    const { FlakyServer } = await import('../../src/testing/flaky-server.js');
+    vi.useFakeTimers();
+    try {
+      const server = new FlakyServer({ url: 'ws://states.test/' });
+      const clock = new TestClock();
+      const socket = new BaseSocket(server.url, {
+        WebSocket: server.WebSocket,
+        clock,
+        autoConnect: false,
+        stableAfter: 1_000,
+        connectTimeout: 2_000,
+        backoff: { next: () => 3_000, reset: () => undefined },
+      });
+      const closes: boolean[] = [];
+      socket.on('close', ({ willReconnect }) => closes.push(willReconnect));
+      socket.on('drop', () => undefined);
+      const check = (state: SocketState, deadline: number | undefined): void => {
+        expect(socket.state).toBe(state);
+        const row = STATES[state];
+        const expected = row.sendsDirectly ? 'sent' : row.buffersSends ? 'buffered' : 'dropped';
+        const armed = clock.nextAt === undefined ? undefined : clock.nextAt - clock.now();
+        expect(armed, `the deadline of ${state}`).toBe(deadline);
+        expect(socket.send('x', { buffer: row.buffersSends }), `send() while ${state}`).toBe(expected);
+      };
+      check('idle', undefined);
+      socket.open();
+      check('connecting', 2_000);
+      await vi.advanceTimersByTimeAsync(10); // mock-socket opens after 4 ms
+      check('open', 1_000);
+      server.drop();
+      await vi.advanceTimersByTimeAsync(10);
+      check('reconnecting', 3_000);
+      expect(closes).toEqual([!STATES.reconnecting.terminal]);
+      await clock.advance(3_000);
+      await vi.advanceTimersByTimeAsync(10);
+      expect(socket.state).toBe('open');
+      socket.close();
+      check('closing', 3_000);
+      await vi.advanceTimersByTimeAsync(10);
+      check('closed', undefined);
+      expect(closes).toEqual([true, !STATES.closed.terminal]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
