@@ -11,9 +11,15 @@
 //      names (constructor.name, util.inspect) in every built entry; ResilientWebSocket's types compile
 //      in a DOM project (as a `typeof WebSocket`) and in a Node one (scripts/check-package-websocket.mjs); `resilient-socket/testing` works without mock-socket (but
 //      FlakyServer, which says how to install it), then with it;
-//   4. esbuild can bundle it: for the browser (reporting minified and gzipped sizes; the
-//      `resilient-socket/backoff` bundle must not pull in eventemitter3 or ws, and no browser bundle
-//      may contain ws's Node code) and as CommonJS for Node (through the `require` condition).
+//   4. esbuild can bundle it: for the browser, in both flavours (the production one by default, the
+//      development one under the `development` condition; never both, never a Node entry; reporting
+//      minified and gzipped sizes; the `resilient-socket/backoff` bundle must not pull in eventemitter3
+//      or ws, and no browser bundle may contain ws's Node code) and as CommonJS for Node (through the
+//      `node` and `require` conditions: the development flavour);
+//   5. the flavours (scripts/check-package-modes.mjs): no browser file reads `process`; bundled for
+//      the browser and run where `process` does not exist, in production mode (with and without a
+//      bundler's define) and development mode, and in Node, bad input throws the same classes and
+//      codes, with short messages in production and the full text in development and Node.
 // It assumes `dist/` is built (`npm run build`). Temporary directories are removed at the end;
 // set KEEP_TMP=1 to keep them for debugging. Exits 1 if any check fails.
 //
@@ -26,6 +32,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
+import { checkNoProcess, runModeChecks } from './check-package-modes.mjs';
 import { REACT_SSR, REACT_TYPES } from './check-package-react.mjs';
 import { checkWebSocketTypes, WEBSOCKET_CLASS_NAME, WEBSOCKET_ECHO } from './check-package-websocket.mjs';
 
@@ -46,11 +53,18 @@ const ENTRY_POINTS = [
 const NODE_VARIANTS = ['node', 'modular-node', 'websocket-node', 'react-node', 'shared-node'];
 // Entry points for Node and test runners only (not bundled for the browser below).
 const NODE_ENTRY_POINTS = [{ specifier: 'resilient-socket/testing', file: 'testing' }];
+// dist/: the production flavour of the browser entries and the one set of declarations;
+// dist/dev/: the development flavour of every entry (the Node ones and the test kit only there).
+const BROWSER_FILES = ENTRY_POINTS.map(({ file }) => file);
+const ALL_FILES = [...BROWSER_FILES, ...NODE_ENTRY_POINTS.map(({ file }) => file), ...NODE_VARIANTS];
 const REQUIRED_FILES = [
-  ...[...ENTRY_POINTS, ...NODE_ENTRY_POINTS]
-    .map(({ file }) => file)
-    .concat(NODE_VARIANTS)
-    .flatMap((file) => ['js', 'cjs', 'd.ts', 'd.cts'].map((ext) => `dist/${file}.${ext}`)),
+  ...BROWSER_FILES.flatMap((file) => [`dist/${file}.js`, `dist/${file}.cjs`]),
+  ...ALL_FILES.flatMap((file) => [
+    `dist/dev/${file}.js`,
+    `dist/dev/${file}.cjs`,
+    `dist/${file}.d.ts`,
+    `dist/${file}.d.cts`,
+  ]),
   'dist/cli.js',
   'README.md',
   'package.json',
@@ -139,7 +153,9 @@ function formatBytes(bytes) {
 // The tarball
 
 function pack() {
-  const missing = ENTRY_POINTS.map(({ file }) => `dist/${file}.js`).filter((f) => !existsSync(join(repoDir, f)));
+  const missing = ENTRY_POINTS.flatMap(({ file }) => [`dist/${file}.js`, `dist/dev/${file}.js`]).filter(
+    (f) => !existsSync(join(repoDir, f)),
+  );
   if (missing.length > 0) fail(`dist/ is not built (missing ${missing.join(', ')}); run \`npm run build\` first`);
 
   const packDir = makeTmpDir('resilient-socket-pack-');
@@ -498,8 +514,9 @@ function runSocketChecks(consumerDir) {
 // ResilientSocket's and BaseSocket's names in every built entry: the bundler renames classes whose
 // names collide (the Node entries' subclasses became `ResilientSocket2` and `BaseSocket2`), and
 // users see `constructor.name` in util.inspect, console.log and stack traces. The browser entries
-// (index, modular) are loaded by file path, as a browser bundle or a `browser`-field resolver
-// would pick them.
+// (index, modular, websocket, shared) are loaded by file path, as a browser bundle or a
+// `browser`-field resolver would pick them: the production flavour (dist/), then the development
+// one (dist/dev/), which the Node entries share their chunks with.
 
 const CLASS_NAME = (format, label, specifier, className) => `${importNames(format, [className], specifier)}
 ${importNames(format, ['inspect'], 'node:util')}
@@ -540,6 +557,7 @@ if (refused === 'ERR_RS_NO_SHARING' && seen.class === '${className}' && seen.con
 
 function runClassNameChecks(consumerDir) {
   const dist = join(consumerDir, 'node_modules', 'resilient-socket', 'dist');
+  const devFile = (file) => pathToFileURL(join(dist, 'dev', file)).href;
   const cases = [
     ['esm', 'node entry (resilient-socket)', 'resilient-socket', 'ResilientSocket'],
     ['cjs', 'node entry (resilient-socket)', 'resilient-socket', 'ResilientSocket'],
@@ -579,6 +597,16 @@ function runClassNameChecks(consumerDir) {
     ['cjs', 'shared node entry (resilient-socket/shared)', 'resilient-socket/shared', 'SharedSocket'],
     ['esm', 'shared entry (dist/shared.js)', pathToFileURL(join(dist, 'shared.js')).href, 'SharedSocket'],
     ['cjs', 'shared entry (dist/shared.cjs)', join(dist, 'shared.cjs'), 'SharedSocket'],
+    ['esm', 'development index entry (dist/dev/index.js)', devFile('index.js'), 'ResilientSocket'],
+    ['cjs', 'development modular entry (dist/dev/modular.cjs)', join(dist, 'dev', 'modular.cjs'), 'BaseSocket'],
+    [
+      'esm',
+      'development websocket entry (dist/dev/websocket.js)',
+      devFile('websocket.js'),
+      'ResilientWebSocket',
+      'BaseWebSocket',
+    ],
+    ['esm', 'development shared entry (dist/dev/shared.js)', devFile('shared.js'), 'SharedSocket'],
   ];
   const failed = [];
   cases.forEach(([format, label, specifier, className, name = className], i) => {
@@ -802,40 +830,67 @@ function isWsTransport(consumerDir, input) {
   return readFileSync(join(consumerDir, input), 'utf8').includes('// src/transports/ws/');
 }
 
+/**
+ * What is wrong with a browser bundle's inputs: a file of the other flavour (`dist/dev/` is the
+ * development one), a Node entry or the test kit, the ws transport or ws itself.
+ */
+function wrongFlavour(consumerDir, inputs, development) {
+  return inputs.filter(
+    (input) =>
+      input.includes('node_modules/ws/') ||
+      (input.includes('node_modules/resilient-socket/dist/') &&
+        (input.includes('/dist/dev/') !== development ||
+          [...NODE_VARIANTS, 'testing'].some(
+            (name) => /\/dist\/dev\/[\w-]+\.c?js$/.test(input) && input.includes(`/dist/dev/${name}.`),
+          ) ||
+          isWsTransport(consumerDir, input))),
+  );
+}
+
 async function browserBundles(consumerDir) {
   const sizes = [];
   for (const { specifier, file } of ENTRY_POINTS) {
-    // Re-export everything so tree-shaking (the package has "sideEffects": false) keeps it all.
-    const { inputs, code } = await bundle(consumerDir, specifier, `export * from '${specifier}';\n`, {
+    for (const development of [false, true]) {
+      const label = `${specifier} (browser, esm, ${development ? 'development' : 'production'})`;
+      // Re-export everything so tree-shaking (the package has "sideEffects": false) keeps it all.
+      const { inputs, code } = await bundle(consumerDir, specifier, `export * from '${specifier}';\n`, {
+        platform: 'browser',
+        format: 'esm',
+        // The app has React already (a peer dependency): not counted.
+        external: ['react'],
+        ...(development ? { conditions: ['development'] } : {}),
+      });
+      assertFromPackage(label, inputs, [`dist/${development ? 'dev/' : ''}${file}.js`]);
+      const wrong = wrongFlavour(consumerDir, inputs, development);
+      if (wrong.length > 0) fail(`${label} bundle holds Node-only code or the other flavour: ${wrong.join(', ')}`);
+      if (Buffer.from(code).toString('utf8').includes('node:module')) fail(`${label} bundle imports node:module`);
+      if (file === 'backoff') {
+        const banned = inputs.filter((input) => input.includes('eventemitter3') || input.includes('node_modules/ws/'));
+        if (banned.length > 0) {
+          fail(`${specifier} must not depend on eventemitter3 or ws, but bundles ${banned.join(', ')}`);
+        }
+      }
+      const gzipped = gzipSync(code).length;
+      if (!development) sizes.push(`${specifier}: ${code.length} B min, ${gzipped} B gzip`);
+      console.log(`  ${label}: ${inputs.length} inputs`);
+      for (const input of inputs) console.log(`    ${input}`);
+      console.log(`    minified ${formatBytes(code.length)}, gzipped ${formatBytes(gzipped)}`);
+    }
+  }
+  // Every browser entry in one app: one flavour throughout, whichever the conditions pick.
+  const everything = ENTRY_POINTS.map(({ specifier }, i) => `export * as e${i} from '${specifier}';`).join('\n');
+  for (const development of [false, true]) {
+    const { inputs } = await bundle(consumerDir, 'every entry', everything, {
       platform: 'browser',
       format: 'esm',
-      // The app has React already (a peer dependency): not counted.
       external: ['react'],
+      ...(development ? { conditions: ['development'] } : {}),
     });
-    assertFromPackage(specifier, inputs, [`dist/${file}.js`]);
-    const ws = inputs.filter(
-      (input) =>
-        input.includes('node_modules/ws/') ||
-        NODE_VARIANTS.some((variant) => input.includes(`dist/${variant}.`)) ||
-        isWsTransport(consumerDir, input),
-    );
-    if (ws.length > 0) fail(`${specifier} browser bundle contains Node-only code: ${ws.join(', ')}`);
-    if (Buffer.from(code).toString('utf8').includes('node:module')) {
-      fail(`${specifier} browser bundle imports node:module`);
-    }
-    if (file === 'backoff') {
-      const banned = inputs.filter((input) => input.includes('eventemitter3') || input.includes('node_modules/ws/'));
-      if (banned.length > 0) {
-        fail(`${specifier} must not depend on eventemitter3 or ws, but bundles ${banned.join(', ')}`);
-      }
-    }
-    const gzipped = gzipSync(code).length;
-    sizes.push(`${specifier}: ${code.length} B min, ${gzipped} B gzip`);
-    console.log(`  ${specifier} (browser, esm): ${inputs.length} inputs`);
-    for (const input of inputs) console.log(`    ${input}`);
-    console.log(`    minified ${formatBytes(code.length)}, gzipped ${formatBytes(gzipped)}`);
+    const wrong = wrongFlavour(consumerDir, inputs, development);
+    if (wrong.length > 0)
+      fail(`every entry at once (${development ? 'development' : 'production'}): ${wrong.join(', ')}`);
   }
-  return sizes.join('; ');
+  return `production by default, development under the \`development\` condition, never mixed; ${sizes.join('; ')}`;
 }
 
 async function nodeCjsBundle(consumerDir) {
@@ -866,8 +921,11 @@ b.retry((a) => (a < 3 ? Promise.reject(new Error('x')) : 'ok'), { backoff: b.con
     external: ['bufferutil', 'utf-8-validate'],
   });
   // The require() calls must have gone through the "require" condition.
-  // platform 'node' selects the "node" condition: the Node entries (with the ws fallback).
-  assertFromPackage(name, inputs, ['dist/node.cjs', 'dist/modular-node.cjs', 'dist/backoff.cjs']);
+  // platform 'node' selects the "node" condition: the Node entries (with the ws fallback), and
+  // the development flavour of `resilient-socket/backoff`.
+  assertFromPackage(name, inputs, ['dist/dev/node.cjs', 'dist/dev/modular-node.cjs', 'dist/dev/backoff.cjs']);
+  const production = inputs.filter((input) => /node_modules\/resilient-socket\/dist\/[\w-]+\.c?js$/.test(input));
+  if (production.length > 0) fail(`${name}: the Node bundle holds the production flavour: ${production.join(', ')}`);
   const esm = inputs.filter((input) => /node_modules\/resilient-socket\/dist\/.*\.js$/.test(input));
   if (esm.length > 0) fail(`${name}: require() resolved to ESM files: ${esm.join(', ')}`);
   console.log(`  ${name}: ${inputs.length} inputs`);
@@ -875,7 +933,7 @@ b.retry((a) => (a < 3 ? Promise.reject(new Error('x')) : 'ok'), { backoff: b.con
   const outFile = join(consumerDir, 'bundle.node.cjs');
   writeFileSync(outFile, code);
   run(process.execPath, [outFile], { cwd: consumerDir });
-  return `require() resolved to dist/*.cjs; ${formatBytes(code.length)}; the bundle runs under node`;
+  return `require() resolved to dist/dev/*.cjs; ${formatBytes(code.length)}; the bundle runs under node`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -923,6 +981,12 @@ async function main() {
       await check('consumer: test kit and CLI (resilient-socket/testing, bin)', () => runTestKitAndCli(consumerDir));
       await check('esbuild: browser bundles', () => browserBundles(consumerDir));
       await check('esbuild: node CJS bundle', () => nodeCjsBundle(consumerDir));
+      await check('no browser file of dist/ reads `process`', () =>
+        checkNoProcess({ esbuild, distDir: join(consumerDir, 'node_modules', 'resilient-socket', 'dist'), fail }),
+      );
+      await check('the same errors in production, development and Node (browser bundles run with no `process`)', () =>
+        runModeChecks({ esbuild, consumerDir, fail }),
+      );
     }
   }
 

@@ -1,7 +1,7 @@
 /**
- * The browser examples and tests load the library's browser build (`dist/index.js`). This builds it
- * (`npm run build`) when it is missing or older than any file under `src/` or the tsup config, so a
- * page never runs yesterday's code.
+ * The browser examples and tests load the library's browser build (`dist/index.js`; the development
+ * flavour is in `dist/dev/`). This builds it (`npm run build`) when either flavour is missing or
+ * older than any file under `src/` or the tsup config, so a page never runs yesterday's code.
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
@@ -18,11 +18,14 @@ function newestMtime(path: string): number {
 
 /** Why `dist/` needs a build, or undefined when it is up to date. */
 export function buildReason(): string | undefined {
-  let built: number;
-  try {
-    built = statSync(join(REPO_ROOT, 'dist', 'index.js')).mtimeMs;
-  } catch {
-    return 'dist/index.js is missing';
+  let built = Number.POSITIVE_INFINITY;
+  // Both flavours: the production one (dist/) and the development one (dist/dev/).
+  for (const file of ['dist/index.js', 'dist/dev/index.js']) {
+    try {
+      built = Math.min(built, statSync(join(REPO_ROOT, file)).mtimeMs);
+    } catch {
+      return `${file} is missing`;
+    }
   }
   const sources = Math.max(newestMtime(join(REPO_ROOT, 'src')), newestMtime(join(REPO_ROOT, 'tsup.config.ts')));
   return sources > built ? 'src/ changed since the last build' : undefined;

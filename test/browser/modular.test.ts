@@ -5,13 +5,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { REPO_ROOT, type StaticServer, startStaticServer } from '../../examples/lib/static-server.js';
 import type * as Modular from '../../src/modular.js';
 import { ECHO, TestWsServer } from '../../src/testing/ws-server.js';
+import { errorMessage, pageIsProduction } from '../helpers/mode.js';
 import { Cleanup, waitFor } from '../helpers/wait.js';
 import { useBrowser, WEBSOCKET_FAILED } from './harness.js';
 import { type Entry, unchangedFor } from './recorder-page.js';
 
 // The modular build in Chromium: a bare test page (test/browser/pages/modular/) loads
-// `resilient-socket/modular`, mapped to /dist/modular.js by an import map (the full entry,
-// /dist/index.js, is not mapped at all), and exposes `window.rsTest`, a recorder that creates named
+// `resilient-socket/modular`, mapped to /dist/modular.js (the production flavour, what an app
+// ships) by an import map (the full entry, /dist/index.js, is not mapped at all), and exposes `window.rsTest`, a recorder that creates named
 // `BaseSocket`s with the features a test builds in the page (`t.lib.heartbeat(…)`, …) and logs
 // every event they emit with its time. The tests drive it with page.evaluate against real `ws`
 // servers on 127.0.0.1 (TestWsServer) and check the logs from Node. Every wait is bounded; the
@@ -19,6 +20,8 @@ import { type Entry, unchangedFor } from './recorder-page.js';
 
 const PAGE_DIR = join(import.meta.dirname, 'pages', 'modular');
 const DIST = join(REPO_ROOT, 'dist');
+/** The page loads the production flavour: short messages, with the same classes and codes. */
+const PRODUCTION = pageIsProduction(PAGE_DIR);
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run()); // runs last: stops the servers
@@ -36,6 +39,7 @@ interface Thrown {
   readonly threw: boolean;
   readonly name?: string;
   readonly isTypeError?: boolean;
+  readonly code?: string;
   readonly message?: string;
 }
 
@@ -141,12 +145,16 @@ function staticImports(entry: string): Set<string> {
   return seen;
 }
 
-/** The chunk of dist/ that defines `ResilientSocket` (dist/index.js re-exports it from there). */
+/**
+ * The file of dist/ that defines `ResilientSocket`: dist/index.js itself, or the chunk it re-exports
+ * it from (when another entry of the build shares it).
+ */
 function fullSocketChunk(): string {
   const index = readFileSync(join(DIST, 'index.js'), 'utf8');
+  if (/\b(?:var ResilientSocket = class|class ResilientSocket)\b/.test(index)) return 'index.js';
   // `export { … } from './chunk.js'`, or `import { … } from './chunk.js'` and a later `export { … }`.
   const found = /(?:export|import)\s*\{[^}]*\bResilientSocket\b[^}]*\}\s*from\s*["']\.\/([\w.-]+\.js)["']/.exec(index);
-  if (!found?.[1]) throw new Error(`dist/index.js does not re-export ResilientSocket from a chunk:\n${index}`);
+  if (!found?.[1]) throw new Error(`dist/index.js neither defines ResilientSocket nor re-exports it:\n${index}`);
   return found[1];
 }
 
@@ -203,7 +211,7 @@ describe('resilient-socket/modular in Chromium (dist/modular.js, real ws servers
     expect(fetched.some((line) => line.startsWith('200 /vendor/eventemitter3/'))).toBe(true);
   });
 
-  it('BaseSocket with no features: connects, echoes text and binary; stats / for await / heartbeat / resume without their feature throw TypeErrors naming the factory', async () => {
+  it('BaseSocket with no features: connects, echoes text and binary; stats / for await / heartbeat / resume without their feature throw TypeErrors (ERR_RS_NEEDS_FEATURE; in development, naming the factory)', async () => {
     const server = await wsServer();
     const { page } = await openTestPage();
 
@@ -218,13 +226,20 @@ describe('resilient-socket/modular in Chromium (dist/modular.js, real ws servers
       }),
       server.url,
     );
-    expect(refused.heartbeat).toMatchObject({ threw: true, isTypeError: true, name: 'TypeError' });
-    expect(refused.heartbeat.message).toContain('heartbeat()');
-    expect(refused.heartbeat.message).toContain("'resilient-socket/modular'");
-    expect(refused.resume).toMatchObject({ threw: true, isTypeError: true });
-    expect(refused.resume.message).toContain('resume()');
+    const needs = { threw: true, isTypeError: true, name: 'TypeError', code: 'ERR_RS_NEEDS_FEATURE' };
+    expect(refused.heartbeat).toMatchObject(needs);
+    expect(refused.heartbeat.message).toContain('`heartbeat`');
+    expect(refused.resume).toMatchObject(needs);
+    expect(refused.resume.message).toContain('`resume`');
     expect(refused.given).toMatchObject({ threw: true, isTypeError: true });
-    expect(refused.given.message).toContain('heartbeat()');
+    expect(refused.given.message).toContain('`heartbeat`');
+    if (!PRODUCTION) {
+      // The development text says which factory to import, and from where.
+      expect(refused.heartbeat.message).toContain('heartbeat()');
+      expect(refused.heartbeat.message).toContain("'resilient-socket/modular'");
+      expect(refused.resume.message).toContain('resume()');
+      expect(refused.given.message).toContain('heartbeat()');
+    }
     await unchangedFor(200, 'the upgrades the server saw', async () => server.upgrades.length);
     expect(server.upgrades).toHaveLength(0);
 
@@ -259,11 +274,13 @@ describe('resilient-socket/modular in Chromium (dist/modular.js, real ws servers
         state: socket.state,
       };
     });
-    expect(missing.stats).toMatchObject({ threw: true, isTypeError: true, name: 'TypeError' });
-    expect(missing.stats.message).toContain('stats()');
-    expect(missing.stats.message).toContain("'resilient-socket/modular'");
-    expect(missing.iterate).toMatchObject({ threw: true, isTypeError: true });
-    expect(missing.iterate.message).toContain('asyncIteration()');
+    expect(missing.stats).toMatchObject(needs);
+    expect(missing.iterate).toMatchObject(needs);
+    if (!PRODUCTION) {
+      expect(missing.stats.message).toContain('stats()');
+      expect(missing.stats.message).toContain("'resilient-socket/modular'");
+      expect(missing.iterate.message).toContain('asyncIteration()');
+    }
     expect(missing.state).toBe('open'); // and the socket is none the worse for it
     // No feature sends anything of its own: nothing reached the server beyond the four messages.
     await unchangedFor(300, 'what the server received', async () => server.received.length);
@@ -616,7 +633,11 @@ describe('resilient-socket/modular in Chromium (dist/modular.js, real ws servers
     expect((ping?.t ?? Number.NaN) - (log[sent]?.t ?? Number.NaN)).toBeLessThan(20);
     expect(error).toMatchObject({
       code: 'ERR_RS_DEAD_LINK',
-      message: `No answer to the probe within ${probeTimeout} ms after a resume`,
+      message: errorMessage(
+        'ERR_RS_DEAD_LINK',
+        `No answer to the probe within ${probeTimeout} ms after a resume`,
+        PRODUCTION,
+      ),
     });
     expect(close).toMatchObject({ code: 1006, reason: 'probe timeout', wasClean: false, willReconnect: true });
     const deadAfter = (error?.t ?? Number.NaN) - (log[sent]?.t ?? Number.NaN);

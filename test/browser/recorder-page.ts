@@ -7,9 +7,13 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type * as Lib from '../../src/index.js';
 import type { ResilientSocket } from '../../src/index.js';
+import { pageIsProduction } from '../helpers/mode.js';
 
 /** The test page's directory, for the static server. */
 export const PAGE_DIR = join(import.meta.dirname, 'pages', 'socket');
+
+/** The page loads the production flavour (dist/index.js, what an app ships): short messages. */
+export const PRODUCTION = pageIsProduction(PAGE_DIR);
 
 /** What `send()` is given, described as JSON: text, or bytes sent as one of three binary shapes. */
 export type Spec = string | { readonly bytes: number[]; readonly as: 'arraybuffer' | 'uint8array' | 'subarray' };

@@ -2,9 +2,10 @@ import type { Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startStaticServer } from '../../examples/lib/static-server.js';
 import { ECHO, TestWsServer } from '../../src/testing/ws-server.js';
+import { errorMessage } from '../helpers/mode.js';
 import { Cleanup, waitFor } from '../helpers/wait.js';
 import { useBrowser, WEBSOCKET_FAILED } from './harness.js';
-import { type Entry, PAGE_DIR, run, unchangedFor, until } from './recorder-page.js';
+import { type Entry, PAGE_DIR, PRODUCTION, run, unchangedFor, until } from './recorder-page.js';
 
 // Resume awareness in Chromium: the browser build on the test page of socket.test.ts
 // (test/browser/pages/socket/), real `ws` servers on 127.0.0.1.
@@ -197,7 +198,11 @@ describe('resume awareness in Chromium (the browser build, real ws servers)', ()
     expect((ping?.t ?? Number.NaN) - sent.t).toBeLessThan(20);
     expect(error).toMatchObject({
       code: 'ERR_RS_DEAD_LINK',
-      message: `No answer to the probe within ${probeTimeout} ms after a resume`,
+      message: errorMessage(
+        'ERR_RS_DEAD_LINK',
+        `No answer to the probe within ${probeTimeout} ms after a resume`,
+        PRODUCTION,
+      ),
     });
     expect(close).toMatchObject({ code: 1006, reason: 'probe timeout', wasClean: false, willReconnect: true });
     // Declared dead probeTimeout after the signal (Chromium's timers may read ~1 ms early).

@@ -7,8 +7,9 @@ import { type Case, CLOSE_CASES, CONSTRUCTOR_CASES, expectedOurs, type Outcome }
 import { EchoServer } from '../websocket/echo-server.js';
 import { useBrowser, WEBSOCKET_FAILED } from './harness.js';
 
-// ResilientWebSocket (dist/websocket.js, the browser build) side by side with Chromium's own
-// WebSocket in one page (test/browser/pages/websocket/): the same code runs on both classes and
+// ResilientWebSocket (dist/dev/websocket.js, the browser build's development flavour: messages
+// are compared text for text) side by side with Chromium's own WebSocket in one page
+// (test/browser/pages/websocket/): the same code runs on both classes and
 // what each did (what it threw, every event described as JSON) is compared here. The argument
 // table (test/websocket/cases.ts) is checked against the native WebSocket, so its Chromium column
 // is Chromium's, and the Node runners' expectations with it. Real ws server on 127.0.0.1.

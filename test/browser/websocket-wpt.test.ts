@@ -2,7 +2,7 @@
  * The web-platform-tests `websockets/` assertions (test/websocket/wpt.ts) in Chromium: each
  * scenario runs on the native WebSocket (the control: it must give what WPT asserts), on
  * `ResilientWebSocket` from `resilient-socket/websocket` and on the main entry's (every feature),
- * from the browser builds in one page (test/browser/pages/websocket/). Ours must give what the
+ * from the browser builds (their development flavour) in one page (test/browser/pages/websocket/). Ours must give what the
  * native one gives, except where a scenario says why (the README's "Use it where a WebSocket is
  * expected" lists those differences). Real ws server on 127.0.0.1.
  */

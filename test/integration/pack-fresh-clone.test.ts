@@ -37,7 +37,7 @@ it('npm pack without a build first builds, and the tarball holds every entry of 
   const pkg = (await import(join(dir, 'package.json'), { with: { type: 'json' } })).default as {
     exports: Record<string, unknown>;
   };
-  const targets = JSON.stringify(pkg.exports).match(/\.\/dist\/[\w.-]+/g) ?? [];
+  const targets = JSON.stringify(pkg.exports).match(/\.\/dist\/[\w./-]+/g) ?? [];
   expect(targets.length).toBeGreaterThan(20);
   for (const target of targets) expect(files, target).toContain(target.slice(2));
   expect(files).toContain('dist/cli.js');

@@ -41,7 +41,13 @@ function attempt(call) {
     call();
     return { threw: false };
   } catch (error) {
-    return { threw: true, name: error?.name, isTypeError: error instanceof TypeError, message: String(error?.message) };
+    return {
+      threw: true,
+      name: error?.name,
+      isTypeError: error instanceof TypeError,
+      code: error?.code,
+      message: String(error?.message),
+    };
   }
 }
 
