@@ -3,6 +3,7 @@
  * {@link Clock}, so tests (yours and ours) can drive time by hand instead of sleeping.
  * The idea is xstate's `Clock` and ably's `Platform.Config` timers: inject, never patch globals.
  */
+import { typeError } from './validation.js';
 
 /** An opaque timer handle, whatever the clock's `setTimeout` returns. */
 export type TimerHandle = unknown;
@@ -56,7 +57,7 @@ export function unrefTimer(handle: TimerHandle): void {
   }
 }
 
-/** @throws TypeError unless `value` has the three clock methods. */
+/** @throws TypeError (`ERR_RS_INVALID_TYPE`) unless `value` has the three clock methods. */
 export function assertClock(name: string, value: unknown): asserts value is Clock {
   const c = value as Partial<Clock> | null;
   if (
@@ -66,6 +67,11 @@ export function assertClock(name: string, value: unknown): asserts value is Cloc
     typeof c.clearTimeout !== 'function' ||
     typeof c.now !== 'function'
   ) {
-    throw new TypeError(`Expected \`${name}\` to be a Clock with setTimeout, clearTimeout and now functions`);
+    throw typeError(
+      name,
+      process.env.NODE_ENV !== 'production'
+        ? `Expected \`${name}\` to be a Clock with setTimeout, clearTimeout and now functions`
+        : '',
+    );
   }
 }
