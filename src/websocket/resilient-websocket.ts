@@ -26,7 +26,7 @@ import { readyStateOf, type SocketState } from '../core/states.js';
 import { byteLengthOf, isData } from '../data.js';
 import { browserTransport } from '../transports/browser.js';
 import type { Transport } from '../transports/transport.js';
-import { assertOptionsObject } from '../validation.js';
+import { assertOptionsObject, inputError, typeError } from '../validation.js';
 import type { CloseEventLike } from './event-map.js';
 import { closeEvent, detailEvent, messageEvent, originOf, plainEvent } from './events.js';
 import { Listeners } from './listeners.js';
@@ -107,7 +107,8 @@ export class BaseWebSocket extends Listeners {
    *   attempt. `protocols`: one subprotocol or several, each an HTTP token, none twice. `options`:
    *   the core socket's options (backoff, buffer, `features`, …), except `protocols`.
    * @throws DOMException `SyntaxError` for a bad URL or subprotocol, as `WebSocket` throws it;
-   *   TypeError / RangeError naming a bad option; ResilientSocketError `ERR_RS_NO_WEBSOCKET`.
+   *   TypeError / RangeError naming a bad option (`protocols` among the options:
+   *   `ERR_RS_UNKNOWN_OPTION`); ResilientSocketError `ERR_RS_NO_WEBSOCKET`.
    */
   constructor(
     // A rest parameter: `new ResilientWebSocket()` is a TypeError, `new ResilientWebSocket(undefined)` a bad URL.
@@ -115,15 +116,25 @@ export class BaseWebSocket extends Listeners {
   ) {
     super();
     if ((args as unknown[]).length === 0) {
-      throw new TypeError("Failed to construct 'WebSocket': 1 argument required, but only 0 present.");
+      throw typeError(
+        'url',
+        process.env.NODE_ENV !== 'production'
+          ? "Failed to construct 'WebSocket': 1 argument required, but only 0 present."
+          : '',
+      );
     }
     const [url, protocols, options] = args;
     const target = typeof url === 'function' ? url : webSocketUrl(url);
     const list = typeof protocols === 'function' ? protocols : webSocketProtocols(protocols);
     assertOptionsObject('options', options);
     if (options !== undefined && 'protocols' in options) {
-      throw new TypeError(
-        'Give `protocols` as the second argument of `new ResilientWebSocket(url, protocols, options)`',
+      throw inputError(
+        TypeError,
+        'ERR_RS_UNKNOWN_OPTION',
+        'protocols',
+        process.env.NODE_ENV !== 'production'
+          ? 'Give `protocols` as the second argument of `new ResilientWebSocket(url, protocols, options)`'
+          : '',
       );
     }
     const Class = this.constructor as typeof BaseWebSocket;
@@ -234,7 +245,12 @@ export class BaseWebSocket extends Listeners {
    */
   send(...args: [data: string | ArrayBufferLike | Blob | ArrayBufferView]): void {
     if ((args as unknown[]).length === 0) {
-      throw new TypeError("Failed to execute 'send' on 'WebSocket': 1 argument required, but only 0 present.");
+      throw typeError(
+        'data',
+        process.env.NODE_ENV !== 'production'
+          ? "Failed to execute 'send' on 'WebSocket': 1 argument required, but only 0 present."
+          : '',
+      );
     }
     const [data] = args as unknown[];
     const message = isData(data) ? data : String(data);
