@@ -28,7 +28,7 @@ import { browserTransport } from '../transports/browser.js';
 import type { Transport } from '../transports/transport.js';
 import { assertOptionsObject, inputError, typeError } from '../validation.js';
 import type { CloseEventLike } from './event-map.js';
-import { closeEvent, detailEvent, messageEvent, originOf, plainEvent } from './events.js';
+import { type CloseEventClass, closeEvent, detailEvent, messageEvent, originOf, plainEvent } from './events.js';
 import { Listeners } from './listeners.js';
 import { closeArgs, webSocketProtocols, webSocketUrl } from './whatwg.js';
 
@@ -86,6 +86,13 @@ export class BaseWebSocket extends Listeners {
 
   /** How sockets of this class reach the network (the Node entries install the ws transport). @internal */
   protected static transport: Transport = browserTransport;
+
+  /**
+   * The class of `close` events where the runtime has no `CloseEvent`: the Node entries set their
+   * stand-in (`./close-event.ts`, for Node < 23); elsewhere (React Native) an event carrying
+   * `code`, `reason` and `wasClean`. @internal
+   */
+  protected static CloseEvent: CloseEventClass | undefined = undefined;
 
   /** Turns the constructor's options into the core's (the full entry: flat feature options into features). @internal */
   protected static prepare(options: unknown): unknown {
@@ -281,7 +288,7 @@ export class BaseWebSocket extends Listeners {
         queueMicrotask(() => {
           this.#failing = 0;
           this.dispatchEvent(plainEvent('error'));
-          this.dispatchEvent(closeEvent({ code: 1006, reason: '', wasClean: false }));
+          this.dispatchEvent(this.#closeEvent(1006, '', false));
         });
       } else this.#failing = 0;
     }
@@ -304,6 +311,11 @@ export class BaseWebSocket extends Listeners {
     this.#unsent = 0;
   }
 
+  /** A `close` event (see {@link BaseWebSocket.CloseEvent}). */
+  #closeEvent(code: number, reason: string, wasClean: boolean): Event {
+    return closeEvent({ code, reason, wasClean }, (this.constructor as typeof BaseWebSocket).CloseEvent);
+  }
+
   /** @internal how the machine tells the users (see `Face` in `../core/machine.ts`). */
   emit_(type: string, payload?: unknown): void {
     let event: Event;
@@ -319,7 +331,7 @@ export class BaseWebSocket extends Listeners {
       event = messageEvent(payload, originOf(this.#m.url_));
     } else if (type === 'close') {
       const { code, reason, wasClean } = payload as CloseEventLike;
-      event = closeEvent({ code, reason, wasClean });
+      event = this.#closeEvent(code, reason, wasClean);
     } else if (type === 'error') event = Object.assign(plainEvent('error'), { error: payload });
     else event = detailEvent(type, payload);
     this.dispatchEvent(event);
