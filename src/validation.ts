@@ -182,10 +182,12 @@ export function quoteKey(key: string): string {
   return JSON.stringify(key.length > MAX_KEY_SHOWN ? `${key.slice(0, MAX_KEY_SHOWN)}…` : key).replace(/`/g, '\\u0060');
 }
 
-/** `parent.key`, or `parent["odd key"]` for a key that is not a plain identifier. */
+/**
+ * `parent.key`, or `parent["odd key"]` for a key that is not a plain identifier of at most
+ * {@link MAX_KEY_SHOWN} (64) characters.
+ */
 export function optionPath(parent: string, key: string): string {
-  if (/^[A-Za-z_$][\w$]*$/.test(key) && key.length <= MAX_KEY_SHOWN) return parent === '' ? key : `${parent}.${key}`;
-  return `${parent}[${quoteKey(key)}]`;
+  return /^[A-Za-z_$][\w$]{0,63}$/.test(key) ? (parent && `${parent}.`) + key : `${parent}[${quoteKey(key)}]`;
 }
 
 /**
@@ -280,8 +282,8 @@ export function assertKnownKeys(
     throw inputError(
       TypeError,
       'ERR_RS_UNKNOWN_OPTION',
-      // Production bundles name it as given (no quoting: `optionPath` stays in development builds).
-      process.env.NODE_ENV !== 'production' ? optionPath(name, key) : name ? `${name}.${key}` : key,
+      // The same name in every build: an odd key quoted, a long one cut.
+      optionPath(name, key),
       process.env.NODE_ENV !== 'production' ? unknownKeyText(name, key, known, owner, explain) : '',
     );
   }

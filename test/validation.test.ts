@@ -211,12 +211,13 @@ describe('assertKnownKeys', () => {
     expect(error.message).not.toContain('S3CR3T');
   });
 
-  it('in production builds, names any key as it is (development builds quote an odd one)', () => {
+  it('names an odd key quoted, in every build (as `optionPath` does)', () => {
     unknown(
       () => assertKnownKeys('buffer', { 'max messages': 1 }, known),
-      'buffer.max messages',
+      'buffer["max messages"]',
       /^Unknown option `buffer\["max messages"\]`/,
     );
+    unknown(() => assertKnownKeys('heartbeat', { '': 1 }, known), 'heartbeat[""]', /^Unknown option `heartbeat\[""\]`/);
   });
 
   it('looks at own enumerable string keys only (not symbols, inherited or hidden properties)', () => {
@@ -225,7 +226,7 @@ describe('assertKnownKeys', () => {
     expect(() => assertKnownKeys('', Object.create({ inherited: 1 }), known)).not.toThrow();
     expect(() => assertKnownKeys('', { [Symbol('s')]: 1 }, known)).not.toThrow();
     // …but a boxed string or an array has index keys
-    unknown(() => assertKnownKeys('', new String('ab'), known), '0', /^Unknown option `\["0"\]`/);
+    unknown(() => assertKnownKeys('', new String('ab'), known), '["0"]', /^Unknown option `\["0"\]`/);
   });
 
   it('works on a null-prototype object', () => {

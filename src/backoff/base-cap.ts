@@ -38,8 +38,9 @@ export function resolveBaseCap(factory: string, options: BaseCapOptions | undefi
   assertNumber('base', base, { above: 0 });
   assertNumber('cap', cap, { above: 0 });
   if (cap < base) {
+    // Named after the one given: a `base` above the default cap is the `base`'s fault.
     throw rangeError(
-      'cap',
+      options?.cap === undefined ? 'base' : 'cap',
       process.env.NODE_ENV !== 'production'
         ? `Expected \`cap\` to be >= \`base\` (${base}), got ${cap}${options?.cap === undefined ? ' (the default)' : ''}`
         : '',

@@ -51,7 +51,7 @@ describe('null is a wrong type, never "use the default"', () => {
       () => resolveBaseCap('f', { base: 20_000 }),
       RangeError,
       value,
-      'cap',
+      'base',
       /Expected `cap` to be >= `base` \(20000\), got 10000 \(the default\)$/,
     );
     expectInputError(() => resolveBaseCap('f', { base: 20_000, cap: 5 }), RangeError, value, 'cap', /got 5$/);
