@@ -10,6 +10,8 @@ import { ResilientSocket as BrowserResilientSocket } from './full/resilient-sock
 import { ResilientWebSocket as BrowserResilientWebSocket } from './full/resilient-websocket.js';
 import type { Transport } from './transports/transport.js';
 import { wsTransport } from './transports/ws/index.js';
+import { NodeCloseEvent } from './websocket/close-event.js';
+import type { CloseEventClass } from './websocket/events.js';
 
 export * from './index.js';
 
@@ -30,4 +32,6 @@ export class ResilientWebSocket extends BrowserResilientWebSocket {
   static override readonly name: string = 'ResilientWebSocket';
   /** @internal */
   protected static override transport: Transport = wsTransport;
+  /** @internal */
+  protected static override CloseEvent: CloseEventClass | undefined = NodeCloseEvent;
 }

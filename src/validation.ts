@@ -117,24 +117,29 @@ function numberRuleText(name: string, value: number, { min, above, max, integer,
   return `Expected \`${name}\` to be ${wanted}${allowInfinity ? ' or Infinity' : ''}, got ${describeValue(value)}`;
 }
 
+/** The development message of a value of the wrong type: ``Expected `name` to be <wanted>, got <received>``. */
+export function expectedText(name: string, wanted: string, value: unknown): string {
+  return `Expected \`${name}\` to be ${wanted}, got ${describeReceived(value)}`;
+}
+
 /** A TypeError unless `ok`: ``Expected `name` to be <wanted>, got <received>`` (development builds). */
 export function assertThat(ok: boolean, name: string, wanted: string, value: unknown): void {
-  if (!ok) {
-    throw typeError(
-      name,
-      process.env.NODE_ENV !== 'production'
-        ? `Expected \`${name}\` to be ${wanted}, got ${describeReceived(value)}`
-        : '',
-    );
+  if (!ok) throw typeError(name, process.env.NODE_ENV !== 'production' ? expectedText(name, wanted, value) : '');
+}
+
+// The checks below build their text where they throw, so that a production bundle drops what they
+// want (`'a function'`, …) with the rest of the text.
+
+export function assertFunction(name: string, value: unknown): asserts value is (...args: never[]) => unknown {
+  if (typeof value !== 'function') {
+    throw typeError(name, process.env.NODE_ENV !== 'production' ? expectedText(name, 'a function', value) : '');
   }
 }
 
-export function assertFunction(name: string, value: unknown): asserts value is (...args: never[]) => unknown {
-  assertThat(typeof value === 'function', name, 'a function', value);
-}
-
 export function assertBoolean(name: string, value: unknown): asserts value is boolean {
-  assertThat(typeof value === 'boolean', name, 'a boolean', value);
+  if (typeof value !== 'boolean') {
+    throw typeError(name, process.env.NODE_ENV !== 'production' ? expectedText(name, 'a boolean', value) : '');
+  }
 }
 
 /** Whether `value` is a plain options object (not null, not an array). */
@@ -143,12 +148,16 @@ const isObject = (value: unknown): value is object =>
 
 /** Asserts an options object: `undefined` (all defaults) or an object that is not null or an array. */
 export function assertOptionsObject(name: string, value: unknown): asserts value is object | undefined {
-  assertThat(value === undefined || isObject(value), name, 'an object', value);
+  if (value !== undefined && !isObject(value)) {
+    throw typeError(name, process.env.NODE_ENV !== 'production' ? expectedText(name, 'an object', value) : '');
+  }
 }
 
 /** Like {@link assertOptionsObject}, also accepting `false` (a feature turned off). */
 export function assertObjectOrFalse(name: string, value: unknown): asserts value is object | false | undefined {
-  assertThat(value === undefined || value === false || isObject(value), name, 'an object or false', value);
+  if (value !== undefined && value !== false && !isObject(value)) {
+    throw typeError(name, process.env.NODE_ENV !== 'production' ? expectedText(name, 'an object or false', value) : '');
+  }
 }
 
 /** The option's value, or `fallback` when it is `undefined`. Only `undefined` means "use the default". */
@@ -173,10 +182,12 @@ export function quoteKey(key: string): string {
   return JSON.stringify(key.length > MAX_KEY_SHOWN ? `${key.slice(0, MAX_KEY_SHOWN)}…` : key).replace(/`/g, '\\u0060');
 }
 
-/** `parent.key`, or `parent["odd key"]` for a key that is not a plain identifier. */
+/**
+ * `parent.key`, or `parent["odd key"]` for a key that is not a plain identifier of at most
+ * {@link MAX_KEY_SHOWN} (64) characters.
+ */
 export function optionPath(parent: string, key: string): string {
-  if (/^[A-Za-z_$][\w$]*$/.test(key) && key.length <= MAX_KEY_SHOWN) return parent === '' ? key : `${parent}.${key}`;
-  return `${parent}[${quoteKey(key)}]`;
+  return /^[A-Za-z_$][\w$]{0,63}$/.test(key) ? (parent && `${parent}.`) + key : `${parent}[${quoteKey(key)}]`;
 }
 
 /**
@@ -271,6 +282,7 @@ export function assertKnownKeys(
     throw inputError(
       TypeError,
       'ERR_RS_UNKNOWN_OPTION',
+      // The same name in every build: an odd key quoted, a long one cut.
       optionPath(name, key),
       process.env.NODE_ENV !== 'production' ? unknownKeyText(name, key, known, owner, explain) : '',
     );

@@ -6,6 +6,8 @@
  */
 import type { Transport } from './transports/transport.js';
 import { wsTransport } from './transports/ws/index.js';
+import { NodeCloseEvent } from './websocket/close-event.js';
+import type { CloseEventClass } from './websocket/events.js';
 import { BaseWebSocket as BrowserBaseWebSocket } from './websocket/resilient-websocket.js';
 
 export type {
@@ -26,6 +28,8 @@ export class BaseWebSocket extends BrowserBaseWebSocket {
   static override readonly name: string = 'BaseWebSocket';
   /** @internal */
   protected static override transport: Transport = wsTransport;
+  /** @internal */
+  protected static override CloseEvent: CloseEventClass | undefined = NodeCloseEvent;
 }
 
 export {

@@ -1,24 +1,24 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  assertBoolean,
+  assertFunction,
   assertKnownKeys,
+  assertNumber,
+  assertObjectOrFalse,
+  assertOptionsObject,
+  assertThat,
   closestKey,
   describeChar,
   firstNonTokenChar,
+  inputError,
   isToken,
   optionPath,
   quoteKey,
+  rangeError,
+  typeError,
 } from '../src/validation.js';
-import { expectThrowsInputError } from './helpers/mode.js';
-
-function thrown(fn: () => unknown): Error {
-  try {
-    fn();
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected the call to throw, but it returned');
-}
+import { expectInputError, productionMessage } from './helpers/mode.js';
 
 /** Plain Levenshtein distance plus adjacent swaps (optimal string alignment), no shortcuts: the reference. */
 function reference(a: string, b: string): number {
@@ -162,47 +162,62 @@ describe('assertKnownKeys', () => {
     expect(() => assertKnownKeys('heartbeat', undefined, known)).not.toThrow();
   });
 
-  /** `assertKnownKeys(...args)` must refuse `key` (a TypeError, ERR_RS_UNKNOWN_OPTION); `message` in development. */
-  const refuses = (args: Parameters<typeof assertKnownKeys>, key: string, message: string | RegExp): void =>
-    expectThrowsInputError(() => assertKnownKeys(...args), {
-      kind: TypeError,
-      code: 'ERR_RS_UNKNOWN_OPTION',
-      name: key,
-      message,
-    });
+  /** Asserts a TypeError (ERR_RS_UNKNOWN_OPTION) about the option `name`; `devText` its message in development. */
+  const unknown = (fn: () => unknown, name: string, devText: string | RegExp) =>
+    expectInputError(fn, TypeError, 'ERR_RS_UNKNOWN_OPTION', name, devText);
 
   it('suggests the closest known key, with the path of the options object', () => {
-    refuses(
-      ['heartbeat', { intervall: 1 }, known],
+    unknown(
+      () => assertKnownKeys('heartbeat', { intervall: 1 }, known),
       'heartbeat.intervall',
       'Unknown option `heartbeat.intervall`: did you mean `heartbeat.interval`?',
     );
-    refuses(['', { maxDelays: 1 }, ['maxDelay']], 'maxDelays', 'Unknown option `maxDelays`: did you mean `maxDelay`?');
+    unknown(
+      () => assertKnownKeys('', { maxDelays: 1 }, ['maxDelay']),
+      'maxDelays',
+      'Unknown option `maxDelays`: did you mean `maxDelay`?',
+    );
   });
 
   it('lists the known keys when none is close, naming the owner when given', () => {
-    refuses(
-      ['heartbeat', { every: 1 }, known],
+    unknown(
+      () => assertKnownKeys('heartbeat', { every: 1 }, known),
       'heartbeat.every',
       'Unknown option `heartbeat.every`: the options of `heartbeat` are `interval`, `timeout`, `message`, `isPong`',
     );
-    refuses(
-      ['', { every: 1 }, known],
+    unknown(
+      () => assertKnownKeys('', { every: 1 }, known),
       'every',
       'Unknown option `every`: the options are `interval`, `timeout`, `message`, `isPong`',
     );
-    refuses(
-      ['', { every: 1 }, ['delay'], 'constant()'],
+    unknown(
+      () => assertKnownKeys('', { every: 1 }, ['delay'], 'constant()'),
       'every',
       'Unknown option `every`: the options of constant() are `delay`',
     );
-    refuses(['', { every: 1 }, [], 'noop()'], 'every', 'Unknown option `every`: noop() takes no options');
+    unknown(
+      () => assertKnownKeys('', { every: 1 }, [], 'noop()'),
+      'every',
+      'Unknown option `every`: noop() takes no options',
+    );
   });
 
   it('names the first unknown key in property order, and never the value', () => {
-    refuses(['', { interval: 1, token: 'S3CR3T', other: 2 }, known], 'token', /^Unknown option `token`/);
-    const error = thrown(() => assertKnownKeys('', { interval: 1, token: 'S3CR3T', other: 2 }, known));
+    const error = unknown(
+      () => assertKnownKeys('', { interval: 1, token: 'S3CR3T', other: 2 }, known),
+      'token',
+      /^Unknown option `token`/,
+    );
     expect(error.message).not.toContain('S3CR3T');
+  });
+
+  it('names an odd key quoted, in every build (as `optionPath` does)', () => {
+    unknown(
+      () => assertKnownKeys('buffer', { 'max messages': 1 }, known),
+      'buffer["max messages"]',
+      /^Unknown option `buffer\["max messages"\]`/,
+    );
+    unknown(() => assertKnownKeys('heartbeat', { '': 1 }, known), 'heartbeat[""]', /^Unknown option `heartbeat\[""\]`/);
   });
 
   it('looks at own enumerable string keys only (not symbols, inherited or hidden properties)', () => {
@@ -211,15 +226,77 @@ describe('assertKnownKeys', () => {
     expect(() => assertKnownKeys('', Object.create({ inherited: 1 }), known)).not.toThrow();
     expect(() => assertKnownKeys('', { [Symbol('s')]: 1 }, known)).not.toThrow();
     // …but a boxed string or an array has index keys
-    refuses(['', new String('ab'), known], '["0"]', /^Unknown option `\["0"\]`/);
+    unknown(() => assertKnownKeys('', new String('ab'), known), '["0"]', /^Unknown option `\["0"\]`/);
   });
 
   it('works on a null-prototype object', () => {
     const bare = Object.assign(Object.create(null) as object, { timout: 1 });
-    refuses(
-      ['heartbeat', bare, known],
+    unknown(
+      () => assertKnownKeys('heartbeat', bare, known),
       'heartbeat.timout',
       'Unknown option `heartbeat.timout`: did you mean `heartbeat.timeout`?',
+    );
+  });
+});
+
+describe('input errors', () => {
+  it('a TypeError or RangeError with a code that is not enumerable, its message the text given', () => {
+    const error = inputError(RangeError, 'ERR_RS_INVALID_VALUE', 'maxDelay', 'the text');
+    expect(error.constructor).toBe(RangeError);
+    expect([error.code, error.message]).toEqual(['ERR_RS_INVALID_VALUE', 'the text']);
+    expect(Object.keys(error)).toEqual([]);
+    expect(error).toEqual(new RangeError('the text'));
+    expect(typeError('a', 'x')).toMatchObject({ code: 'ERR_RS_INVALID_TYPE', message: 'x' });
+    expect(rangeError('a', 'x')).toMatchObject({ code: 'ERR_RS_INVALID_VALUE', message: 'x' });
+  });
+
+  it('without a text (a production build): the name and the code', () => {
+    expect(typeError('heartbeat.interval', '').message).toBe(
+      productionMessage('heartbeat.interval', 'ERR_RS_INVALID_TYPE'),
+    );
+    expect(productionMessage('heartbeat.interval', 'ERR_RS_INVALID_TYPE')).toBe(
+      '`heartbeat.interval`: ERR_RS_INVALID_TYPE (development builds say more)',
+    );
+  });
+
+  it('each check throws its class with its code, naming the option; development builds say what it got', () => {
+    const type = 'ERR_RS_INVALID_TYPE';
+    expectInputError(() => assertNumber('n', '1'), TypeError, type, 'n', 'Expected `n` to be a number, got string "1"');
+    expectInputError(
+      () => assertNumber('n', 0.5, { integer: true, min: 1, allowInfinity: true }),
+      RangeError,
+      'ERR_RS_INVALID_VALUE',
+      'n',
+      'Expected `n` to be an integer >= 1 or Infinity, got 0.5',
+    );
+    expectInputError(() => assertFunction('f', 1), TypeError, type, 'f', 'Expected `f` to be a function, got number 1');
+    expectInputError(
+      () => assertBoolean('b', 'no'),
+      TypeError,
+      type,
+      'b',
+      'Expected `b` to be a boolean, got string "no"',
+    );
+    expectInputError(
+      () => assertOptionsObject('o', []),
+      TypeError,
+      type,
+      'o',
+      'Expected `o` to be an object, got an array of length 0',
+    );
+    expectInputError(
+      () => assertObjectOrFalse('h', true),
+      TypeError,
+      type,
+      'h',
+      'Expected `h` to be an object or false, got boolean true',
+    );
+    expectInputError(
+      () => assertThat(false, 't', 'a token', null),
+      TypeError,
+      type,
+      't',
+      'Expected `t` to be a token, got null',
     );
   });
 });

@@ -1,4 +1,4 @@
-import { assertKnownKeys, assertNumber, assertOptionsObject, withDefault } from '../validation.js';
+import { assertKnownKeys, assertNumber, assertOptionsObject, rangeError, withDefault } from '../validation.js';
 import { resolveRandom } from './policy.js';
 import type { BackoffPolicy, BaseCapOptions, RandomSource } from './types.js';
 
@@ -38,8 +38,13 @@ export function resolveBaseCap(factory: string, options: BaseCapOptions | undefi
   assertNumber('base', base, { above: 0 });
   assertNumber('cap', cap, { above: 0 });
   if (cap < base) {
-    const which = options?.cap === undefined ? ' (the default)' : '';
-    throw new RangeError(`Expected \`cap\` to be >= \`base\` (${base}), got ${cap}${which}`);
+    // Named after the one given: a `base` above the default cap is the `base`'s fault.
+    throw rangeError(
+      options?.cap === undefined ? 'base' : 'cap',
+      process.env.NODE_ENV !== 'production'
+        ? `Expected \`cap\` to be >= \`base\` (${base}), got ${cap}${options?.cap === undefined ? ' (the default)' : ''}`
+        : '',
+    );
   }
   return { base, cap, random: resolveRandom(options?.random) };
 }

@@ -63,6 +63,7 @@ import {
   type TruncatedBinaryExponentialOptions,
   type TruncatedBinaryExponentialPolicy,
   truncatedWindow,
+  WINDOW_OPTION_NAMES,
 } from './truncated-binary-exponential.js';
 import type { BackoffStrategyName, RandomSource } from './types.js';
 
@@ -161,7 +162,7 @@ class Phased {
  */
 export function phasedBinaryExponential(options?: PhasedBinaryExponentialOptions): PhasedBinaryExponentialPolicy {
   assertOptionsObject('phasedBinaryExponential options', options);
-  assertKnownKeys('', options, ['maxDelay', 'ceiling', 'random'], 'phasedBinaryExponential()');
+  assertKnownKeys('', options, WINDOW_OPTION_NAMES, 'phasedBinaryExponential()');
   const maxDelay = withDefault(options?.maxDelay, TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.maxDelay);
   const ceiling = resolveCeiling(maxDelay, options?.ceiling);
   return Object.freeze(new Phased(maxDelay, ceiling, resolveRandom(options?.random)));

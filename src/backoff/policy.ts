@@ -1,4 +1,4 @@
-import { assertFunction, describeReceived, describeValue } from '../validation.js';
+import { assertFunction, describeReceived, describeValue, rangeError, typeError } from '../validation.js';
 import type { BackoffPolicy, BackoffPolicyLike, BackoffStrategyName, DelayStep, RandomSource } from './types.js';
 
 /**
@@ -23,9 +23,14 @@ export const MADE_FROM = 'resilient-socket.madeFrom';
 /** What the {@link MADE_FROM} getter gives: the factory's name and its resolved options. @internal */
 export type MadeFrom = readonly [factory: string, options: object];
 
-/** Clamps a delay into `[0, MAX_TIMER_DELAY]`. `NaN` is a bug and throws. */
+/** Clamps a delay into `[0, MAX_TIMER_DELAY]`. `NaN` is a bug and throws (a RangeError about `delay`). */
 export function clampDelay(ms: number): number {
-  if (Number.isNaN(ms)) throw new RangeError('Backoff produced NaN; this is a bug in the strategy');
+  if (Number.isNaN(ms)) {
+    throw rangeError(
+      'delay',
+      process.env.NODE_ENV !== 'production' ? 'Backoff produced NaN; this is a bug in the strategy' : '',
+    );
+  }
   return Math.min(MAX_TIMER_DELAY, Math.max(0, ms));
 }
 
@@ -51,8 +56,12 @@ export function resolveRandom(random: unknown): RandomSource {
 export function checkedDraw(random: RandomSource): number {
   const r = random();
   if (typeof r !== 'number' || !(r >= 0 && r <= 1)) {
-    const shown = typeof r === 'number' ? describeValue(r) : describeReceived(r);
-    throw new RangeError(`Expected \`random\` to return a number in [0, 1], got ${shown}`);
+    throw rangeError(
+      'random',
+      process.env.NODE_ENV !== 'production'
+        ? `Expected \`random\` to return a number in [0, 1], got ${typeof r === 'number' ? describeValue(r) : describeReceived(r)}`
+        : '',
+    );
   }
   return r;
 }
@@ -135,8 +144,11 @@ export function isBackoffPolicy(value: unknown): value is BackoffPolicyLike {
 /** @throws TypeError unless `value` is a policy object. */
 export function assertBackoffPolicy(name: string, value: unknown): asserts value is BackoffPolicyLike {
   if (!isBackoffPolicy(value)) {
-    throw new TypeError(
-      `Expected \`${name}\` to be a backoff policy (an object with next() and reset()), got ${describeReceived(value)}`,
+    throw typeError(
+      name,
+      process.env.NODE_ENV !== 'production'
+        ? `Expected \`${name}\` to be a backoff policy (an object with next() and reset()), got ${describeReceived(value)}`
+        : '',
     );
   }
 }

@@ -6,7 +6,14 @@
  * it reconnects with jittered truncated binary exponential backoff.
  */
 import { assertClock, type Clock, systemClock, unrefTimer } from '../clock.js';
-import { assertBoolean, assertKnownKeys, assertOptionsObject, describeReceived, withDefault } from '../validation.js';
+import {
+  assertBoolean,
+  assertKnownKeys,
+  assertOptionsObject,
+  describeReceived,
+  typeError,
+  withDefault,
+} from '../validation.js';
 import { assertBackoffPolicy, clampDelay } from './policy.js';
 import type { BackoffPolicyLike } from './types.js';
 
@@ -71,7 +78,12 @@ export function toRetryWait(
       if (retries === 0) made.reset();
       const raw = made.next();
       if (typeof raw !== 'number' || Number.isNaN(raw)) {
-        throw new TypeError(`Expected \`policy.next()\` to return a number, got ${describeReceived(raw)}`);
+        throw typeError(
+          'policy.next()',
+          process.env.NODE_ENV !== 'production'
+            ? `Expected \`policy.next()\` to return a number, got ${describeReceived(raw)}`
+            : '',
+        );
       }
       const handle = clock.setTimeout(resolve, clampDelay(raw));
       if (unref) unrefTimer(handle);

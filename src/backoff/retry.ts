@@ -6,7 +6,9 @@ import {
   assertNumber,
   assertOptionsObject,
   describeReceived,
+  expectedText,
   isAbortSignal,
+  typeError,
   withDefault,
 } from '../validation.js';
 import { assertBackoffPolicy, clampDelay } from './policy.js';
@@ -137,7 +139,10 @@ function resolveRetryOptions(options: RetryOptions | undefined): ResolvedRetryOp
   if (retryIf !== undefined) assertFunction('retryIf', retryIf);
   if (onRetry !== undefined) assertFunction('onRetry', onRetry);
   if (signal !== undefined && !isAbortSignal(signal)) {
-    throw new TypeError(`Expected \`signal\` to be an AbortSignal, got ${describeReceived(signal)}`);
+    throw typeError(
+      'signal',
+      process.env.NODE_ENV !== 'production' ? expectedText('signal', 'an AbortSignal', signal) : '',
+    );
   }
   const unref = withDefault(options?.unref, false);
   assertBoolean('unref', unref);
@@ -234,7 +239,12 @@ export async function retry<T>(
       if (retryIf && !(await race(retryIf(error, attempt)))) throw error;
       const raw = backoff.next();
       if (typeof raw !== 'number' || Number.isNaN(raw)) {
-        throw new TypeError(`Expected \`backoff.next()\` to return a number, got ${describeReceived(raw)}`);
+        throw typeError(
+          'backoff.next()',
+          process.env.NODE_ENV !== 'production'
+            ? `Expected \`backoff.next()\` to return a number, got ${describeReceived(raw)}`
+            : '',
+        );
       }
       const delay = clampDelay(raw);
       if (onRetry) await race(onRetry({ attempt, delay, error }));

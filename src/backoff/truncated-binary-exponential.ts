@@ -1,4 +1,4 @@
-import { assertKnownKeys, assertNumber, assertOptionsObject, withDefault } from '../validation.js';
+import { assertKnownKeys, assertNumber, assertOptionsObject, rangeError, withDefault } from '../validation.js';
 import { createPolicy, resolveRandom } from './policy.js';
 import type { BackoffPolicy, DelayStep, RandomOption } from './types.js';
 
@@ -39,13 +39,14 @@ export interface TruncatedBinaryExponentialPolicy extends BackoffPolicy {
   readonly baseDelay: number;
 }
 
-/** `N` of the default backoff (a literal apart from the frozen defaults, so the core does not bundle them). */
+/** `N` and `T` of the default backoff (literals apart from the frozen defaults, so that no bundle needs them). */
 const CEILING = 10;
+const MAX_DELAY = 10_000;
 
 /** The defaults of {@link truncatedBinaryExponential}: T = 10 s, N = 10 (a first window of 19.53125 ms). */
 export const TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS = /* @__PURE__ */ Object.freeze({
   /** T, in ms. */
-  maxDelay: 10_000,
+  maxDelay: MAX_DELAY,
   /** N. */
   ceiling: CEILING,
 });
@@ -89,19 +90,22 @@ export function resolveCeiling(maxDelay: unknown, ceiling: unknown): number {
   if (ceiling === undefined) return Math.min(CEILING, most);
   assertNumber('ceiling', ceiling, { integer: true, min: 1 });
   if (ceiling > most) {
-    throw new RangeError(
-      `Expected \`ceiling\` to be at most ${most} with \`maxDelay\` ${maxDelay} (the first retry window, \`maxDelay\` / 2^(\`ceiling\` − 1), must be at least 1 ms), got ${ceiling}`,
+    throw rangeError(
+      'ceiling',
+      process.env.NODE_ENV !== 'production'
+        ? `Expected \`ceiling\` to be at most ${most} with \`maxDelay\` ${maxDelay} (the first retry window, \`maxDelay\` / 2^(\`ceiling\` − 1), must be at least 1 ms), got ${ceiling}`
+        : '',
     );
   }
   return ceiling;
 }
 
-/** The options of {@link truncatedBinaryExponential}, as a record so that the compiler reports one missing or extra. */
-const TBE_OPTION_NAMES: Readonly<Record<keyof TruncatedBinaryExponentialOptions, true>> = {
-  maxDelay: true,
-  ceiling: true,
-  random: true,
-};
+/** The options of {@link truncatedBinaryExponential} (and of its phased walk); the compiler reports one that is not an option. */
+export const WINDOW_OPTION_NAMES: readonly (keyof TruncatedBinaryExponentialOptions)[] = [
+  'maxDelay',
+  'ceiling',
+  'random',
+];
 
 const step: DelayStep<{ readonly maxDelay: number; readonly ceiling: number }> = (p, attempt, _previous, u) =>
   u * truncatedWindow(p.maxDelay, p.ceiling, attempt + 1);
@@ -126,8 +130,8 @@ export function truncatedBinaryExponential(
   options?: TruncatedBinaryExponentialOptions,
 ): TruncatedBinaryExponentialPolicy {
   assertOptionsObject('truncatedBinaryExponential options', options);
-  assertKnownKeys('', options, Object.keys(TBE_OPTION_NAMES), 'truncatedBinaryExponential()');
-  const maxDelay = withDefault(options?.maxDelay, TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.maxDelay);
+  assertKnownKeys('', options, WINDOW_OPTION_NAMES, 'truncatedBinaryExponential()');
+  const maxDelay = withDefault(options?.maxDelay, MAX_DELAY);
   const ceiling = resolveCeiling(maxDelay, options?.ceiling);
   const random = resolveRandom(options?.random);
   return createPolicy('truncated-binary-exponential', step, random, {

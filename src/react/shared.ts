@@ -9,10 +9,12 @@
  * in `onMessage` instead of re-rendering).
  */
 import type { DropInfo } from '../core/events.js';
-import { listenerError, surface } from '../core/report.js';
+import { surface } from '../core/report.js';
 import type { BaseSocket } from '../core/socket.js';
 import type { SocketState } from '../core/states.js';
 import type { Data } from '../data.js';
+import { ResilientSocketError } from '../errors.js';
+import { describeThrown } from '../validation.js';
 
 /** A message as the hook hands it over: its data (read `.data`, as from a `MessageEvent`) and when it came. */
 export interface LastMessage {
@@ -61,19 +63,31 @@ export interface Entry {
 /** The snapshot of a component without a socket (no URL, `enabled: false`, or rendering on a server). */
 export const IDLE: Snapshot = /* @__PURE__ */ Object.freeze({ state: 'idle', lastMessage: null });
 
-/** Calls a user's callback; what it throws is reported, never thrown into the socket. */
-function call<T>(who: string, fn: ((value: T) => void) | undefined, value: T): void {
+/**
+ * Calls a user's callback (`onMessage` or `onDrop`); what it throws is reported
+ * (`ERR_RS_LISTENER_THREW`, which names it in development builds), never thrown into the socket.
+ */
+function call<T>(name: string, fn: ((value: T) => void) | undefined, value: T): void {
   try {
     fn?.(value);
   } catch (thrown) {
-    surface(listenerError(who, thrown));
+    surface(
+      new ResilientSocketError(
+        'ERR_RS_LISTENER_THREW',
+        process.env.NODE_ENV !== 'production' ? `\`${name}\` threw: ${describeThrown(thrown)}` : '',
+        { cause: thrown },
+      ),
+    );
   }
 }
 
-/** Tells `users` about dropped messages (their `onDrop`); when none has one, a console warning. */
+/**
+ * Tells `users` about dropped messages (their `onDrop`); when none has one, a console warning (in
+ * every build: messages were lost).
+ */
 export function tellDropped(users: Iterable<User>, info: DropInfo): void {
   const told = [...users].filter((user) => user.onDrop);
-  for (const user of told) call('`onDrop`', user.onDrop, info);
+  for (const user of told) call('onDrop', user.onDrop, info);
   if (told.length === 0)
     console.warn(`resilient-socket/react: ${info.messages.length} message(s) not sent (${info.reason})`);
 }
@@ -114,7 +128,7 @@ export function open(
   socket.on('message', (data: Data) => {
     const event: LastMessage = { data, timeStamp: Date.now() };
     entry.full = { state: entry.full.state, lastMessage: event };
-    for (const user of [...entry.users]) call('`onMessage`', user.onMessage, event);
+    for (const user of [...entry.users]) call('onMessage', user.onMessage, event);
     changed();
   });
   socket.on('drop', (info) => {

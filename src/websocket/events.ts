@@ -1,136 +1,90 @@
 /**
  * The DOM events of the WebSocket-shaped facade, made with the runtime's own classes where it has
- * them (browsers, Node ≥ 18, Deno, Bun): `Event`, `MessageEvent`, `CustomEvent`, `CloseEvent`. Where
- * one is missing (Node < 23 has no `CloseEvent`; React Native has none of them), a faithful stand-in
- * of ours takes its place, so no platform needs a polyfill. Nothing here runs on import.
+ * them (browsers, Node ≥ 18, Deno, Bun): `Event`, `MessageEvent`, `CustomEvent`, `CloseEvent`.
+ * Where one is missing, no platform needs a polyfill, and a browser bundle carries no class that
+ * only another platform needs:
+ *
+ * - no `MessageEvent`, `CustomEvent` or `CloseEvent`: an `Event` carrying the fields (`data`,
+ *   `detail`, `code`…) as own properties; the Node entries install a faithful `CloseEvent` of
+ *   their own for Node < 23 (`./close-event.ts`, through `BaseWebSocket.CloseEvent`);
+ * - no `Event` nor `EventTarget` (React Native): a plain object with what listeners read of an
+ *   event, and a target whose `dispatchEvent` hands it to the facade's own listener lists (which
+ *   the facade keeps in every runtime, see `./listeners.ts`).
+ *
+ * Nothing here runs on import.
  */
 
 import type { CloseEventLike, DetailEvent } from './event-map.js';
-
-/** What `new Event(type, init)` takes. */
-interface EventInit {
-  bubbles?: boolean;
-  cancelable?: boolean;
-  composed?: boolean;
-}
-
-/** A stand-in `Event` (React Native): what listeners read of one. */
-class ShimEvent {
-  readonly type: string;
-  readonly bubbles: boolean;
-  readonly cancelable: boolean;
-  readonly timeStamp = Date.now();
-  target: unknown = null;
-  currentTarget: unknown = null;
-  defaultPrevented = false;
-
-  constructor(type: string, init: EventInit = {}) {
-    this.type = String(type);
-    this.bubbles = !!init.bubbles;
-    this.cancelable = !!init.cancelable;
-  }
-
-  preventDefault(): void {
-    if (this.cancelable) this.defaultPrevented = true;
-  }
-
-  stopPropagation(): void {}
-
-  stopImmediatePropagation(): void {}
-}
-
-/** A stand-in `EventTarget` (React Native): the facade keeps its own listener lists and only dispatches through it. */
-class ShimTarget {
-  #listeners: Map<string, ((event: unknown) => void)[]> | undefined;
-
-  addEventListener(type: string, listener: ((event: unknown) => void) | null): void {
-    if (!listener) return;
-    this.#listeners ??= new Map();
-    const list = this.#listeners.get(type) ?? [];
-    if (!list.includes(listener)) list.push(listener);
-    this.#listeners.set(type, list);
-  }
-
-  removeEventListener(type: string, listener: ((event: unknown) => void) | null): void {
-    const list = this.#listeners?.get(type);
-    if (list && listener && list.includes(listener)) list.splice(list.indexOf(listener), 1);
-  }
-
-  dispatchEvent(event: ShimEvent): boolean {
-    event.target = event.currentTarget = this;
-    for (const listener of [...(this.#listeners?.get(event.type) ?? [])]) listener.call(this, event);
-    event.currentTarget = null;
-    return !event.defaultPrevented;
-  }
-}
 
 const g = globalThis as unknown as Partial<
   Record<'EventTarget' | 'Event' | 'MessageEvent' | 'CustomEvent' | 'CloseEvent', new (...args: never[]) => unknown>
 >;
 
+/**
+ * The target where the runtime has no `EventTarget` (React Native): the facade's own lists hold
+ * the listeners (`addEventListener` of the facade never reaches here), so dispatching is handing
+ * the event to them.
+ */
+class StandInTarget {
+  addEventListener(): void {}
+
+  removeEventListener(): void {}
+
+  dispatchEvent(event: Event): boolean {
+    const e = event as unknown as { target: unknown; currentTarget: unknown; defaultPrevented: boolean };
+    e.target = e.currentTarget = this;
+    (this as unknown as { relay_(event: Event): void }).relay_(event);
+    e.currentTarget = null;
+    return !e.defaultPrevented;
+  }
+}
+
 /** The runtime's `EventTarget`, or the stand-in. */
 export const EventTargetBase: typeof EventTarget = /* @__PURE__ */ (() =>
-  (g.EventTarget ?? ShimTarget) as typeof EventTarget)();
-
-/** The runtime's `Event`, or the stand-in. */
-const EventBase: typeof Event = /* @__PURE__ */ (() => (g.Event ?? ShimEvent) as typeof Event)();
+  (g.EventTarget ?? StandInTarget) as typeof EventTarget)();
 
 /** What `new CloseEvent(type, init)` takes. */
-export interface CloseEventInit extends EventInit {
+export interface CloseEventInit {
   code?: number;
   reason?: string;
   wasClean?: boolean;
 }
 
+/** A class of `close` events: the runtime's `CloseEvent`, or a stand-in for it. */
+export type CloseEventClass = new (type: string, init: CloseEventInit) => CloseEventLike;
+
 /**
- * `CloseEvent`, where the runtime has none (Node < 23, React Native): a WebSocket's `close`,
- * with `code`, `reason` and `wasClean` as in browsers. Where it has one, that one is used.
+ * An event named `type` carrying `fields` as own properties: an `Event` where the runtime has one,
+ * else (React Native) a plain object with what listeners read of an event.
  */
-class FallbackCloseEvent extends EventBase {
-  /** Named as the class it stands in for (`event.constructor.name`, `String(event)`). */
-  static override readonly name: string = 'CloseEvent';
-  readonly #code: number;
-  readonly #reason: string;
-  readonly #wasClean: boolean;
-
-  constructor(type: string, init: CloseEventInit = {}) {
-    super(type, init);
-    this.#code = init.code ?? 0;
-    this.#reason = init.reason ?? '';
-    this.#wasClean = init.wasClean ?? false;
-  }
-
-  /** The close code the connection ended with. */
-  get code(): number {
-    return this.#code;
-  }
-
-  /** The close reason. */
-  get reason(): string {
-    return this.#reason;
-  }
-
-  /** Whether the closing handshake finished. */
-  get wasClean(): boolean {
-    return this.#wasClean;
-  }
-
-  get [Symbol.toStringTag](): string {
-    return 'CloseEvent';
-  }
+function eventWith<E extends Event>(type: string, fields?: object): E {
+  const Base = g.Event as typeof Event | undefined;
+  const event = Base
+    ? new Base(type)
+    : {
+        type,
+        target: null,
+        currentTarget: null,
+        bubbles: false,
+        cancelable: false,
+        defaultPrevented: false,
+        timeStamp: Date.now(),
+        preventDefault() {},
+        stopPropagation() {},
+        stopImmediatePropagation() {},
+      };
+  return Object.assign(event, fields) as E;
 }
 
 /** A plain event named `type`. */
 export function plainEvent(type: string): Event {
-  return new EventBase(type);
+  return eventWith(type);
 }
 
 /** A `message` event carrying `data`, from `origin` (the socket URL's, as a WebSocket's). */
 export function messageEvent(data: unknown, origin: string): MessageEvent {
   const Message = g.MessageEvent as typeof MessageEvent | undefined;
-  return Message
-    ? new Message('message', { data, origin })
-    : (Object.assign(new EventBase('message'), { data, origin, lastEventId: '' }) as MessageEvent);
+  return Message ? new Message('message', { data, origin }) : eventWith('message', { data, origin, lastEventId: '' });
 }
 
 /** The last URL {@link originOf} was asked about, and its origin (a socket asks with the same URL every time). */
@@ -150,10 +104,13 @@ export function originOf(url: string): string {
   return lastOrigin === 'null' ? '' : lastOrigin;
 }
 
-/** A `close` event. */
-export function closeEvent(init: CloseEventInit): CloseEventLike {
-  const Close = (g.CloseEvent ?? FallbackCloseEvent) as new (type: string, init: CloseEventInit) => CloseEventLike;
-  return new Close('close', init);
+/**
+ * A `close` event: a `CloseEvent` where the runtime has one, else one of `fallback` (the Node
+ * entries' stand-in), else an event carrying `code`, `reason` and `wasClean`.
+ */
+export function closeEvent(init: CloseEventInit, fallback?: CloseEventClass): CloseEventLike {
+  const Close = (g.CloseEvent as CloseEventClass | undefined) ?? fallback;
+  return Close ? new Close('close', init) : eventWith('close', init);
 }
 
 /**
@@ -162,7 +119,5 @@ export function closeEvent(init: CloseEventInit): CloseEventLike {
  */
 export function detailEvent(type: string, detail: unknown): DetailEvent {
   const Custom = g.CustomEvent as typeof CustomEvent | undefined;
-  return Custom
-    ? new Custom(type, { detail })
-    : (Object.assign(new EventBase(type), { detail: detail ?? null }) as DetailEvent);
+  return Custom ? new Custom(type, { detail }) : eventWith(type, { detail: detail ?? null });
 }

@@ -6,7 +6,9 @@
  * handler attributes' positions, `stopImmediatePropagation()` and `removeEventListener` behave as
  * on a `WebSocket`.
  */
-import { listenerError, surface } from '../core/report.js';
+import { surface } from '../core/report.js';
+import { ResilientSocketError } from '../errors.js';
+import { describeThrown, typeError } from '../validation.js';
 import type { ListenerOf, ResilientWebSocketEventMap } from './event-map.js';
 import { EventTargetBase } from './events.js';
 
@@ -132,14 +134,20 @@ export class Listeners extends EventTargetBase {
     // biome-ignore lint/complexity/noArguments: a rest parameter would change the EventTarget signature.
     const given = arguments.length;
     if (given < 2) {
-      throw new TypeError(
-        `Failed to execute 'addEventListener' on 'EventTarget': 2 arguments required, but only ${given} present.`,
+      throw typeError(
+        given ? 'listener' : 'type',
+        process.env.NODE_ENV !== 'production'
+          ? `Failed to execute 'addEventListener' on 'EventTarget': 2 arguments required, but only ${given} present.`
+          : '',
       );
     }
     if (!listener) return;
     if (typeof listener !== 'function' && typeof listener !== 'object') {
-      throw new TypeError(
-        "Failed to execute 'addEventListener' on 'EventTarget': parameter 2 is not of type 'Object'.",
+      throw typeError(
+        'listener',
+        process.env.NODE_ENV !== 'production'
+          ? "Failed to execute 'addEventListener' on 'EventTarget': parameter 2 is not of type 'Object'."
+          : '',
       );
     }
     const capture = typeof options === 'boolean' ? options : !!options?.capture;
@@ -193,7 +201,15 @@ export class Listeners extends EventTargetBase {
         else if (entry.listener) (listener as { handleEvent(event: Event): unknown }).handleEvent(event);
       } catch (thrown) {
         // Reported as a browser reports what a listener throws, never thrown on (it would end a Node process).
-        surface(listenerError(entry.listener ? `A \`${event.type}\` listener` : `\`on${event.type}\``, thrown));
+        surface(
+          new ResilientSocketError(
+            'ERR_RS_LISTENER_THREW',
+            process.env.NODE_ENV !== 'production'
+              ? `${entry.listener ? `A \`${event.type}\` listener` : `\`on${event.type}\``} threw: ${describeThrown(thrown)}`
+              : '',
+            { cause: thrown },
+          ),
+        );
       }
     }
     delete (event as Partial<Event>).stopImmediatePropagation;

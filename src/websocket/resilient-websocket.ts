@@ -27,9 +27,9 @@ import { readyStateOf, type SocketState } from '../core/states.js';
 import { byteLengthOf, isData } from '../data.js';
 import { browserTransport } from '../transports/browser.js';
 import type { Transport } from '../transports/transport.js';
-import { assertOptionsObject } from '../validation.js';
+import { assertOptionsObject, inputError, typeError } from '../validation.js';
 import type { CloseEventLike } from './event-map.js';
-import { closeEvent, detailEvent, messageEvent, originOf, plainEvent } from './events.js';
+import { type CloseEventClass, closeEvent, detailEvent, messageEvent, originOf, plainEvent } from './events.js';
 import { Listeners } from './listeners.js';
 import { closeArgs, webSocketProtocols, webSocketUrl } from './whatwg.js';
 
@@ -88,6 +88,13 @@ export class BaseWebSocket extends Listeners {
   /** How sockets of this class reach the network (the Node entries install the ws transport). @internal */
   protected static transport: Transport = browserTransport;
 
+  /**
+   * The class of `close` events where the runtime has no `CloseEvent`: the Node entries set their
+   * stand-in (`./close-event.ts`, for Node < 23); elsewhere (React Native) an event carrying
+   * `code`, `reason` and `wasClean`. @internal
+   */
+  protected static CloseEvent: CloseEventClass | undefined = undefined;
+
   /** Turns the constructor's options into the core's (the full entry: flat feature options into features). @internal */
   protected static prepare(options: unknown): unknown {
     return options;
@@ -108,7 +115,8 @@ export class BaseWebSocket extends Listeners {
    *   attempt. `protocols`: one subprotocol or several, each an HTTP token, none twice. `options`:
    *   the core socket's options (backoff, buffer, `features`, …), except `protocols`.
    * @throws DOMException `SyntaxError` for a bad URL or subprotocol, as `WebSocket` throws it;
-   *   TypeError / RangeError naming a bad option; ResilientSocketError `ERR_RS_NO_WEBSOCKET`.
+   *   TypeError / RangeError naming a bad option (`protocols` among the options:
+   *   `ERR_RS_UNKNOWN_OPTION`); ResilientSocketError `ERR_RS_NO_WEBSOCKET`.
    */
   constructor(
     // A rest parameter: `new ResilientWebSocket()` is a TypeError, `new ResilientWebSocket(undefined)` a bad URL.
@@ -116,15 +124,25 @@ export class BaseWebSocket extends Listeners {
   ) {
     super();
     if ((args as unknown[]).length === 0) {
-      throw new TypeError("Failed to construct 'WebSocket': 1 argument required, but only 0 present.");
+      throw typeError(
+        'url',
+        process.env.NODE_ENV !== 'production'
+          ? "Failed to construct 'WebSocket': 1 argument required, but only 0 present."
+          : '',
+      );
     }
     const [url, protocols, options] = args;
     const target = typeof url === 'function' ? url : webSocketUrl(url);
     const list = typeof protocols === 'function' ? protocols : webSocketProtocols(protocols);
     assertOptionsObject('options', options);
     if (options !== undefined && 'protocols' in options) {
-      throw new TypeError(
-        'Give `protocols` as the second argument of `new ResilientWebSocket(url, protocols, options)`',
+      throw inputError(
+        TypeError,
+        'ERR_RS_UNKNOWN_OPTION',
+        'protocols',
+        process.env.NODE_ENV !== 'production'
+          ? 'Give `protocols` as the second argument of `new ResilientWebSocket(url, protocols, options)`'
+          : '',
       );
     }
     const Class = this.constructor as typeof BaseWebSocket;
@@ -235,7 +253,12 @@ export class BaseWebSocket extends Listeners {
    */
   send(...args: [data: string | ArrayBufferLike | Blob | ArrayBufferView]): void {
     if ((args as unknown[]).length === 0) {
-      throw new TypeError("Failed to execute 'send' on 'WebSocket': 1 argument required, but only 0 present.");
+      throw typeError(
+        'data',
+        process.env.NODE_ENV !== 'production'
+          ? "Failed to execute 'send' on 'WebSocket': 1 argument required, but only 0 present."
+          : '',
+      );
     }
     const [data] = args as unknown[];
     const message = isData(data) ? data : String(data);
@@ -266,7 +289,7 @@ export class BaseWebSocket extends Listeners {
         queueMicrotask(() => {
           this.#failing = 0;
           this.dispatchEvent(plainEvent('error'));
-          this.dispatchEvent(closeEvent({ code: 1006, reason: '', wasClean: false }));
+          this.dispatchEvent(this.#closeEvent(1006, '', false));
         });
       } else this.#failing = 0;
     }
@@ -289,6 +312,11 @@ export class BaseWebSocket extends Listeners {
     this.#unsent = 0;
   }
 
+  /** A `close` event (see {@link BaseWebSocket.CloseEvent}). */
+  #closeEvent(code: number, reason: string, wasClean: boolean): Event {
+    return closeEvent({ code, reason, wasClean }, (this.constructor as typeof BaseWebSocket).CloseEvent);
+  }
+
   /** @internal how the machine tells the users (see `Face` in `../core/machine.ts`). */
   emit_(type: string, payload?: unknown): void {
     let event: Event;
@@ -304,7 +332,7 @@ export class BaseWebSocket extends Listeners {
       event = messageEvent(payload, originOf(this.#m.url_));
     } else if (type === 'close') {
       const { code, reason, wasClean } = payload as CloseEventLike;
-      event = closeEvent({ code, reason, wasClean });
+      event = this.#closeEvent(code, reason, wasClean);
     } else if (type === 'error') event = Object.assign(plainEvent('error'), { error: payload });
     else event = detailEvent(type, payload);
     this.dispatchEvent(event);

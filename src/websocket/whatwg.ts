@@ -3,14 +3,20 @@
  * interface", and the WebIDL conversions it names), with the error types browsers throw and the
  * messages Chromium gives, so that code written for `WebSocket` sees the same failures. One
  * difference: a URL, a fragment or a subprotocol shown in a message is redacted (secrets travel in
- * them; see `../redact.ts`).
+ * them; see `../redact.ts`). Those messages are development builds'; production bundles keep the
+ * error types and names, with a message naming the argument (`` `url`: SyntaxError ``).
  */
 import { utf8Length } from '../data.js';
 import { redactUrl } from '../redact.js';
 import { isToken } from '../validation.js';
 
-/** A `DOMException` (or, where there is none, an Error with its `name`). */
-export function domException(message: string, name: string): Error {
+/**
+ * A `DOMException` named `name` (or, where there is none, an Error with that `name`) about the
+ * argument `argument`. `text` is the development message; `''` (a production build) gives
+ * `` `argument`: name (development builds say more) ``.
+ */
+export function domException(name: string, argument: string, text: string): Error {
+  const message = text || `\`${argument}\`: ${name} (development builds say more)`;
   const DOMError = (globalThis as { DOMException?: new (message: string, name: string) => Error }).DOMException;
   return DOMError ? new DOMError(message, name) : Object.assign(new Error(message), { name });
 }
@@ -30,21 +36,31 @@ export function webSocketUrl(url: unknown): string {
   try {
     parsed = new URL(text, typeof base === 'string' ? base : undefined);
   } catch {
-    throw domException(`${CONSTRUCT}The URL '${redactUrl(text)}' is invalid.`, 'SyntaxError');
+    throw domException(
+      'SyntaxError',
+      'url',
+      process.env.NODE_ENV !== 'production' ? `${CONSTRUCT}The URL '${redactUrl(text)}' is invalid.` : '',
+    );
   }
   const scheme = parsed.protocol.slice(0, -1);
   if (scheme === 'http' || scheme === 'https') parsed.protocol = scheme === 'http' ? 'ws:' : 'wss:';
   else if (scheme !== 'ws' && scheme !== 'wss') {
     throw domException(
-      `${CONSTRUCT}The URL's scheme must be either 'http', 'https', 'ws', or 'wss'. '${scheme}' is not allowed.`,
       'SyntaxError',
+      'url',
+      process.env.NODE_ENV !== 'production'
+        ? `${CONSTRUCT}The URL's scheme must be either 'http', 'https', 'ws', or 'wss'. '${scheme}' is not allowed.`
+        : '',
     );
   }
   if (parsed.hash || text.includes('#')) {
     // Chromium shows the fragment; it may carry a secret, so a non-empty one is redacted.
     throw domException(
-      `${CONSTRUCT}The URL contains a fragment identifier ('${parsed.hash ? '***' : ''}'). Fragment identifiers are not allowed in WebSocket URLs.`,
       'SyntaxError',
+      'url',
+      process.env.NODE_ENV !== 'production'
+        ? `${CONSTRUCT}The URL contains a fragment identifier ('${parsed.hash ? '***' : ''}'). Fragment identifiers are not allowed in WebSocket URLs.`
+        : '',
     );
   }
   return parsed.href;
@@ -80,16 +96,25 @@ export function webSocketProtocols(protocols: unknown): string[] {
     list = Array.from(protocols as Iterable<unknown>, String);
   }
   list.forEach((protocol, index) => {
-    if (!isToken(protocol))
-      throw domException(`${CONSTRUCT}The subprotocol '${shown(protocol)}' is invalid.`, 'SyntaxError');
-    if (list.indexOf(protocol) !== index) {
-      throw domException(`${CONSTRUCT}The subprotocol '${shown(protocol)}' is duplicated.`, 'SyntaxError');
+    const invalid = !isToken(protocol);
+    if (invalid || list.indexOf(protocol) !== index) {
+      throw domException(
+        'SyntaxError',
+        'protocols',
+        process.env.NODE_ENV !== 'production'
+          ? `${CONSTRUCT}The subprotocol '${shown(protocol)}' is ${invalid ? 'invalid' : 'duplicated'}.`
+          : '',
+      );
     }
   });
   return list;
 }
 
-const CLOSE = "Failed to execute 'close' on 'WebSocket': ";
+/** How a message about `method`'s arguments begins (as Chromium's for `close`). */
+const failedToExecute = (method: string): string =>
+  method === 'close'
+    ? "Failed to execute 'close' on 'WebSocket': "
+    : `Failed to execute '${method}' on 'ResilientWebSocket': `;
 
 /**
  * `close(code, reason)`'s arguments: `code` converted as a WebIDL `[Clamp] unsigned short` and
@@ -99,7 +124,6 @@ const CLOSE = "Failed to execute 'close' on 'WebSocket': ";
  * @throws DOMException `InvalidAccessError` for the code, `SyntaxError` for the reason, as browsers throw them.
  */
 export function closeArgs(code: unknown, reason: unknown, method = 'close'): [number | undefined, string] {
-  const prefix = method === 'close' ? CLOSE : `Failed to execute '${method}' on 'ResilientWebSocket': `;
   let number: number | undefined;
   if (code !== undefined) {
     const n = Number(code);
@@ -109,15 +133,24 @@ export function closeArgs(code: unknown, reason: unknown, method = 'close'): [nu
     number = clamped - floor === 0.5 ? (floor % 2 === 0 ? floor : floor + 1) : Math.round(clamped);
     if (number !== 1000 && (number < 3000 || number > 4999)) {
       throw domException(
-        `${prefix}The close code must be either 1000, or between 3000 and 4999. ${number} is neither.`,
         'InvalidAccessError',
+        'code',
+        process.env.NODE_ENV !== 'production'
+          ? `${failedToExecute(method)}The close code must be either 1000, or between 3000 and 4999. ${number} is neither.`
+          : '',
       );
     }
   }
   // A USVString: a lone surrogate is sent as U+FFFD, which takes the 3 bytes utf8Length counts for it.
   const text = reason === undefined ? '' : String(reason);
   if (utf8Length(text) > 123) {
-    throw domException(`${prefix}The close reason must not be greater than 123 UTF-8 bytes.`, 'SyntaxError');
+    throw domException(
+      'SyntaxError',
+      'reason',
+      process.env.NODE_ENV !== 'production'
+        ? `${failedToExecute(method)}The close reason must not be greater than 123 UTF-8 bytes.`
+        : '',
+    );
   }
   return [number, number === undefined ? '' : text];
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BASE_CAP_DEFAULTS, resolveBaseCap } from '../../src/backoff/base-cap.js';
+import { expectInputError } from '../helpers/mode.js';
 import { expectOptionError } from './helpers.js';
 
 describe('BASE_CAP_DEFAULTS', () => {
@@ -45,9 +46,14 @@ describe('null is a wrong type, never "use the default"', () => {
   });
 
   it('says when the cap it compares against is the default', () => {
-    expect(() => resolveBaseCap('f', { base: 20_000 })).toThrow(
+    const value = 'ERR_RS_INVALID_VALUE';
+    expectInputError(
+      () => resolveBaseCap('f', { base: 20_000 }),
+      RangeError,
+      value,
+      'base',
       /Expected `cap` to be >= `base` \(20000\), got 10000 \(the default\)$/,
     );
-    expect(() => resolveBaseCap('f', { base: 20_000, cap: 5 })).toThrow(/got 5$/);
+    expectInputError(() => resolveBaseCap('f', { base: 20_000, cap: 5 }), RangeError, value, 'cap', /got 5$/);
   });
 });

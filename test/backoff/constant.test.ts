@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { constant, MAX_TIMER_DELAY } from '../../src/backoff/index.js';
-import { expectOptionError, take } from './helpers.js';
+import { expectInputError } from '../helpers/mode.js';
+import { expectOptionError, expectUnknownOption, take } from './helpers.js';
 
 describe('constant', () => {
   it('defaults to 1 000 ms', () => {
@@ -60,7 +61,13 @@ describe('constant', () => {
     });
 
     it('describes the accepted range', () => {
-      expect(() => constant({ delay: -1 })).toThrow('Expected `delay` to be a finite number >= 0, got -1');
+      expectInputError(
+        () => constant({ delay: -1 }),
+        RangeError,
+        'ERR_RS_INVALID_VALUE',
+        'delay',
+        'Expected `delay` to be a finite number >= 0, got -1',
+      );
     });
 
     it.each([
@@ -79,20 +86,28 @@ describe('constant', () => {
 describe('constant: unknown options', () => {
   it('a misspelt option is a TypeError that suggests the right one', () => {
     expect(() => constant({ dealy: 1 } as never)).toThrow(TypeError);
-    expect(() => constant({ dealy: 1 } as never)).toThrow(
-      new TypeError('Unknown option `dealy`: did you mean `delay`?'),
+    expectUnknownOption(
+      () => constant({ dealy: 1 } as never),
+      'dealy',
+      'Unknown option `dealy`: did you mean `delay`?',
     );
   });
 
   it('an option of another strategy is a TypeError that lists its options', () => {
     const other = 'base';
-    expect(() => constant({ [other]: 1 } as never)).toThrow(
-      new TypeError(`Unknown option \`${other}\`: the options of constant() are \`delay\`, \`random\``),
+    expectUnknownOption(
+      () => constant({ [other]: 1 } as never),
+      other,
+      `Unknown option \`${other}\`: the options of constant() are \`delay\`, \`random\``,
     );
   });
 
   it('is checked before the values, and an unknown key with an undefined value counts', () => {
-    expect(() => constant({ delay: 'not a number', zzzz: undefined } as never)).toThrow(/^Unknown option `zzzz`/);
+    expectUnknownOption(
+      () => constant({ delay: 'not a number', zzzz: undefined } as never),
+      'zzzz',
+      /^Unknown option `zzzz`/,
+    );
   });
 
   it('ignores symbol keys and inherited properties', () => {

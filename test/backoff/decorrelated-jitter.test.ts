@@ -1,6 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
 import { decorrelatedJitter, MAX_TIMER_DELAY } from '../../src/backoff/index.js';
-import { ALMOST_ONE, baseCapValidationSuite, expectOptionError, scripted, take } from './helpers.js';
+import {
+  ALMOST_ONE,
+  baseCapValidationSuite,
+  expectOptionError,
+  expectUnknownOption,
+  scripted,
+  take,
+} from './helpers.js';
 
 describe('decorrelatedJitter', () => {
   it('defaults to base 100, cap 10 000', () => {
@@ -128,22 +135,26 @@ describe('decorrelatedJitter', () => {
 describe('decorrelatedJitter: unknown options', () => {
   it('a misspelt option is a TypeError that suggests the right one', () => {
     expect(() => decorrelatedJitter({ randon: 1 } as never)).toThrow(TypeError);
-    expect(() => decorrelatedJitter({ randon: 1 } as never)).toThrow(
-      new TypeError('Unknown option `randon`: did you mean `random`?'),
+    expectUnknownOption(
+      () => decorrelatedJitter({ randon: 1 } as never),
+      'randon',
+      'Unknown option `randon`: did you mean `random`?',
     );
   });
 
   it('an option of another strategy is a TypeError that lists its options', () => {
     const other = 'ceiling';
-    expect(() => decorrelatedJitter({ [other]: 1 } as never)).toThrow(
-      new TypeError(
-        `Unknown option \`${other}\`: the options of decorrelatedJitter() are \`base\`, \`cap\`, \`random\``,
-      ),
+    expectUnknownOption(
+      () => decorrelatedJitter({ [other]: 1 } as never),
+      other,
+      `Unknown option \`${other}\`: the options of decorrelatedJitter() are \`base\`, \`cap\`, \`random\``,
     );
   });
 
   it('is checked before the values, and an unknown key with an undefined value counts', () => {
-    expect(() => decorrelatedJitter({ random: 'not a number', zzzz: undefined } as never)).toThrow(
+    expectUnknownOption(
+      () => decorrelatedJitter({ random: 'not a number', zzzz: undefined } as never),
+      'zzzz',
       /^Unknown option `zzzz`/,
     );
   });

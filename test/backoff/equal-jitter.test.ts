@@ -1,6 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
 import { equalJitter, MAX_TIMER_DELAY } from '../../src/backoff/index.js';
-import { ALMOST_ONE, baseCapValidationSuite, expectOptionError, scripted, take } from './helpers.js';
+import {
+  ALMOST_ONE,
+  baseCapValidationSuite,
+  expectOptionError,
+  expectUnknownOption,
+  scripted,
+  take,
+} from './helpers.js';
 
 const WINDOWS = [100, 200, 400, 800, 1600, 3200, 6400, 10_000, 10_000, 10_000];
 
@@ -105,18 +112,24 @@ describe('equalJitter', () => {
 describe('equalJitter: unknown options', () => {
   it('a misspelt option is a TypeError that suggests the right one', () => {
     expect(() => equalJitter({ Cap: 1 } as never)).toThrow(TypeError);
-    expect(() => equalJitter({ Cap: 1 } as never)).toThrow(new TypeError('Unknown option `Cap`: did you mean `cap`?'));
+    expectUnknownOption(() => equalJitter({ Cap: 1 } as never), 'Cap', 'Unknown option `Cap`: did you mean `cap`?');
   });
 
   it('an option of another strategy is a TypeError that lists its options', () => {
     const other = 'ceiling';
-    expect(() => equalJitter({ [other]: 1 } as never)).toThrow(
-      new TypeError(`Unknown option \`${other}\`: the options of equalJitter() are \`base\`, \`cap\`, \`random\``),
+    expectUnknownOption(
+      () => equalJitter({ [other]: 1 } as never),
+      other,
+      `Unknown option \`${other}\`: the options of equalJitter() are \`base\`, \`cap\`, \`random\``,
     );
   });
 
   it('is checked before the values, and an unknown key with an undefined value counts', () => {
-    expect(() => equalJitter({ cap: 'not a number', zzzz: undefined } as never)).toThrow(/^Unknown option `zzzz`/);
+    expectUnknownOption(
+      () => equalJitter({ cap: 'not a number', zzzz: undefined } as never),
+      'zzzz',
+      /^Unknown option `zzzz`/,
+    );
   });
 
   it('ignores symbol keys and inherited properties', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { exponential, MAX_TIMER_DELAY } from '../../src/backoff/index.js';
-import { baseCapValidationSuite, expectOptionError, take } from './helpers.js';
+import { baseCapValidationSuite, expectOptionError, expectUnknownOption, take } from './helpers.js';
 
 describe('exponential', () => {
   it('defaults to base 100, cap 10 000', () => {
@@ -56,20 +56,28 @@ describe('exponential', () => {
 describe('exponential: unknown options', () => {
   it('a misspelt option is a TypeError that suggests the right one', () => {
     expect(() => exponential({ bases: 1 } as never)).toThrow(TypeError);
-    expect(() => exponential({ bases: 1 } as never)).toThrow(
-      new TypeError('Unknown option `bases`: did you mean `base`?'),
+    expectUnknownOption(
+      () => exponential({ bases: 1 } as never),
+      'bases',
+      'Unknown option `bases`: did you mean `base`?',
     );
   });
 
   it('an option of another strategy is a TypeError that lists its options', () => {
     const other = 'ceiling';
-    expect(() => exponential({ [other]: 1 } as never)).toThrow(
-      new TypeError(`Unknown option \`${other}\`: the options of exponential() are \`base\`, \`cap\`, \`random\``),
+    expectUnknownOption(
+      () => exponential({ [other]: 1 } as never),
+      other,
+      `Unknown option \`${other}\`: the options of exponential() are \`base\`, \`cap\`, \`random\``,
     );
   });
 
   it('is checked before the values, and an unknown key with an undefined value counts', () => {
-    expect(() => exponential({ base: 'not a number', zzzz: undefined } as never)).toThrow(/^Unknown option `zzzz`/);
+    expectUnknownOption(
+      () => exponential({ base: 'not a number', zzzz: undefined } as never),
+      'zzzz',
+      /^Unknown option `zzzz`/,
+    );
   });
 
   it('ignores symbol keys and inherited properties', () => {

@@ -1,7 +1,14 @@
 import { describe, expect, it, vi } from 'vitest';
 import { fullJitter, MAX_TIMER_DELAY } from '../../src/backoff/index.js';
 import { exponentialWindow } from '../../src/backoff/policy.js';
-import { ALMOST_ONE, baseCapValidationSuite, expectOptionError, scripted, take } from './helpers.js';
+import {
+  ALMOST_ONE,
+  baseCapValidationSuite,
+  expectOptionError,
+  expectUnknownOption,
+  scripted,
+  take,
+} from './helpers.js';
 
 /** base 100, cap 10 000: 100·2^attempt, capped. */
 const WINDOWS = [100, 200, 400, 800, 1600, 3200, 6400, 10_000, 10_000, 10_000];
@@ -108,20 +115,24 @@ describe('fullJitter', () => {
 describe('fullJitter: unknown options', () => {
   it('a misspelt option is a TypeError that suggests the right one', () => {
     expect(() => fullJitter({ bsae: 1 } as never)).toThrow(TypeError);
-    expect(() => fullJitter({ bsae: 1 } as never)).toThrow(
-      new TypeError('Unknown option `bsae`: did you mean `base`?'),
-    );
+    expectUnknownOption(() => fullJitter({ bsae: 1 } as never), 'bsae', 'Unknown option `bsae`: did you mean `base`?');
   });
 
   it('an option of another strategy is a TypeError that lists its options', () => {
     const other = 'ceiling';
-    expect(() => fullJitter({ [other]: 1 } as never)).toThrow(
-      new TypeError(`Unknown option \`${other}\`: the options of fullJitter() are \`base\`, \`cap\`, \`random\``),
+    expectUnknownOption(
+      () => fullJitter({ [other]: 1 } as never),
+      other,
+      `Unknown option \`${other}\`: the options of fullJitter() are \`base\`, \`cap\`, \`random\``,
     );
   });
 
   it('is checked before the values, and an unknown key with an undefined value counts', () => {
-    expect(() => fullJitter({ base: 'not a number', zzzz: undefined } as never)).toThrow(/^Unknown option `zzzz`/);
+    expectUnknownOption(
+      () => fullJitter({ base: 'not a number', zzzz: undefined } as never),
+      'zzzz',
+      /^Unknown option `zzzz`/,
+    );
   });
 
   it('ignores symbol keys and inherited properties', () => {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import type { BackoffPolicyLike } from '../../src/backoff/index.js';
+import { expectInputError } from '../helpers/mode.js';
 
 /** The value the docs suggest to pin a delay to the top of its window: the largest `1 - ε` draw. */
 export const ALMOST_ONE = 1 - Number.EPSILON;
@@ -51,24 +52,27 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to throw, but it returned');
-}
+/** The code of a TypeError (a wrong type) or a RangeError (a bad value) about an option. */
+export const codeOf = (Type: ErrorConstructor): string =>
+  Type === TypeError ? 'ERR_RS_INVALID_TYPE' : 'ERR_RS_INVALID_VALUE';
 
 /**
- * Asserts that `fn` throws exactly `Type` and that the message names the option in backticks
- * and ends with `got <received>`.
+ * Asserts that `fn` throws exactly `Type` with its code, naming the option: in development in
+ * backticks, the message ending with `got <received>`.
  */
 export function expectOptionError(fn: () => unknown, Type: ErrorConstructor, name: string, received: string): void {
-  const error = thrown(fn);
-  expect(error).toBeInstanceOf(Type);
-  expect((error as Error).constructor).toBe(Type);
-  expect((error as Error).message).toMatch(new RegExp(`\`${escapeRegExp(name)}\`.*got ${escapeRegExp(received)}$`));
+  expectInputError(
+    fn,
+    Type,
+    codeOf(Type),
+    name,
+    new RegExp(`\`${escapeRegExp(name)}\`.*got ${escapeRegExp(received)}$`),
+  );
+}
+
+/** Asserts that `fn` throws a TypeError about the unknown option `name`; in development, the message `devText`. */
+export function expectUnknownOption(fn: () => unknown, name: string, devText: string | RegExp): void {
+  expectInputError(fn, TypeError, 'ERR_RS_UNKNOWN_OPTION', name, devText);
 }
 
 /**
@@ -108,13 +112,28 @@ export function baseCapValidationSuite(factoryName: string, factory: (options?: 
       ['cap', { base: 100, cap: 50 }, '50'],
       ['cap', { base: 100, cap: 99.999 }, '99.999'],
       ['cap', { cap: 99 }, '99'],
-      ['cap', { base: 20_000 }, '10000 (the default)'],
     ])('throws a RangeError naming `%s` for %o', (name, options, shown) => {
       expectOptionError(() => factory(options as never), RangeError, name, shown);
     });
 
     it('says which base the cap must not be below', () => {
-      expect(() => factory({ base: 100, cap: 50 } as never)).toThrow('Expected `cap` to be >= `base` (100), got 50');
+      expectInputError(
+        () => factory({ base: 100, cap: 50 } as never),
+        RangeError,
+        'ERR_RS_INVALID_VALUE',
+        'cap',
+        'Expected `cap` to be >= `base` (100), got 50',
+      );
+    });
+
+    it('a base above the default cap: a RangeError naming `base` (the one given), development builds both', () => {
+      expectInputError(
+        () => factory({ base: 20_000 } as never),
+        RangeError,
+        'ERR_RS_INVALID_VALUE',
+        'base',
+        'Expected `cap` to be >= `base` (20000), got 10000 (the default)',
+      );
     });
 
     it('accepts cap === base', () => {
@@ -167,21 +186,36 @@ export function windowValidationCases(factoryName: string, factory: (options?: n
   });
 
   it('describes the accepted range in the message', () => {
-    expect(() => factory({ ceiling: 0.5 } as never)).toThrow('Expected `ceiling` to be an integer >= 1, got 0.5');
-    expect(() => factory({ maxDelay: 0 } as never)).toThrow('Expected `maxDelay` to be a finite number >= 1, got 0');
+    const value = 'ERR_RS_INVALID_VALUE';
+    expectInputError(
+      () => factory({ ceiling: 0.5 } as never),
+      RangeError,
+      value,
+      'ceiling',
+      'Expected `ceiling` to be an integer >= 1, got 0.5',
+    );
+    expectInputError(
+      () => factory({ maxDelay: 0 } as never),
+      RangeError,
+      value,
+      'maxDelay',
+      'Expected `maxDelay` to be a finite number >= 1, got 0',
+    );
   });
 
   it('refuses a ceiling whose first window maxDelay / 2^(ceiling − 1) is under 1 ms, naming both and the largest that fits', () => {
-    expect(() => factory({ maxDelay: 10_000, ceiling: 30_000 } as never)).toThrow(
-      new RangeError(
-        'Expected `ceiling` to be at most 14 with `maxDelay` 10000 (the first retry window, `maxDelay` / 2^(`ceiling` − 1), must be at least 1 ms), got 30000',
-      ),
+    const tooLarge = (options: object, devText: string | RegExp): void => {
+      expectInputError(() => factory(options as never), RangeError, 'ERR_RS_INVALID_VALUE', 'ceiling', devText);
+    };
+    tooLarge(
+      { maxDelay: 10_000, ceiling: 30_000 },
+      'Expected `ceiling` to be at most 14 with `maxDelay` 10000 (the first retry window, `maxDelay` / 2^(`ceiling` − 1), must be at least 1 ms), got 30000',
     );
     // The default maxDelay (10 s) counts too, and a small maxDelay lowers the bound.
     expectOptionError(() => factory({ ceiling: 15 } as never), RangeError, 'ceiling', '15');
-    expect(() => factory({ ceiling: 15 } as never)).toThrow('at most 14 with `maxDelay` 10000');
-    expect(() => factory({ maxDelay: 100, ceiling: 10 } as never)).toThrow('at most 7 with `maxDelay` 100');
-    expect(() => factory({ maxDelay: 1e300, ceiling: 1e300 } as never)).toThrow('at most 997 with `maxDelay` 1e+300');
+    tooLarge({ ceiling: 15 }, /at most 14 with `maxDelay` 10000/);
+    tooLarge({ maxDelay: 100, ceiling: 10 }, /at most 7 with `maxDelay` 100 /);
+    tooLarge({ maxDelay: 1e300, ceiling: 1e300 }, /at most 997 with `maxDelay` 1e\+300/);
   });
 
   it.each([
@@ -201,7 +235,13 @@ export function windowValidationCases(factoryName: string, factory: (options?: n
       const policy = factory({ maxDelay, ceiling: most } as never) as { baseDelay: number };
       expect(policy.baseDelay).toBeGreaterThanOrEqual(1);
       expect(policy.baseDelay).toBeLessThan(2);
-      expect(() => factory({ maxDelay, ceiling: most + 1 } as never)).toThrow(`to be at most ${most} with`);
+      expectInputError(
+        () => factory({ maxDelay, ceiling: most + 1 } as never),
+        RangeError,
+        'ERR_RS_INVALID_VALUE',
+        'ceiling',
+        new RegExp(`to be at most ${most} with`),
+      );
     },
   );
 

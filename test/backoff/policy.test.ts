@@ -21,6 +21,7 @@ import {
   resolveRandom,
 } from '../../src/backoff/policy.js';
 import type { DelayStep } from '../../src/backoff/types.js';
+import { expectInputError } from '../helpers/mode.js';
 import { expectOptionError, scripted, take } from './helpers.js';
 
 const FACTORIES: ReadonlyArray<[string, (random: () => number) => BackoffPolicy]> = [
@@ -54,8 +55,7 @@ describe('clampDelay', () => {
   });
 
   it('throws a RangeError on NaN', () => {
-    expect(() => clampDelay(Number.NaN)).toThrow(RangeError);
-    expect(() => clampDelay(Number.NaN)).toThrow(/NaN/);
+    expectInputError(() => clampDelay(Number.NaN), RangeError, 'ERR_RS_INVALID_VALUE', 'delay', /NaN/);
   });
 });
 

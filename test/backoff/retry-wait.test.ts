@@ -9,7 +9,8 @@ import {
   truncatedBinaryExponential,
 } from '../../src/backoff/index.js';
 import { TestClock } from '../../src/testing/test-clock.js';
-import { ALMOST_ONE, expectOptionError } from './helpers.js';
+import { expectInputError, rethrow } from '../helpers/mode.js';
+import { ALMOST_ONE, expectOptionError, expectUnknownOption } from './helpers.js';
 
 // toRetryWait(policy) is graphql-ws's `retryWait`: `wait(retries)` resolves after the policy's next
 // delay; graphql-ws passes retries = 0 for the first wait after a connection was lost. Time is a
@@ -233,8 +234,13 @@ describe('toRetryWait: what next() returns', () => {
     const { clock, handles } = stubClock();
     const result = toRetryWait(returning(value), { clock })(1);
     expect(result).toBeInstanceOf(Promise);
-    await expect(result).rejects.toThrow(new TypeError(`Expected \`policy.next()\` to return a number, got ${shown}`));
-    await expect(result).rejects.toBeInstanceOf(TypeError);
+    expectInputError(
+      rethrow(await result.catch((e: unknown) => e)),
+      TypeError,
+      'ERR_RS_INVALID_TYPE',
+      'policy.next()',
+      `Expected \`policy.next()\` to return a number, got ${shown}`,
+    );
     expect(handles).toEqual([]);
   });
 
@@ -258,7 +264,13 @@ describe('toRetryWait: what next() returns', () => {
     expect(() => {
       pending = wait(0);
     }).not.toThrow();
-    await expect(pending).rejects.toThrow(new RangeError('Expected `random` to return a number in [0, 1], got 2'));
+    expectInputError(
+      rethrow(await pending?.catch((e: unknown) => e)),
+      RangeError,
+      'ERR_RS_INVALID_VALUE',
+      'random',
+      'Expected `random` to return a number in [0, 1], got 2',
+    );
     expect(clock.pending).toBe(0);
     bad = false;
     expect(await waited(wait, 0, clock)).toBe(50);
@@ -295,7 +307,11 @@ describe('toRetryWait: validation', () => {
   });
 
   it('says what a policy is', () => {
-    expect(() => toRetryWait({} as never)).toThrow(
+    expectInputError(
+      () => toRetryWait({} as never),
+      TypeError,
+      'ERR_RS_INVALID_TYPE',
+      'policy',
       'Expected `policy` to be a backoff policy (an object with next() and reset()), got an object',
     );
   });
@@ -318,12 +334,16 @@ describe('toRetryWait: validation', () => {
   });
 
   it('refuses an unknown option, suggesting the closest one or listing them', () => {
-    expect(() => toRetryWait(constant(), { clok: new TestClock() } as never)).toThrow(
-      new TypeError('Unknown option `clok`: did you mean `clock`?'),
+    expectUnknownOption(
+      () => toRetryWait(constant(), { clok: new TestClock() } as never),
+      'clok',
+      'Unknown option `clok`: did you mean `clock`?',
     );
-    expect(() => toRetryWait(constant(), { unRef: true } as never)).toThrow('did you mean `unref`?');
-    expect(() => toRetryWait(constant(), { maxDelay: 10 } as never)).toThrow(
-      new TypeError('Unknown option `maxDelay`: the options of toRetryWait() are `clock`, `unref`'),
+    expectUnknownOption(() => toRetryWait(constant(), { unRef: true } as never), 'unRef', /did you mean `unref`\?/);
+    expectUnknownOption(
+      () => toRetryWait(constant(), { maxDelay: 10 } as never),
+      'maxDelay',
+      'Unknown option `maxDelay`: the options of toRetryWait() are `clock`, `unref`',
     );
   });
 
@@ -335,8 +355,12 @@ describe('toRetryWait: validation', () => {
     ['clock'],
     [Date],
   ])('throws a TypeError naming `clock` for %o', (clock) => {
-    expect(() => toRetryWait(constant(), { clock: clock as never })).toThrow(
-      new TypeError('Expected `clock` to be a Clock with setTimeout, clearTimeout and now functions'),
+    expectInputError(
+      () => toRetryWait(constant(), { clock: clock as never }),
+      TypeError,
+      'ERR_RS_INVALID_TYPE',
+      'clock',
+      'Expected `clock` to be a Clock with setTimeout, clearTimeout and now functions',
     );
   });
 

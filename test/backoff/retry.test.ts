@@ -3,6 +3,7 @@ import { constant } from '../../src/backoff/constant.js';
 import { exponential } from '../../src/backoff/exponential.js';
 import { retry } from '../../src/backoff/retry.js';
 import type { BackoffPolicyLike } from '../../src/backoff/types.js';
+import { expectInputError, rethrow } from '../helpers/mode.js';
 
 /** Fails `failures` times with Error('fail N'), then resolves with `value`. */
 function flaky<T>(failures: number, value: T) {
@@ -236,8 +237,13 @@ describe('retry: backoff option', () => {
     const nan = track(retry(flaky(1, 'x'), { backoff: { next: () => Number.NaN, reset() {} } }));
     await vi.advanceTimersByTimeAsync(0);
     expect(nan.status).toBe('rejected');
-    expect(nan.reason).toBeInstanceOf(TypeError);
-    expect(String(nan.reason)).toMatch(/backoff\.next\(\)/);
+    expectInputError(
+      rethrow(nan.reason),
+      TypeError,
+      'ERR_RS_INVALID_TYPE',
+      'backoff.next()',
+      'Expected `backoff.next()` to return a number, got number NaN',
+    );
   });
 });
 
@@ -338,39 +344,78 @@ describe('retry: timers', () => {
 describe('retry: bad input', () => {
   const fn = async () => 1;
   it.each([
-    [{ maxAttempts: '3' }, TypeError, /`maxAttempts`.*string "3"/],
-    [{ maxAttempts: 0 }, RangeError, /`maxAttempts` to be an integer >= 1 or Infinity, got 0/],
-    [{ maxAttempts: 1.5 }, RangeError, /`maxAttempts`.*1\.5/],
-    [{ maxAttempts: Number.NaN }, RangeError, /`maxAttempts`.*NaN/],
-    [{ retryIf: true }, TypeError, /`retryIf` to be a function, got boolean true/],
-    [{ onRetry: 'log' }, TypeError, /`onRetry`/],
-    [{ signal: {} }, TypeError, /`signal` to be an AbortSignal/],
-    [{ unref: 1 }, TypeError, /`unref` to be a boolean, got number 1/],
-    [{ backoff: 5 }, TypeError, /`backoff` to be a backoff policy/],
-    [{ backoff: { next() {} } }, TypeError, /`backoff`/],
-    [{ backoff: () => null }, TypeError, /`backoff\(\)`/],
-    [{ clock: {} }, TypeError, /`clock`/],
-    [{ maxAttempt: 3 }, TypeError, /^TypeError: Unknown option `maxAttempt`: did you mean `maxAttempts`\?$/],
-    [{ retryif: () => true }, TypeError, /^TypeError: Unknown option `retryif`: did you mean `retryIf`\?$/],
-    [{ onretry: undefined }, TypeError, /Unknown option `onretry`: did you mean `onRetry`\?/],
+    [{ maxAttempts: '3' }, TypeError, 'ERR_RS_INVALID_TYPE', 'maxAttempts', /`maxAttempts`.*string "3"/],
+    [
+      { maxAttempts: 0 },
+      RangeError,
+      'ERR_RS_INVALID_VALUE',
+      'maxAttempts',
+      /`maxAttempts` to be an integer >= 1 or Infinity, got 0/,
+    ],
+    [{ maxAttempts: 1.5 }, RangeError, 'ERR_RS_INVALID_VALUE', 'maxAttempts', /`maxAttempts`.*1\.5/],
+    [{ maxAttempts: Number.NaN }, RangeError, 'ERR_RS_INVALID_VALUE', 'maxAttempts', /`maxAttempts`.*NaN/],
+    [{ retryIf: true }, TypeError, 'ERR_RS_INVALID_TYPE', 'retryIf', /`retryIf` to be a function, got boolean true/],
+    [{ onRetry: 'log' }, TypeError, 'ERR_RS_INVALID_TYPE', 'onRetry', /`onRetry`/],
+    [{ signal: {} }, TypeError, 'ERR_RS_INVALID_TYPE', 'signal', /`signal` to be an AbortSignal/],
+    [{ unref: 1 }, TypeError, 'ERR_RS_INVALID_TYPE', 'unref', /`unref` to be a boolean, got number 1/],
+    [{ backoff: 5 }, TypeError, 'ERR_RS_INVALID_TYPE', 'backoff', /`backoff` to be a backoff policy/],
+    [{ backoff: { next() {} } }, TypeError, 'ERR_RS_INVALID_TYPE', 'backoff', /`backoff`/],
+    [{ backoff: () => null }, TypeError, 'ERR_RS_INVALID_TYPE', 'backoff()', /`backoff\(\)`/],
+    [{ clock: {} }, TypeError, 'ERR_RS_INVALID_TYPE', 'clock', /`clock`/],
+    [
+      { maxAttempt: 3 },
+      TypeError,
+      'ERR_RS_UNKNOWN_OPTION',
+      'maxAttempt',
+      /^Unknown option `maxAttempt`: did you mean `maxAttempts`\?$/,
+    ],
+    [
+      { retryif: () => true },
+      TypeError,
+      'ERR_RS_UNKNOWN_OPTION',
+      'retryif',
+      /^Unknown option `retryif`: did you mean `retryIf`\?$/,
+    ],
+    [
+      { onretry: undefined },
+      TypeError,
+      'ERR_RS_UNKNOWN_OPTION',
+      'onretry',
+      /Unknown option `onretry`: did you mean `onRetry`\?/,
+    ],
     [
       { retries: 3 },
       TypeError,
-      /^TypeError: Unknown option `retries`: the options of retry\(\) are `backoff`, `maxAttempts`, `retryIf`, `onRetry`, `signal`, `unref`, `clock`$/,
+      'ERR_RS_UNKNOWN_OPTION',
+      'retries',
+      /^Unknown option `retries`: the options of retry\(\) are `backoff`, `maxAttempts`, `retryIf`, `onRetry`, `signal`, `unref`, `clock`$/,
     ],
     // p-retry's name for it: refused rather than ignored (it would have meant "retry 5 times")
-    [{ retries: 5, maxAttempts: 2 }, TypeError, /Unknown option `retries`/],
-  ])('rejects options %o with a typed error naming the option', async (options, type, message) => {
+    [{ retries: 5, maxAttempts: 2 }, TypeError, 'ERR_RS_UNKNOWN_OPTION', 'retries', /Unknown option `retries`/],
+  ])('rejects options %o with a typed error naming the option', async (options, type, code, name, message) => {
     const spy = vi.fn(fn);
     const error = await retry(spy, options as never).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(type);
-    expect(String(error)).toMatch(message);
+    expectInputError(rethrow(error), type, code, name, message);
     expect(spy).not.toHaveBeenCalled();
   });
 
   it('rejects a non-function operation and a non-object options argument', async () => {
-    await expect(retry(42 as never)).rejects.toThrow(TypeError);
-    await expect(retry(42 as never)).rejects.toThrow(/`fn` to be a function, got number 42/);
-    await expect(retry(fn, null as never)).rejects.toThrow(/`retry options` to be an object, got null/);
+    const rejection = (promise: Promise<unknown>) => promise.catch((e: unknown) => e);
+    const notFunction = await rejection(retry(42 as never));
+    expectInputError(
+      rethrow(notFunction),
+      TypeError,
+      'ERR_RS_INVALID_TYPE',
+      'fn',
+      /`fn` to be a function, got number 42/,
+    );
+    const notObject = await rejection(retry(fn, null as never));
+    expectInputError(
+      rethrow(notObject),
+      TypeError,
+      'ERR_RS_INVALID_TYPE',
+      'retry options',
+      /`retry options` to be an object, got null/,
+    );
   });
 });

@@ -5,7 +5,14 @@ import {
   truncatedBinaryExponential,
   truncatedWindow,
 } from '../../src/backoff/index.js';
-import { ALMOST_ONE, expectOptionError, scripted, take, windowValidationCases } from './helpers.js';
+import {
+  ALMOST_ONE,
+  expectOptionError,
+  expectUnknownOption,
+  scripted,
+  take,
+  windowValidationCases,
+} from './helpers.js';
 
 /** The windows for T = 10 s, N = 10 (classic Ethernet truncation), n = 1 … 10. */
 const WINDOWS_T10K_N10 = [19.53125, 39.0625, 78.125, 156.25, 312.5, 625, 1250, 2500, 5000, 10_000];
@@ -281,22 +288,26 @@ describe('truncatedBinaryExponential', () => {
 describe('truncatedBinaryExponential: unknown options', () => {
   it('a misspelt option is a TypeError that suggests the right one', () => {
     expect(() => truncatedBinaryExponential({ maxDelays: 1 } as never)).toThrow(TypeError);
-    expect(() => truncatedBinaryExponential({ maxDelays: 1 } as never)).toThrow(
-      new TypeError('Unknown option `maxDelays`: did you mean `maxDelay`?'),
+    expectUnknownOption(
+      () => truncatedBinaryExponential({ maxDelays: 1 } as never),
+      'maxDelays',
+      'Unknown option `maxDelays`: did you mean `maxDelay`?',
     );
   });
 
   it('an option of another strategy is a TypeError that lists its options', () => {
     const other = 'base';
-    expect(() => truncatedBinaryExponential({ [other]: 1 } as never)).toThrow(
-      new TypeError(
-        `Unknown option \`${other}\`: the options of truncatedBinaryExponential() are \`maxDelay\`, \`ceiling\`, \`random\``,
-      ),
+    expectUnknownOption(
+      () => truncatedBinaryExponential({ [other]: 1 } as never),
+      other,
+      `Unknown option \`${other}\`: the options of truncatedBinaryExponential() are \`maxDelay\`, \`ceiling\`, \`random\``,
     );
   });
 
   it('is checked before the values, and an unknown key with an undefined value counts', () => {
-    expect(() => truncatedBinaryExponential({ maxDelay: 'not a number', zzzz: undefined } as never)).toThrow(
+    expectUnknownOption(
+      () => truncatedBinaryExponential({ maxDelay: 'not a number', zzzz: undefined } as never),
+      'zzzz',
       /^Unknown option `zzzz`/,
     );
   });

@@ -54,18 +54,68 @@ export interface ExpectedInputError {
 }
 
 /**
- * Asserts `error` is the input error `expected` describes: its class, code and the name it is
- * about in both modes; the development text in development, the short message in production.
+ * Asserts an input error, in either of two forms:
+ * - `expectInputError(error, expected)`: `error` is the input error `expected` describes: its class,
+ *   code and the name it is about in both modes; the development text in development, the short
+ *   message in production;
+ * - `expectInputError(fn, Kind, code, name, devText?)`: `fn` must throw a `Kind` (exactly, not a
+ *   subclass) with `code` about `name`; in development `devText` (a string: the whole message; a
+ *   pattern: what it matches), else a message naming `` `name` ``. Returns the error.
  */
-export function expectInputError(error: unknown, expected: ExpectedInputError, production = PRODUCTION): void {
-  expect(error).toBeInstanceOf(expected.kind);
-  const { code, message } = error as { code?: unknown; message: string };
+export function expectInputError(error: unknown, expected: ExpectedInputError, production?: boolean): void;
+export function expectInputError(
+  fn: () => unknown,
+  Kind: TypeErrorConstructor | RangeErrorConstructor | ErrorConstructor,
+  code: string,
+  name: string,
+  devText?: RegExp | string,
+): Error & { code?: unknown };
+export function expectInputError(
+  first: unknown,
+  second: ExpectedInputError | TypeErrorConstructor | RangeErrorConstructor | ErrorConstructor,
+  third?: boolean | string,
+  name?: string,
+  devText?: RegExp | string,
+): (Error & { code?: unknown }) | undefined {
+  if (typeof first === 'function' && typeof second === 'function') {
+    let thrown: unknown;
+    let threw = false;
+    try {
+      (first as () => unknown)();
+    } catch (error) {
+      thrown = error;
+      threw = true;
+    }
+    expect(threw, 'expected the call to throw').toBe(true);
+    const error = thrown as Error & { code?: unknown };
+    expect(error).toBeInstanceOf(second);
+    expect(error.constructor).toBe(second);
+    expect(error.code).toBe(third);
+    if (PRODUCTION) expect(error.message).toBe(shortMessage(name as string, third as InputErrorCode));
+    else if (typeof devText === 'string') expect(error.message).toBe(devText);
+    else if (devText) expect(error.message).toMatch(devText);
+    else expect(error.message).toContain(`\`${name}\``);
+    return error;
+  }
+  const expected = second as ExpectedInputError;
+  const production = typeof third === 'boolean' ? third : PRODUCTION;
+  expect(first).toBeInstanceOf(expected.kind);
+  const { code, message } = first as { code?: unknown; message: string };
   expect(code).toBe(expected.code);
   expect(message).toContain(`\`${expected.name}\``);
   if (production) expect(message).toBe(shortMessage(expected.name, expected.code));
   else if (typeof expected.message === 'string') expect(message).toBe(expected.message);
   else expect(message).toMatch(expected.message);
+  return undefined;
 }
+
+/** What a production build says for a bad option or argument `name` with `code` (as {@link shortMessage}). */
+export const productionMessage = (name: string, code: string): string => shortMessage(name, code as InputErrorCode);
+
+/** A function that throws `error`: for {@link expectInputError} on an error already caught (a rejection). */
+export const rethrow = (error: unknown) => (): never => {
+  throw error;
+};
 
 /** Calls `fn`, which must throw the input error `expected` describes (see {@link expectInputError}). */
 export function expectThrowsInputError(fn: () => unknown, expected: ExpectedInputError, production = PRODUCTION): void {

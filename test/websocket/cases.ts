@@ -8,8 +8,10 @@
  * browser test sends its source text to the page, so it must use nothing but its parameter and
  * the page's globals. `chromium(base)` is what Chromium does; `ours` is set where
  * `ResilientWebSocket` deliberately does something else (and says why); `node` where Node, with
- * no page to resolve a relative URL against, differs from a browser.
+ * no page to resolve a relative URL against, differs from a browser. Each failure knows the
+ * argument it is about: what `ResilientWebSocket`'s message names in a production build.
  */
+import { PRODUCTION, productionMessage } from '../helpers/mode.js';
 
 /** What a call did: returned (the socket's `url`, for the constructor), or threw. */
 export type Outcome =
@@ -34,33 +36,48 @@ export interface Case {
 const CONSTRUCT = "Failed to construct 'WebSocket': ";
 const CLOSE = "Failed to execute 'close' on 'WebSocket': ";
 
+/** The argument each failure is about (the outcomes stay plain data: they are compared as JSON). */
+const ARGUMENT = new WeakMap<Outcome, string>();
+
+/** A failure about `argument`: a `type` (`TypeError`, or a `DOMException` named `name`) with `message`. */
+export function failure(type: 'TypeError' | 'DOMException', name: string, argument: string, message: string): Outcome {
+  const outcome: Outcome = { ok: false, type, name, message };
+  ARGUMENT.set(outcome, argument);
+  return outcome;
+}
+
 const ok = (url?: string): Outcome => (url === undefined ? { ok: true } : { ok: true, url });
-const dom = (name: string, message: string): Outcome => ({ ok: false, type: 'DOMException', name, message });
-const badUrl = (url: string) => dom('SyntaxError', `${CONSTRUCT}The URL '${url}' is invalid.`);
-const badProtocol = (shown: string) => dom('SyntaxError', `${CONSTRUCT}The subprotocol '${shown}' is invalid.`);
+const dom = (name: string, argument: string, message: string): Outcome =>
+  failure('DOMException', name, argument, message);
+const badUrl = (url: string) => dom('SyntaxError', 'url', `${CONSTRUCT}The URL '${url}' is invalid.`);
+const badScheme = (scheme: string) =>
+  dom(
+    'SyntaxError',
+    'url',
+    `${CONSTRUCT}The URL's scheme must be either 'http', 'https', 'ws', or 'wss'. '${scheme}' is not allowed.`,
+  );
+const badProtocol = (shown: string) =>
+  dom('SyntaxError', 'protocols', `${CONSTRUCT}The subprotocol '${shown}' is invalid.`);
 const fragment = (shown: string) =>
   dom(
     'SyntaxError',
+    'url',
     `${CONSTRUCT}The URL contains a fragment identifier ('${shown}'). Fragment identifiers are not allowed in WebSocket URLs.`,
   );
 const badCode = (code: number) =>
   dom(
     'InvalidAccessError',
+    'code',
     `${CLOSE}The close code must be either 1000, or between 3000 and 4999. ${code} is neither.`,
   );
-const longReason = dom('SyntaxError', `${CLOSE}The close reason must not be greater than 123 UTF-8 bytes.`);
+const longReason = dom('SyntaxError', 'reason', `${CLOSE}The close reason must not be greater than 123 UTF-8 bytes.`);
 
 /** `new WebSocket(...args)`. */
 export const CONSTRUCTOR_CASES: readonly Case[] = [
   {
     title: 'no argument: TypeError',
     args: () => [],
-    chromium: () => ({
-      ok: false,
-      type: 'TypeError',
-      name: 'TypeError',
-      message: `${CONSTRUCT}1 argument required, but only 0 present.`,
-    }),
+    chromium: () => failure('TypeError', 'TypeError', 'url', `${CONSTRUCT}1 argument required, but only 0 present.`),
   },
   { title: 'a ws: URL', args: (base) => [`${base}/feed?room=1`], chromium: (base) => ok(`${base}/feed?room=1`) },
   {
@@ -90,11 +107,7 @@ export const CONSTRUCTOR_CASES: readonly Case[] = [
   {
     title: 'a scheme other than http(s)/ws(s)',
     args: () => ['ftp://127.0.0.1/'],
-    chromium: () =>
-      dom(
-        'SyntaxError',
-        `${CONSTRUCT}The URL's scheme must be either 'http', 'https', 'ws', or 'wss'. 'ftp' is not allowed.`,
-      ),
+    chromium: () => badScheme('ftp'),
   },
   {
     title: 'a fragment',
@@ -113,20 +126,12 @@ export const CONSTRUCTOR_CASES: readonly Case[] = [
   {
     title: 'mailto: (WPT Create-invalid-urls)',
     args: () => ['mailto:example@example.org'],
-    chromium: () =>
-      dom(
-        'SyntaxError',
-        `${CONSTRUCT}The URL's scheme must be either 'http', 'https', 'ws', or 'wss'. 'mailto' is not allowed.`,
-      ),
+    chromium: () => badScheme('mailto'),
   },
   {
     title: 'about:blank (WPT Create-invalid-urls)',
     args: () => ['about:blank'],
-    chromium: () =>
-      dom(
-        'SyntaxError',
-        `${CONSTRUCT}The URL's scheme must be either 'http', 'https', 'ws', or 'wss'. 'about' is not allowed.`,
-      ),
+    chromium: () => badScheme('about'),
   },
   {
     title: 'a port out of range',
@@ -162,7 +167,7 @@ export const CONSTRUCTOR_CASES: readonly Case[] = [
   {
     title: 'a duplicated subprotocol',
     args: (base) => [base, ['a', 'b', 'a']],
-    chromium: () => dom('SyntaxError', `${CONSTRUCT}The subprotocol 'a' is duplicated.`),
+    chromium: () => dom('SyntaxError', 'protocols', `${CONSTRUCT}The subprotocol 'a' is duplicated.`),
   },
   {
     title: 'a plain object as subprotocols: converted to a string, not a sequence',
@@ -269,10 +274,23 @@ export const CLOSE_CASES: readonly Case[] = [
   },
 ];
 
-/** The outcome a runner in `env` expects from `ResilientWebSocket` for `c`. */
+/**
+ * `outcome` as `ResilientWebSocket` gives it in the mode the tests run in: a production build keeps
+ * the error's type and name and names the argument in its message (`` `url`: SyntaxError … ``, a
+ * TypeError's with its code).
+ */
+export function inOurMode(outcome: Outcome): Outcome {
+  if (outcome.ok || !PRODUCTION) return outcome;
+  const argument = ARGUMENT.get(outcome);
+  if (argument === undefined) throw new Error(`no argument known for the failure ${JSON.stringify(outcome)}`);
+  const code = outcome.type === 'TypeError' ? 'ERR_RS_INVALID_TYPE' : outcome.name;
+  return { ...outcome, message: productionMessage(argument, code) };
+}
+
+/** The outcome a runner in `env` expects from `ResilientWebSocket` for `c` (in the mode the tests run in). */
 export function expectedOurs(c: Case, base: string, env: 'node' | 'browser'): Outcome {
-  if (env === 'node' && c.node) return c.node(base);
-  return (c.ours?.outcome ?? c.chromium)(base);
+  if (env === 'node' && c.node) return inOurMode(c.node(base));
+  return inOurMode((c.ours?.outcome ?? c.chromium)(base));
 }
 
 /** Describes what `call` did as an {@link Outcome}; `onReturn` reads what it returned (the socket's URL). */

@@ -12,6 +12,7 @@ import { isResilientSocketError } from '../../src/errors.js';
 import { ResilientWebSocket as Full } from '../../src/node.js';
 import { ResilientWebSocket } from '../../src/websocket-node.js';
 import { advance, cleanup, MOCK_DELAY, trackingWebSocket, WebSocketImpl } from '../full/helpers.js';
+import { inMode } from '../helpers/mode.js';
 
 const made = new Set<{ close(): void }>();
 const servers = new Set<Server>();
@@ -296,8 +297,8 @@ describe('handler attributes and listeners', () => {
     expect(() => clients[0]?.send('still delivered')).not.toThrow();
     expect(calls).toEqual(['still delivered']);
     expect(warnings.map((w) => [(w as { code: string }).code, (w as Error).message])).toEqual([
-      ['ERR_RS_LISTENER_THREW', 'A `message` listener threw: boom'],
-      ['ERR_RS_LISTENER_THREW', '`onmessage` threw: bad handler'],
+      ['ERR_RS_LISTENER_THREW', inMode('A `message` listener threw: boom', 'ERR_RS_LISTENER_THREW')],
+      ['ERR_RS_LISTENER_THREW', inMode('`onmessage` threw: bad handler', 'ERR_RS_LISTENER_THREW')],
     ]);
     expect(((warnings[0] as Error).cause as Error).message).toBe('boom');
     expect(socket.readyState).toBe(1);

@@ -15,7 +15,8 @@ import { ResilientWebSocket as FullNode } from '../../src/node.js';
 import { ResilientWebSocket as CoreBrowser } from '../../src/websocket.js';
 import { ResilientWebSocket as CoreNode } from '../../src/websocket-node.js';
 import { advance, cleanup, MOCK_DELAY, trackingWebSocket, WebSocketImpl } from '../full/helpers.js';
-import { CLOSE_CASES, CONSTRUCTOR_CASES, expectedOurs, type Outcome, outcomeOf } from './cases.js';
+import { expectInputError } from '../helpers/mode.js';
+import { CLOSE_CASES, CONSTRUCTOR_CASES, expectedOurs, failure, inOurMode, type Outcome, outcomeOf } from './cases.js';
 
 type Class = typeof CoreBrowser;
 /** Each class users import, with the name it has: the core drop-in is `BaseWebSocket` under both its names. */
@@ -94,18 +95,26 @@ describe.each(CLASSES)('%s', (_, RWS, name) => {
     const { base } = mockServer();
     const socket = await open(base);
     const prefix = "Failed to execute 'reconnect' on 'ResilientWebSocket': ";
-    expect(outcomeOf(() => socket.reconnect(1001))).toEqual({
-      ok: false,
-      type: 'DOMException',
-      name: 'InvalidAccessError',
-      message: `${prefix}The close code must be either 1000, or between 3000 and 4999. 1001 is neither.`,
-    });
-    expect(outcomeOf(() => socket.reconnect(4000, 'é'.repeat(62)))).toEqual({
-      ok: false,
-      type: 'DOMException',
-      name: 'SyntaxError',
-      message: `${prefix}The close reason must not be greater than 123 UTF-8 bytes.`,
-    });
+    expect(outcomeOf(() => socket.reconnect(1001))).toEqual(
+      inOurMode(
+        failure(
+          'DOMException',
+          'InvalidAccessError',
+          'code',
+          `${prefix}The close code must be either 1000, or between 3000 and 4999. 1001 is neither.`,
+        ),
+      ),
+    );
+    expect(outcomeOf(() => socket.reconnect(4000, 'é'.repeat(62)))).toEqual(
+      inOurMode(
+        failure(
+          'DOMException',
+          'SyntaxError',
+          'reason',
+          `${prefix}The close reason must not be greater than 123 UTF-8 bytes.`,
+        ),
+      ),
+    );
     expect(socket.readyState).toBe(RWS.OPEN);
   });
 
@@ -214,12 +223,16 @@ describe.each(CLASSES)('%s', (_, RWS, name) => {
     const received: unknown[] = [];
     server.on('connection', (client) => client.on('message', (data) => received.push(data)));
     const socket = await open(base);
-    expect(outcomeOf(() => (socket.send as () => void)())).toEqual({
-      ok: false,
-      type: 'TypeError',
-      name: 'TypeError',
-      message: "Failed to execute 'send' on 'WebSocket': 1 argument required, but only 0 present.",
-    });
+    expect(outcomeOf(() => (socket.send as () => void)())).toEqual(
+      inOurMode(
+        failure(
+          'TypeError',
+          'TypeError',
+          'data',
+          "Failed to execute 'send' on 'WebSocket': 1 argument required, but only 0 present.",
+        ),
+      ),
+    );
     socket.send(42 as never);
     socket.send(null as never);
     socket.send({ toString: () => 'object' } as never);
@@ -232,3 +245,33 @@ describe.each(CLASSES)('%s', (_, RWS, name) => {
 function constantBackoff(ms: number) {
   return { next: () => ms, reset: () => undefined };
 }
+
+describe.each(CLASSES)('%s: the codes of its TypeErrors', (_, RWS) => {
+  it('no argument, or no data to send: ERR_RS_INVALID_TYPE naming `url` or `data`', async () => {
+    expectInputError(
+      () => new (RWS as unknown as new () => unknown)(),
+      TypeError,
+      'ERR_RS_INVALID_TYPE',
+      'url',
+      "Failed to construct 'WebSocket': 1 argument required, but only 0 present.",
+    );
+    const socket = track(new RWS('ws://127.0.0.1:1/', [], { WebSocket: WebSocketImpl, autoConnect: false }));
+    expectInputError(
+      () => (socket.send as () => void)(),
+      TypeError,
+      'ERR_RS_INVALID_TYPE',
+      'data',
+      "Failed to execute 'send' on 'WebSocket': 1 argument required, but only 0 present.",
+    );
+  });
+
+  it('`protocols` among the options: ERR_RS_UNKNOWN_OPTION, it is the second argument', () => {
+    expectInputError(
+      () => new RWS('ws://127.0.0.1:1/', [], { WebSocket: WebSocketImpl, protocols: ['chat'] } as never),
+      TypeError,
+      'ERR_RS_UNKNOWN_OPTION',
+      'protocols',
+      'Give `protocols` as the second argument of `new ResilientWebSocket(url, protocols, options)`',
+    );
+  });
+});

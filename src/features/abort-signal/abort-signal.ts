@@ -3,7 +3,7 @@
  * `'aborted'`). One listener per signal serves all its sockets (`./link.ts`).
  */
 import type { Feature } from '../../core/feature.js';
-import { describeReceived, isAbortSignal } from '../../validation.js';
+import { expectedText, isAbortSignal, typeError } from '../../validation.js';
 import { type Abortable, linkSignal, unlinkSignal } from './link.js';
 
 const SIGNAL: Feature = {
@@ -12,7 +12,10 @@ const SIGNAL: Feature = {
   options: ['signal'],
   check({ signal }) {
     if (signal !== undefined && !isAbortSignal(signal)) {
-      throw new TypeError(`Expected \`signal\` to be an AbortSignal, got ${describeReceived(signal)}`);
+      throw typeError(
+        'signal',
+        process.env.NODE_ENV !== 'production' ? expectedText('signal', 'an AbortSignal', signal) : '',
+      );
     }
   },
   init(m, me, { signal }) {

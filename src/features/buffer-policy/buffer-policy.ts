@@ -17,6 +17,8 @@ import {
   assertOptionsObject,
   describeReceived,
   describeValue,
+  rangeError,
+  typeError,
   withDefault,
 } from '../../validation.js';
 import { intern } from '../intern.js';
@@ -88,6 +90,18 @@ function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
+/** The development message of `ERR_RS_BUFFER_OVERFLOW`: what the buffer holds, and why the message does not fit. */
+function overflowText(length: number, held: number, bytes: number, maxMessages: number, maxBytes: number): string {
+  const fitsAlone = maxMessages >= 1 && bytes <= maxBytes;
+  const holds = `holds ${plural(length, 'message')} of ${maxMessages} and ${plural(held, 'byte')} of ${maxBytes}`;
+  const reason = fitsAlone
+    ? `a message of ${plural(bytes, 'byte')} does not fit`
+    : maxMessages === 0
+      ? 'buffering is disabled (`buffer.maxMessages` is 0)'
+      : `a message of ${plural(bytes, 'byte')} is larger than \`buffer.maxBytes\``;
+  return `Outbound buffer overflow: the buffer ${holds}; ${reason} (\`buffer.overflow\` is "error")`;
+}
+
 /**
  * The `bufferPolicy` feature: the queue's `overflow` policy and `ttl` (see
  * {@link BufferPolicyOptions}). Options are named as `ResilientSocket` names them
@@ -103,10 +117,20 @@ export function bufferPolicy(options?: BufferPolicyOptions): Feature {
   assertKnownKeys('buffer', options, ['overflow', 'ttl'], 'bufferPolicy()');
   const overflow = withDefault(options?.overflow, 'drop-oldest') as unknown;
   if (typeof overflow !== 'string') {
-    throw new TypeError(`Expected \`buffer.overflow\` to be ${LISTED}, got ${describeReceived(overflow)}`);
+    throw typeError(
+      'buffer.overflow',
+      process.env.NODE_ENV !== 'production'
+        ? `Expected \`buffer.overflow\` to be ${LISTED}, got ${describeReceived(overflow)}`
+        : '',
+    );
   }
   if (!POLICIES.includes(overflow)) {
-    throw new RangeError(`Expected \`buffer.overflow\` to be ${LISTED}, got ${describeValue(overflow)}`);
+    throw rangeError(
+      'buffer.overflow',
+      process.env.NODE_ENV !== 'production'
+        ? `Expected \`buffer.overflow\` to be ${LISTED}, got ${describeValue(overflow)}`
+        : '',
+    );
   }
   const ttl = withDefault(options?.ttl, Number.POSITIVE_INFINITY);
   assertNumber('buffer.ttl', ttl, { above: 0, allowInfinity: true });
@@ -132,16 +156,9 @@ export function bufferPolicy(options?: BufferPolicyOptions): Feature {
       const { maxMessages, maxBytes } = m.config_;
       if (length >= maxMessages || held + bytes > maxBytes) {
         if (overflow === 'error') {
-          const fitsAlone = maxMessages >= 1 && bytes <= maxBytes;
-          const holds = `holds ${plural(length, 'message')} of ${maxMessages} and ${plural(held, 'byte')} of ${maxBytes}`;
-          const reason = fitsAlone
-            ? `a message of ${plural(bytes, 'byte')} does not fit`
-            : maxMessages === 0
-              ? 'buffering is disabled (`buffer.maxMessages` is 0)'
-              : `a message of ${plural(bytes, 'byte')} is larger than \`buffer.maxBytes\``;
           throw new ResilientSocketError(
             'ERR_RS_BUFFER_OVERFLOW',
-            `Outbound buffer overflow: the buffer ${holds}; ${reason} (\`buffer.overflow\` is "error")`,
+            process.env.NODE_ENV !== 'production' ? overflowText(length, held, bytes, maxMessages, maxBytes) : '',
           );
         }
         if (overflow === 'drop-newest') return 'dropped';

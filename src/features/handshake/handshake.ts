@@ -20,6 +20,7 @@ import {
   assertOptionsObject,
   describeReceived,
   describeThrown,
+  typeError,
   withDefault,
 } from '../../validation.js';
 import { intern } from '../intern.js';
@@ -99,7 +100,11 @@ function finish(m: Host, me: number, run: Running, abandoned: boolean): void {
   }
   const error = new ResilientSocketError(
     'ERR_RS_CLOSED',
-    abandoned ? 'The handshake was abandoned' : 'The handshake already finished',
+    process.env.NODE_ENV !== 'production'
+      ? abandoned
+        ? 'The handshake was abandoned'
+        : 'The handshake already finished'
+      : '',
   );
   for (const waiter of run.waiters.splice(0)) waiter.reject(error);
 }
@@ -112,15 +117,32 @@ function connectionFor(m: Host, run: Running, ws: WebSocketLike): HandshakeConne
     attempt: run.attempt.number,
     signal: run.controller.signal,
     send: (data) => {
-      if (run.done) throw new ResilientSocketError('ERR_RS_CLOSED', 'The handshake is over; use socket.send()');
+      if (run.done) {
+        throw new ResilientSocketError(
+          'ERR_RS_CLOSED',
+          process.env.NODE_ENV !== 'production' ? 'The handshake is over; use socket.send()' : '',
+        );
+      }
       ws.send(data as never);
       m.messagesOut_++;
     },
     nextMessage: (predicate) => {
-      if (run.done) return Promise.reject(new ResilientSocketError('ERR_RS_CLOSED', 'The handshake is over'));
+      if (run.done) {
+        return Promise.reject(
+          new ResilientSocketError(
+            'ERR_RS_CLOSED',
+            process.env.NODE_ENV !== 'production' ? 'The handshake is over' : '',
+          ),
+        );
+      }
       if (predicate !== undefined && typeof predicate !== 'function') {
         return Promise.reject(
-          new TypeError(`Expected \`predicate\` to be a function, got ${describeReceived(predicate)}`),
+          typeError(
+            'predicate',
+            process.env.NODE_ENV !== 'production'
+              ? `Expected \`predicate\` to be a function, got ${describeReceived(predicate)}`
+              : '',
+          ),
         );
       }
       const inbox = run.inbox;
@@ -210,7 +232,7 @@ export function handshake(hook: HandshakeHook, options?: HandshakeOptions): Feat
             m.fail_(
               attempt,
               'ERR_RS_HANDSHAKE_FAILED',
-              `The handshake failed: ${describeThrown(error)}`,
+              process.env.NODE_ENV !== 'production' ? `The handshake failed: ${describeThrown(error)}` : '',
               'handshake failed',
               error,
             );
@@ -234,7 +256,7 @@ export function handshake(hook: HandshakeHook, options?: HandshakeOptions): Feat
         m.fail_(
           run.attempt,
           'ERR_RS_HANDSHAKE_TIMEOUT',
-          `The handshake did not finish within ${timeout} ms`,
+          process.env.NODE_ENV !== 'production' ? `The handshake did not finish within ${timeout} ms` : '',
           'handshake timeout',
         );
       }

@@ -19,7 +19,6 @@
  */
 
 import type { Feature, Host } from '../../core/feature.js';
-import { callbackError } from '../../core/report.js';
 import { type Data, isData } from '../../data.js';
 import { ResilientSocketError } from '../../errors.js';
 import type { WebSocketLike } from '../../transports/websocket-like.js';
@@ -30,6 +29,7 @@ import {
   assertObjectOrFalse,
   describeReceived,
   describeThrown,
+  typeError,
   withDefault,
 } from '../../validation.js';
 import { intern } from '../intern.js';
@@ -142,21 +142,33 @@ function resolve(value: unknown, explicit: boolean): Resolved {
   assertNumber('heartbeat.interval', interval, { above: 0 });
   assertNumber('heartbeat.timeout', timeout, { above: 0 });
   if (o.message !== undefined && typeof o.message !== 'function' && !isData(o.message)) {
-    throw new TypeError(
-      `Expected \`heartbeat.message\` to be a string, binary data or a function, got ${describeReceived(o.message)}`,
+    throw typeError(
+      'heartbeat.message',
+      process.env.NODE_ENV !== 'production'
+        ? `Expected \`heartbeat.message\` to be a string, binary data or a function, got ${describeReceived(o.message)}`
+        : '',
     );
   }
   if (o.message !== undefined && typeof o.isPong !== 'function') {
     // Otherwise any message would count as the answer: a server that streams data but no longer
     // handles pings would never be found dead, and its pongs would be emitted as messages.
-    throw new TypeError(
-      'Expected `heartbeat.isPong` to be a function when `heartbeat.message` is set (a heartbeat that ' +
-        'sends pings must recognise their answers; leave out `message` for silence detection), ' +
-        `got ${describeReceived(o.isPong)}`,
+    throw typeError(
+      'heartbeat.isPong',
+      process.env.NODE_ENV !== 'production'
+        ? 'Expected `heartbeat.isPong` to be a function when `heartbeat.message` is set (a heartbeat that ' +
+            'sends pings must recognise their answers; leave out `message` for silence detection), ' +
+            `got ${describeReceived(o.isPong)}`
+        : '',
     );
   }
   if (o.isPong !== undefined) assertFunction('heartbeat.isPong', o.isPong);
   return { interval, timeout, message: o.message, isPong: o.isPong, periodic: true, explicit };
+}
+
+/** The development message of a resume probe that got no answer: how long it waited. */
+function probeText(m: Host): string {
+  const resume = m.find_('resume')?.[0] as { options_?: { probeTimeout?: number } } | undefined;
+  return `No answer to the probe within ${resume?.options_?.probeTimeout ?? 0} ms after a resume`;
 }
 
 /**
@@ -190,15 +202,28 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
     try {
       message = typeof o.message === 'function' ? o.message() : o.message;
     } catch (thrown) {
-      m.reportUserError_(callbackError('heartbeat.message', 'threw', thrown));
+      m.reportUserError_(
+        new ResilientSocketError(
+          'ERR_RS_CALLBACK_FAILED',
+          process.env.NODE_ENV !== 'production' ? `\`heartbeat.message\` threw: ${describeThrown(thrown)}` : '',
+          { cause: thrown },
+        ),
+      );
       return false;
     }
     if (!isData(message)) {
-      const problem = new TypeError(
-        `Expected \`heartbeat.message()\` to return a string or binary data, got ${describeReceived(message)}`,
+      const problem = typeError(
+        'heartbeat.message()',
+        process.env.NODE_ENV !== 'production'
+          ? `Expected \`heartbeat.message()\` to return a string or binary data, got ${describeReceived(message)}`
+          : '',
       );
       m.reportUserError_(
-        new ResilientSocketError('ERR_RS_CALLBACK_FAILED', `${problem.message}; no ping sent`, { cause: problem }),
+        new ResilientSocketError(
+          'ERR_RS_CALLBACK_FAILED',
+          process.env.NODE_ENV !== 'production' ? `${problem.message}; no ping sent` : '',
+          { cause: problem },
+        ),
       );
       return false;
     }
@@ -206,8 +231,15 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
       ws.send(message as never);
     } catch (thrown) {
       if (ws.readyState === 1) {
-        const reason = `The WebSocket refused the heartbeat's ping while open: ${describeThrown(thrown)}`;
-        m.report_(new ResilientSocketError('ERR_RS_UNSENDABLE', reason, { cause: thrown }));
+        m.report_(
+          new ResilientSocketError(
+            'ERR_RS_UNSENDABLE',
+            process.env.NODE_ENV !== 'production'
+              ? `The WebSocket refused the heartbeat's ping while open: ${describeThrown(thrown)}`
+              : '',
+            { cause: thrown },
+          ),
+        );
       }
       return false;
     }
@@ -240,7 +272,13 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
       try {
         pong = o.isPong(data) === true;
       } catch (thrown) {
-        m.reportUserError_(callbackError('heartbeat.isPong', 'threw', thrown));
+        m.reportUserError_(
+          new ResilientSocketError(
+            'ERR_RS_CALLBACK_FAILED',
+            process.env.NODE_ENV !== 'production' ? `\`heartbeat.isPong\` threw: ${describeThrown(thrown)}` : '',
+            { cause: thrown },
+          ),
+        );
       }
       if (pong) answered(m, me);
       return pong; // the answer is consumed, not emitted
@@ -256,11 +294,19 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
       if (!attempt || !ws) return;
       if (local === PONG) {
         if (probing(m, me)) {
-          const resume = m.find_('resume')?.[0] as { options_?: { probeTimeout?: number } } | undefined;
-          const message = `No answer to the probe within ${resume?.options_?.probeTimeout ?? 0} ms after a resume`;
-          m.fail_(attempt, 'ERR_RS_DEAD_LINK', message, 'probe timeout');
+          m.fail_(
+            attempt,
+            'ERR_RS_DEAD_LINK',
+            process.env.NODE_ENV !== 'production' ? probeText(m) : '',
+            'probe timeout',
+          );
         } else {
-          m.fail_(attempt, 'ERR_RS_DEAD_LINK', 'The heartbeat found the connection dead', 'heartbeat timeout');
+          m.fail_(
+            attempt,
+            'ERR_RS_DEAD_LINK',
+            process.env.NODE_ENV !== 'production' ? 'The heartbeat found the connection dead' : '',
+            'heartbeat timeout',
+          );
         }
         return;
       }

@@ -1,11 +1,21 @@
 /**
- * The subprotocols' checks with the detailed messages `ResilientSocket` has always given: which
- * character is not allowed, where, the duplicate's two indexes, and a long name (a credential sent
- * as a subprotocol?) shown by its start and length only. The core checks the same rules with one
+ * The subprotocols' checks with the detailed messages `ResilientSocket` has always given (in
+ * development builds; production ones name the option and the code): which character is not
+ * allowed, where, the duplicate's two indexes, and a long name (a credential sent as a
+ * subprotocol?) shown by its start and length only. The core checks the same rules with one
  * short message (`../../core/target.ts`); the full socket and the `providers` feature (for what a
  * provider returns) use these.
  */
-import { characters, describeChar, describeReceived, describeValue, firstNonTokenChar } from '../../validation.js';
+import {
+  characters,
+  describeChar,
+  describeReceived,
+  describeValue,
+  firstNonTokenChar,
+  isToken,
+  rangeError,
+  typeError,
+} from '../../validation.js';
 
 /** Subprotocol names up to this length are shown whole in messages; a longer one may be a token. */
 const MAX_PROTOCOL_SHOWN = 32;
@@ -25,14 +35,24 @@ function showProtocol(protocol: string, note?: string): string {
   return notes.length === 0 ? describeValue(shown) : `${describeValue(shown)} (${notes.join(', ')})`;
 }
 
-/** Why `protocol` is not a subprotocol name, or undefined when it is one. */
-function protocolProblem(protocol: string): string | undefined {
+/** Why `protocol`, which is not a subprotocol name, is not one. */
+function protocolProblem(protocol: string): string {
   if (protocol === '') return 'an empty string';
-  const bad = firstNonTokenChar(protocol);
-  return bad === -1 ? undefined : showProtocol(protocol, `${describeChar(protocol, bad)} is not allowed`);
+  return showProtocol(protocol, `${describeChar(protocol, firstNonTokenChar(protocol))} is not allowed`);
 }
 
 const PROTOCOL_RULE = "an HTTP token (RFC 6455 §4.1: letters, digits and !#$%&'*+-.^_|~ or the backquote)";
+
+/** The development message of a lone subprotocol `protocol` that is not a token (with a hint for ''). */
+function oneProtocolText(name: string, protocol: string): string {
+  let hint = '';
+  if (protocol === '') {
+    hint = name.endsWith('()')
+      ? ' (for no subprotocol, return [] or undefined)'
+      : ` (for no subprotocol, leave \`${name}\` out or pass [])`;
+  }
+  return `Expected \`${name}\` to be ${PROTOCOL_RULE}, got ${protocolProblem(protocol)}${hint}`;
+}
 
 /**
  * Checks concrete protocols and returns them in the form the WebSocket constructor takes. Each
@@ -45,41 +65,47 @@ const PROTOCOL_RULE = "an HTTP token (RFC 6455 §4.1: letters, digits and !#$%&'
 export function checkSubprotocols(name: string, value: unknown): string | string[] | undefined {
   if (value === undefined) return undefined;
   if (typeof value === 'string') {
-    const problem = protocolProblem(value);
-    if (problem !== undefined) {
-      let hint = '';
-      if (value === '') {
-        hint = name.endsWith('()')
-          ? ' (for no subprotocol, return [] or undefined)'
-          : ` (for no subprotocol, leave \`${name}\` out or pass [])`;
-      }
-      throw new RangeError(`Expected \`${name}\` to be ${PROTOCOL_RULE}, got ${problem}${hint}`);
+    if (!isToken(value)) {
+      throw rangeError(name, process.env.NODE_ENV !== 'production' ? oneProtocolText(name, value) : '');
     }
     return value;
   }
   if (!Array.isArray(value)) {
-    throw new TypeError(`Expected \`${name}\` to be a string or an array of strings, got ${describeReceived(value)}`);
+    throw typeError(
+      name,
+      process.env.NODE_ENV !== 'production'
+        ? `Expected \`${name}\` to be a string or an array of strings, got ${describeReceived(value)}`
+        : '',
+    );
   }
   // Types first, then values: a wrong type anywhere is a TypeError, whatever comes before it.
   value.forEach((protocol: unknown, index) => {
     if (typeof protocol !== 'string') {
-      throw new TypeError(
-        `Expected \`${name}\` to be a string or an array of strings, got ${describeReceived(protocol)} at index ${index}`,
+      throw typeError(
+        name,
+        process.env.NODE_ENV !== 'production'
+          ? `Expected \`${name}\` to be a string or an array of strings, got ${describeReceived(protocol)} at index ${index}`
+          : '',
       );
     }
   });
   const seen = new Map<string, number>();
   (value as string[]).forEach((protocol, index) => {
-    const problem = protocolProblem(protocol);
-    if (problem !== undefined) {
-      throw new RangeError(
-        `Expected every entry of \`${name}\` to be ${PROTOCOL_RULE}, got ${problem} at index ${index}`,
+    if (!isToken(protocol)) {
+      throw rangeError(
+        name,
+        process.env.NODE_ENV !== 'production'
+          ? `Expected every entry of \`${name}\` to be ${PROTOCOL_RULE}, got ${protocolProblem(protocol)} at index ${index}`
+          : '',
       );
     }
     const first = seen.get(protocol);
     if (first !== undefined) {
-      throw new RangeError(
-        `Expected \`${name}\` to name each subprotocol once, got ${showProtocol(protocol)} at index ${first} and ${index}`,
+      throw rangeError(
+        name,
+        process.env.NODE_ENV !== 'production'
+          ? `Expected \`${name}\` to name each subprotocol once, got ${showProtocol(protocol)} at index ${first} and ${index}`
+          : '',
       );
     }
     seen.set(protocol, index);

@@ -9,7 +9,14 @@
  * costs one Map entry there, and nothing else.
  */
 import type { Feature, Host } from '../../core/feature.js';
-import { assertBoolean, assertKnownKeys, assertNumber, assertObjectOrFalse, withDefault } from '../../validation.js';
+import {
+  assertBoolean,
+  assertKnownKeys,
+  assertNumber,
+  assertObjectOrFalse,
+  typeError,
+  withDefault,
+} from '../../validation.js';
 import type { HeartbeatService } from '../heartbeat/heartbeat.js';
 import { intern } from '../intern.js';
 import { isOffline, type ResumeSignal, unwatchResume, unwatchSuspend, watchResume, watchSuspend } from './signals.js';
@@ -100,7 +107,12 @@ function heartbeatOf(m: Host): [HeartbeatService, number] | undefined {
 export function resume(options?: ResumeOptions): Feature {
   assertObjectOrFalse('resume', options);
   if ((options as unknown) === false) {
-    throw new TypeError('Expected `resume` options to be an object; leave resume() out of `features` to turn it off');
+    throw typeError(
+      'resume',
+      process.env.NODE_ENV !== 'production'
+        ? 'Expected `resume` options to be an object; leave resume() out of `features` to turn it off'
+        : '',
+    );
   }
   const o = resolve(options);
 

@@ -32,6 +32,18 @@ export interface UpgradeRejectionOptions {
 export const MAX_RETRY_AFTER = 300_000;
 
 /**
+ * The development message of `ERR_RS_UPGRADE_REJECTED`: the status and, when the server asked for
+ * a wait it is given (`retryAfter`), that wait and the cap.
+ */
+function rejectedText(status: number, retryAfter: number | undefined, cap: number): string {
+  const head = `The server refused the WebSocket upgrade with HTTP ${status}`;
+  if (retryAfter === undefined) return head;
+  return retryAfter > cap
+    ? `${head}; its Retry-After asks for ${retryAfter} ms, waiting ${cap} ms at most (\`maxRetryAfter\`)`
+    : `${head}; its Retry-After asks for ${retryAfter} ms`;
+}
+
+/**
  * The `upgradeRejection` feature: refused upgrades are retried the way their status asks (see
  * the module comment). Without it, a refusal is an ordinary failed attempt
  * (`ERR_RS_CONNECTION_FAILED`, its status in the message), retried with backoff.
@@ -59,24 +71,20 @@ export function upgradeRejection(options?: UpgradeRejectionOptions): Feature {
       const { status } = rejection;
       const retryAfter = parseRetryAfter(rejection.retryAfter, m.config_.clock.now());
       const asked = retryAfter !== undefined && (status === 429 || status === 503);
-      let message = `The server refused the WebSocket upgrade with HTTP ${status}`;
-      if (asked) {
-        message +=
-          retryAfter > cap
-            ? `; its Retry-After asks for ${retryAfter} ms, waiting ${cap} ms at most (\`maxRetryAfter\`)`
-            : `; its Retry-After asks for ${retryAfter} ms`;
-        loss.minimumDelay = Math.min(retryAfter, cap);
-      }
-      const error = new ResilientSocketError('ERR_RS_UPGRADE_REJECTED', message, {
-        status,
-        ...(retryAfter !== undefined ? { retryAfter } : {}),
-      });
+      if (asked) loss.minimumDelay = Math.min(retryAfter, cap);
+      const error = new ResilientSocketError(
+        'ERR_RS_UPGRADE_REJECTED',
+        process.env.NODE_ENV !== 'production' ? rejectedText(status, asked ? retryAfter : undefined, cap) : '',
+        { status, ...(retryAfter !== undefined ? { retryAfter } : {}) },
+      );
       loss.error = error;
       if (status !== 401 && status !== 403) return;
       if (refused !== undefined && refused === loss.attempt - 1) {
         loss.stop = new ResilientSocketError(
           'ERR_RS_UNAUTHORIZED',
-          `The server refused the upgrade with HTTP ${status} twice in a row; not reconnecting`,
+          process.env.NODE_ENV !== 'production'
+            ? `The server refused the upgrade with HTTP ${status} twice in a row; not reconnecting`
+            : '',
           { status, cause: error },
         );
       } else {

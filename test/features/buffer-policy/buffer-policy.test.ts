@@ -31,6 +31,7 @@ import {
   uniqueUrl,
   WebSocketImpl,
 } from '../../full/helpers.js';
+import { expectInputError, inMode, productionMessage } from '../../helpers/mode.js';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -41,14 +42,30 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** Asserts exactly `Type`, a message naming `` `name` `` and ending with `got <received>`. */
+/** The code of a TypeError (a wrong type) or a RangeError (a bad value) about an option. */
+const codeOf = (Type: ErrorConstructor): string =>
+  Type === TypeError ? 'ERR_RS_INVALID_TYPE' : 'ERR_RS_INVALID_VALUE';
+
+/**
+ * Asserts exactly `Type` with its code, naming `name`: in development `` `name` `` in a message
+ * ending with `got <received>`.
+ */
 function expectOptionError(fn: () => unknown, Type: ErrorConstructor, name: string, received: string): Error {
-  const error = thrown(fn) as Error;
-  expect(error).toBeInstanceOf(Type);
-  expect(error.constructor).toBe(Type);
-  expect(error.message).toMatch(new RegExp(`\`${escapeRegExp(name)}\`.*got ${escapeRegExp(received)}$`));
-  return error;
+  const pattern = new RegExp(`\`${escapeRegExp(name)}\`.*got ${escapeRegExp(received)}$`);
+  return expectInputError(fn, Type, codeOf(Type), name, pattern);
 }
+
+/** The message of a TypeError (`Type`) or RangeError about `name`: `development`, or the production one. */
+const optionMessage = (Type: ErrorConstructor, name: string, development: string): string =>
+  inMode(development, productionMessage(name, codeOf(Type)));
+
+/** Asserts a TypeError about the unknown option `name`; in development, the message `devText`. */
+function expectUnknownOption(fn: () => unknown, name: string, devText: string): void {
+  expectInputError(fn, TypeError, 'ERR_RS_UNKNOWN_OPTION', name, devText);
+}
+
+/** The message of `ERR_RS_BUFFER_OVERFLOW`: `development`, or (a production build) the code. */
+const overflowMessage = (development: string): string => inMode(development, 'ERR_RS_BUFFER_OVERFLOW');
 
 /** A ResilientSocket that stays idle (everything it is sent is queued), tracked for cleanup. */
 function idleSocket(buffer?: BufferOptions): ResilientSocket {
@@ -104,7 +121,7 @@ describe('bufferPolicy() options', () => {
     ['drop-oldest', 'string "drop-oldest"'],
   ])('throws a TypeError when options is %j', (options, shown) => {
     const error = expectOptionError(() => bufferPolicy(options as never), TypeError, 'buffer', shown);
-    expect(error.message).toBe(`Expected \`buffer\` to be an object, got ${shown}`);
+    expect(error.message).toBe(optionMessage(TypeError, 'buffer', `Expected \`buffer\` to be an object, got ${shown}`));
   });
 
   it.each([
@@ -125,7 +142,13 @@ describe('bufferPolicy() options', () => {
     [{ ttl: Number.NEGATIVE_INFINITY }, '-Infinity'],
   ])('throws a RangeError naming `buffer.ttl` for a bad value: %o', (options, shown) => {
     const error = expectOptionError(() => bufferPolicy(options), RangeError, 'buffer.ttl', shown);
-    expect(error.message).toBe(`Expected \`buffer.ttl\` to be a finite number > 0 or Infinity, got ${shown}`);
+    expect(error.message).toBe(
+      optionMessage(
+        RangeError,
+        'buffer.ttl',
+        `Expected \`buffer.ttl\` to be a finite number > 0 or Infinity, got ${shown}`,
+      ),
+    );
   });
 
   it('throws a RangeError listing the policies for an unknown overflow string', () => {
@@ -135,7 +158,9 @@ describe('bufferPolicy() options', () => {
       'buffer.overflow',
       '"drop-all"',
     );
-    expect(error.message).toBe(`Expected \`buffer.overflow\` to be ${POLICIES}, got "drop-all"`);
+    expect(error.message).toBe(
+      optionMessage(RangeError, 'buffer.overflow', `Expected \`buffer.overflow\` to be ${POLICIES}, got "drop-all"`),
+    );
     expectOptionError(
       () => bufferPolicy({ overflow: 'DROP-OLDEST' as never }),
       RangeError,
@@ -152,19 +177,27 @@ describe('bufferPolicy() options', () => {
       'buffer.overflow',
       'number 2',
     );
-    expect(error.message).toBe(`Expected \`buffer.overflow\` to be ${POLICIES}, got number 2`);
+    expect(error.message).toBe(
+      optionMessage(TypeError, 'buffer.overflow', `Expected \`buffer.overflow\` to be ${POLICIES}, got number 2`),
+    );
   });
 
   it('an unknown option is a TypeError that suggests the right one, prefixed with `buffer.`', () => {
-    expect(() => bufferPolicy({ TTL: 5 } as never)).toThrow(
-      new TypeError('Unknown option `buffer.TTL`: did you mean `buffer.ttl`?'),
+    expectUnknownOption(
+      () => bufferPolicy({ TTL: 5 } as never),
+      'buffer.TTL',
+      'Unknown option `buffer.TTL`: did you mean `buffer.ttl`?',
     );
-    expect(() => bufferPolicy({ overflw: 'error' } as never)).toThrow(
-      new TypeError('Unknown option `buffer.overflw`: did you mean `buffer.overflow`?'),
+    expectUnknownOption(
+      () => bufferPolicy({ overflw: 'error' } as never),
+      'buffer.overflw',
+      'Unknown option `buffer.overflw`: did you mean `buffer.overflow`?',
     );
     // The queue's limits are the socket's options, not the feature's.
-    expect(() => bufferPolicy({ maxMessages: 5 } as never)).toThrow(
-      new TypeError('Unknown option `buffer.maxMessages`: the options of bufferPolicy() are `overflow`, `ttl`'),
+    expectUnknownOption(
+      () => bufferPolicy({ maxMessages: 5 } as never),
+      'buffer.maxMessages',
+      'Unknown option `buffer.maxMessages`: the options of bufferPolicy() are `overflow`, `ttl`',
     );
   });
 });
@@ -186,7 +219,7 @@ describe("ResilientSocket's `buffer` option", () => {
     ['drop-oldest', 'string "drop-oldest"'],
   ])('throws a TypeError when `buffer` is %j', (buffer, shown) => {
     const error = expectOptionError(withBuffer(buffer), TypeError, 'buffer', shown);
-    expect(error.message).toBe(`Expected \`buffer\` to be an object, got ${shown}`);
+    expect(error.message).toBe(optionMessage(TypeError, 'buffer', `Expected \`buffer\` to be an object, got ${shown}`));
   });
 
   it.each([
@@ -217,34 +250,41 @@ describe("ResilientSocket's `buffer` option", () => {
     ['buffer.ttl', { ttl: Number.NaN }, 'NaN', 'a finite number > 0 or Infinity'],
   ])('throws a RangeError naming `%s` for a bad value: %o', (name, buffer, shown, rule) => {
     const error = expectOptionError(withBuffer(buffer), RangeError, name, shown);
-    expect(error.message).toBe(`Expected \`${name}\` to be ${rule}, got ${shown}`);
+    expect(error.message).toBe(optionMessage(RangeError, name, `Expected \`${name}\` to be ${rule}, got ${shown}`));
   });
 
   it('throws a RangeError listing the policies for an unknown overflow string', () => {
     const error = expectOptionError(withBuffer({ overflow: 'drop-all' }), RangeError, 'buffer.overflow', '"drop-all"');
-    expect(error.message).toBe(`Expected \`buffer.overflow\` to be ${POLICIES}, got "drop-all"`);
+    expect(error.message).toBe(
+      optionMessage(RangeError, 'buffer.overflow', `Expected \`buffer.overflow\` to be ${POLICIES}, got "drop-all"`),
+    );
     expectOptionError(withBuffer({ overflow: 'DROP-OLDEST' }), RangeError, 'buffer.overflow', '"DROP-OLDEST"');
     expectOptionError(withBuffer({ overflow: '' }), RangeError, 'buffer.overflow', '""');
   });
 
   it('lists the policies in the TypeError too', () => {
     const error = expectOptionError(withBuffer({ overflow: 2 }), TypeError, 'buffer.overflow', 'number 2');
-    expect(error.message).toContain(POLICIES);
+    expect(error.message).toContain(inMode(POLICIES, 'buffer.overflow'));
   });
 
   it('a misspelt option is a TypeError that suggests the right one, prefixed with `buffer.`', () => {
-    expect(withBuffer({ maxMessage: 5 })).toThrow(TypeError);
-    expect(withBuffer({ maxMessage: 5 })).toThrow(
+    expectUnknownOption(
+      withBuffer({ maxMessage: 5 }),
+      'buffer.maxMessage',
       'Unknown option `buffer.maxMessage`: did you mean `buffer.maxMessages`?',
     );
-    expect(withBuffer({ TTL: 5 })).toThrow('Unknown option `buffer.TTL`: did you mean `buffer.ttl`?');
+    expectUnknownOption(
+      withBuffer({ TTL: 5 }),
+      'buffer.TTL',
+      'Unknown option `buffer.TTL`: did you mean `buffer.ttl`?',
+    );
   });
 
   it('without a close match, lists the buffer’s options', () => {
-    expect(withBuffer({ policy: 'error' })).toThrow(
-      new TypeError(
-        'Unknown option `buffer.policy`: the options of `buffer` are `maxMessages`, `maxBytes`, `overflow`, `ttl`',
-      ),
+    expectUnknownOption(
+      withBuffer({ policy: 'error' }),
+      'buffer.policy',
+      'Unknown option `buffer.policy`: the options of `buffer` are `maxMessages`, `maxBytes`, `overflow`, `ttl`',
     );
   });
 });
@@ -269,8 +309,10 @@ describe("BaseSocket's `buffer` option and the feature", () => {
 
   it('validates the limits, and refuses unknown keys with a did-you-mean', () => {
     expectOptionError(base({ buffer: { maxMessages: -1 } }), RangeError, 'buffer.maxMessages', '-1');
-    expect(base({ buffer: { maxMesages: 1 } })).toThrow(
-      new TypeError('Unknown option `buffer.maxMesages`: did you mean `buffer.maxMessages`?'),
+    expectUnknownOption(
+      base({ buffer: { maxMesages: 1 } }),
+      'buffer.maxMesages',
+      'Unknown option `buffer.maxMesages`: did you mean `buffer.maxMessages`?',
     );
   });
 
@@ -282,8 +324,10 @@ describe("BaseSocket's `buffer` option and the feature", () => {
       const error = thrown(() => socket.send('c')) as ResilientSocketError;
       expect(error.code).toBe('ERR_RS_BUFFER_OVERFLOW');
       expect(error.message).toBe(
-        'Outbound buffer overflow: the buffer holds 2 messages of 2 and 2 bytes of 1048576; ' +
-          'a message of 1 byte does not fit (`buffer.overflow` is "error")',
+        overflowMessage(
+          'Outbound buffer overflow: the buffer holds 2 messages of 2 and 2 bytes of 1048576; ' +
+            'a message of 1 byte does not fit (`buffer.overflow` is "error")',
+        ),
       );
       const drops: unknown[] = [];
       socket.on('drop', (info) => drops.push(info));
@@ -302,8 +346,10 @@ describe('the defaults, as observed: 1000 messages, 1 MiB, drop-oldest, no ttl',
     const socket = idleSocket({ overflow: 'error' });
     for (let i = 0; i < 1000; i++) socket.send('x');
     expect(expectOverflow(socket, 'y').message).toBe(
-      'Outbound buffer overflow: the buffer holds 1000 messages of 1000 and 1000 bytes of 1048576; ' +
-        'a message of 1 byte does not fit (`buffer.overflow` is "error")',
+      overflowMessage(
+        'Outbound buffer overflow: the buffer holds 1000 messages of 1000 and 1000 bytes of 1048576; ' +
+          'a message of 1 byte does not fit (`buffer.overflow` is "error")',
+      ),
     );
   });
 
@@ -341,7 +387,9 @@ describe('the defaults, as observed: 1000 messages, 1 MiB, drop-oldest, no ttl',
 
   it('the values given take effect: maxMessages 0 with error, maxBytes 0 with drop-newest and a ttl', async () => {
     const none = idleSocket({ maxMessages: 0, maxBytes: Number.POSITIVE_INFINITY, overflow: 'error', ttl: 0.5 });
-    expect(expectOverflow(none, '').message).toContain('buffering is disabled (`buffer.maxMessages` is 0)');
+    expect(expectOverflow(none, '').message).toContain(
+      overflowMessage('buffering is disabled (`buffer.maxMessages` is 0)'),
+    );
 
     const empty = idleSocket({ maxBytes: 0, overflow: 'drop-newest', ttl: 30_000 });
     const log = record(empty, ['drop']);
@@ -441,9 +489,10 @@ describe("overflow 'error'", () => {
     const log = record(socket, ['drop']);
     socket.send('a');
     socket.send('bc');
-    const message =
+    const message = overflowMessage(
       'Outbound buffer overflow: the buffer holds 2 messages of 2 and 3 bytes of 1048576; ' +
-      'a message of 1 byte does not fit (`buffer.overflow` is "error")';
+        'a message of 1 byte does not fit (`buffer.overflow` is "error")',
+    );
     expect(expectOverflow(socket, 'd').message).toBe(message);
     expect(expectOverflow(socket, 'd').message).toBe(message); // the same queue, the same bytes
     expect(log.of('drop')).toEqual([]);
@@ -455,27 +504,35 @@ describe("overflow 'error'", () => {
   it('throws by bytes (multibyte, Uint8Array, ArrayBuffer)', () => {
     const socket = idleSocket({ maxBytes: 8, overflow: 'error' });
     socket.send('€€'); // 6
-    expect(expectOverflow(socket, 'é€').message).toContain('holds 1 message of 1000 and 6 bytes of 8');
-    expect(expectOverflow(socket, new Uint8Array(3)).message).toContain('a message of 3 bytes does not fit');
+    expect(expectOverflow(socket, 'é€').message).toContain(overflowMessage('holds 1 message of 1000 and 6 bytes of 8'));
+    expect(expectOverflow(socket, new Uint8Array(3)).message).toContain(
+      overflowMessage('a message of 3 bytes does not fit'),
+    );
     expectOverflow(socket, new ArrayBuffer(3));
     expect(socket.send('é')).toBe('buffered'); // exactly 8
     expect(socket.send('')).toBe('buffered'); // 0 bytes still fit
     expect(expectOverflow(socket, 'x').message).toBe(
-      'Outbound buffer overflow: the buffer holds 3 messages of 1000 and 8 bytes of 8; ' +
-        'a message of 1 byte does not fit (`buffer.overflow` is "error")',
+      overflowMessage(
+        'Outbound buffer overflow: the buffer holds 3 messages of 1000 and 8 bytes of 8; ' +
+          'a message of 1 byte does not fit (`buffer.overflow` is "error")',
+      ),
     );
   });
 
   it('throws for a message bigger than maxBytes, and for any message with maxMessages 0', () => {
     const big = idleSocket({ maxBytes: 4, overflow: 'error' });
     expect(expectOverflow(big, '€€').message).toBe(
-      'Outbound buffer overflow: the buffer holds 0 messages of 1000 and 0 bytes of 4; ' +
-        'a message of 6 bytes is larger than `buffer.maxBytes` (`buffer.overflow` is "error")',
+      overflowMessage(
+        'Outbound buffer overflow: the buffer holds 0 messages of 1000 and 0 bytes of 4; ' +
+          'a message of 6 bytes is larger than `buffer.maxBytes` (`buffer.overflow` is "error")',
+      ),
     );
     const none = idleSocket({ maxMessages: 0, overflow: 'error' });
     expect(expectOverflow(none, '').message).toBe(
-      'Outbound buffer overflow: the buffer holds 0 messages of 0 and 0 bytes of 1048576; ' +
-        'buffering is disabled (`buffer.maxMessages` is 0) (`buffer.overflow` is "error")',
+      overflowMessage(
+        'Outbound buffer overflow: the buffer holds 0 messages of 0 and 0 bytes of 1048576; ' +
+          'buffering is disabled (`buffer.maxMessages` is 0) (`buffer.overflow` is "error")',
+      ),
     );
   });
 
@@ -518,7 +575,7 @@ describe('the policies on a queue over its limits (a message put back by an inte
     expect(queue.length).toBe(2);
     const error = thrown(() => bufferPolicy({ overflow: 'error' }).admit?.(socket, 0, 1)) as ResilientSocketError;
     expect(error.code).toBe('ERR_RS_BUFFER_OVERFLOW');
-    expect(error.message).toContain('holds 2 messages of 1 and 2 bytes of 1048576');
+    expect(error.message).toContain(overflowMessage('holds 2 messages of 1 and 2 bytes of 1048576'));
     expect(bufferPolicy().admit?.(socket, 0, 1)).toBeUndefined(); // the core's push evicts
     expect(queue.length).toBe(2);
     queue.shift();
@@ -819,8 +876,10 @@ describe('bufferPolicy properties', () => {
             expect(isResilientSocketError(error)).toBe(true);
             expect(error.code).toBe('ERR_RS_BUFFER_OVERFLOW');
             expect(error.message).toBe(
-              `Outbound buffer overflow: the buffer holds ${plural(model.length, 'message')} of ${maxMessages} and ` +
-                `${plural(modelBytes(), 'byte')} of ${maxBytes}; ${reason} (\`buffer.overflow\` is "error")`,
+              overflowMessage(
+                `Outbound buffer overflow: the buffer holds ${plural(model.length, 'message')} of ${maxMessages} and ` +
+                  `${plural(modelBytes(), 'byte')} of ${maxBytes}; ${reason} (\`buffer.overflow\` is "error")`,
+              ),
             );
           } else if (!fits() && (overflow === 'drop-newest' || !fitsAlone)) {
             expect(socket.send(data)).toBe('dropped');

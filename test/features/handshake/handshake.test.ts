@@ -13,6 +13,7 @@ import {
   startServer,
   uniqueUrl,
 } from '../../full/helpers.js';
+import { expectInputError, inMode, rethrow } from '../../helpers/mode.js';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -82,8 +83,16 @@ describe('handshake hook', () => {
     expect(seen[0]).toMatchObject({ url: server.url, protocol: 'v1', attempt: 1 });
     // the handshake succeeded: its signal is not aborted, but the connection object refuses use
     expect(seen[0]?.signal.aborted).toBe(false);
-    expect(() => seen[0]?.send('late')).toThrow(expect.objectContaining({ code: ErrorCodes.CLOSED }));
-    await expect(seen[0]?.nextMessage()).rejects.toMatchObject({ code: ErrorCodes.CLOSED });
+    expect(() => seen[0]?.send('late')).toThrow(
+      expect.objectContaining({
+        code: ErrorCodes.CLOSED,
+        message: inMode('The handshake is over; use socket.send()', ErrorCodes.CLOSED),
+      }),
+    );
+    await expect(seen[0]?.nextMessage()).rejects.toMatchObject({
+      code: ErrorCodes.CLOSED,
+      message: inMode('The handshake is over', ErrorCodes.CLOSED),
+    });
   });
 
   it('runs again on every open, with the attempt number', async () => {
@@ -166,7 +175,7 @@ describe('handshake failures', () => {
     expect(log.names()).toEqual(['connecting', 'state', 'error', 'close', 'reconnecting']);
     const error = expectRsError(log.of('error')[0], ErrorCodes.HANDSHAKE_FAILED);
     expect(error.cause).toBe(cause);
-    expect(error.message).toContain('denied');
+    expect(error.message).toBe(inMode('The handshake failed: denied', ErrorCodes.HANDSHAKE_FAILED));
     expect(log.of('close')).toEqual([{ code: 1006, reason: 'handshake failed', wasClean: false, willReconnect: true }]);
     expect(log.of('reconnecting')).toEqual([{ attempt: 2, delay: 100 }]);
     expect(socket.bufferedCount).toBe(1); // nothing was flushed to the rejected connection
@@ -189,7 +198,7 @@ describe('handshake failures', () => {
     const log = record(socket);
     await advance(MOCK_DELAY);
     const error = expectRsError(log.of('error')[0], ErrorCodes.HANDSHAKE_FAILED);
-    expect(error.message).toContain('nope');
+    expect(error.message).toBe(inMode('The handshake failed: nope', ErrorCodes.HANDSHAKE_FAILED));
     expect(socket.state).toBe('reconnecting');
   });
 
@@ -217,12 +226,16 @@ describe('handshake failures', () => {
     );
     await advance(1);
     expect(log.errors()).toEqual([ErrorCodes.HANDSHAKE_TIMEOUT]);
+    expect((log.of('error')[0] as Error).message).toBe(
+      inMode('The handshake did not finish within 1000 ms', ErrorCodes.HANDSHAKE_TIMEOUT),
+    );
     expect(log.of('close')).toEqual([
       { code: 1006, reason: 'handshake timeout', wasClean: false, willReconnect: true },
     ]);
     expect(socket.state).toBe('reconnecting');
     expect(connection?.signal.aborted).toBe(true);
-    expectRsError(await settled, ErrorCodes.CLOSED);
+    const abandoned = expectRsError(await settled, ErrorCodes.CLOSED);
+    expect(abandoned.message).toBe(inMode('The handshake was abandoned', ErrorCodes.CLOSED));
     expect(log.names()).not.toContain('open');
   });
 
@@ -360,7 +373,12 @@ describe('a nextMessage() predicate that throws', () => {
       },
     });
     await advance(MOCK_DELAY);
-    expect(outcome).toBeInstanceOf(TypeError);
-    expect((outcome as Error).message).toContain('`predicate`');
+    expectInputError(
+      rethrow(outcome),
+      TypeError,
+      'ERR_RS_INVALID_TYPE',
+      'predicate',
+      'Expected `predicate` to be a function, got string "subscribed"',
+    );
   });
 });

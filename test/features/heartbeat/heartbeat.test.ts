@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant } from '../../../src/backoff/constant.js';
 import { ErrorCodes } from '../../../src/errors.js';
+import { heartbeat } from '../../../src/features/heartbeat/heartbeat.js';
 import { advance, cleanup, expectRsError, MOCK_DELAY, openSocket, startServer, uniqueUrl } from '../../full/helpers.js';
+import { expectInputError, inMode, productionMessage } from '../../helpers/mode.js';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -9,6 +11,29 @@ beforeEach(() => {
 afterEach(cleanup);
 
 const SILENCE = { interval: 1000, timeout: 500 } as const;
+
+describe('options', () => {
+  it('a `message` that is neither data nor a function: a TypeError naming `heartbeat.message`', () => {
+    expectInputError(
+      () => heartbeat({ message: 5 as never, isPong: () => true }),
+      TypeError,
+      'ERR_RS_INVALID_TYPE',
+      'heartbeat.message',
+      'Expected `heartbeat.message` to be a string, binary data or a function, got number 5',
+    );
+  });
+
+  it('a `message` without `isPong`: a TypeError naming `heartbeat.isPong`, saying why it is needed', () => {
+    expectInputError(
+      () => heartbeat({ message: 'ping' }),
+      TypeError,
+      'ERR_RS_INVALID_TYPE',
+      'heartbeat.isPong',
+      'Expected `heartbeat.isPong` to be a function when `heartbeat.message` is set (a heartbeat that sends pings ' +
+        'must recognise their answers; leave out `message` for silence detection), got undefined',
+    );
+  });
+});
 
 describe('silence detection (browser API, no message configured)', () => {
   it('no server message for interval + timeout → close 1006 "heartbeat timeout", ERR_RS_DEAD_LINK, reconnect', async () => {
@@ -24,6 +49,7 @@ describe('silence detection (browser API, no message configured)', () => {
     await advance(1);
     expect(log.names()).toEqual(['state', 'error', 'close', 'reconnecting']);
     const error = expectRsError(log.of('error')[0], ErrorCodes.DEAD_LINK);
+    expect(error.message).toBe(inMode('The heartbeat found the connection dead', ErrorCodes.DEAD_LINK));
     expect(socket.stats.lastError).toBe(error);
     expect(log.of('close')).toEqual([
       { code: 1006, reason: 'heartbeat timeout', wasClean: false, willReconnect: true },
@@ -128,7 +154,7 @@ describe('app-level ping (heartbeat.message)', () => {
     expect(socket.state).toBe('open');
     expect(log.of('message')).toEqual(['hello, not JSON']);
     const error = expectRsError(log.of('error')[0], ErrorCodes.CALLBACK_FAILED);
-    expect(error.message).toContain('`heartbeat.isPong` threw');
+    expect(error.message).toContain(inMode('`heartbeat.isPong` threw', ErrorCodes.CALLBACK_FAILED));
     expect(error.cause).toBeInstanceOf(SyntaxError);
   });
 
@@ -163,9 +189,22 @@ describe('app-level ping (heartbeat.message)', () => {
     await advance(2000 + 500);
     expect(socket.state).toBe('open');
     expect(log.errors()).toEqual([ErrorCodes.CALLBACK_FAILED, ErrorCodes.CALLBACK_FAILED]);
-    expect(log.of('error')[0]?.message).toContain('`heartbeat.message` threw: cannot build a ping');
-    expect(log.of('error')[1]?.message).toContain(
-      'Expected `heartbeat.message()` to return a string or binary data, got number 42',
+    const [threw, returned] = log.of('error') as (Error & { cause?: Error & { code?: string } })[];
+    expect(threw?.message).toBe(inMode('`heartbeat.message` threw: cannot build a ping', ErrorCodes.CALLBACK_FAILED));
+    expect(returned?.message).toBe(
+      inMode(
+        'Expected `heartbeat.message()` to return a string or binary data, got number 42; no ping sent',
+        ErrorCodes.CALLBACK_FAILED,
+      ),
+    );
+    // What it returned is a TypeError about the callback, the cause.
+    expect(returned?.cause).toBeInstanceOf(TypeError);
+    expect(returned?.cause?.code).toBe('ERR_RS_INVALID_TYPE');
+    expect(returned?.cause?.message).toBe(
+      inMode(
+        'Expected `heartbeat.message()` to return a string or binary data, got number 42',
+        productionMessage('heartbeat.message()', 'ERR_RS_INVALID_TYPE'),
+      ),
     );
     await advance(500 + MOCK_DELAY);
     expect(server.received).toEqual(['ping']); // the third ping went out and was answered

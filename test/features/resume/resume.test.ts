@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant } from '../../../src/backoff/constant.js';
 import type { BackoffPolicyLike } from '../../../src/backoff/types.js';
 import { ErrorCodes } from '../../../src/errors.js';
+import { resume } from '../../../src/features/resume/resume.js';
 import { DRIFT_CHECK_INTERVAL } from '../../../src/features/resume/signals.js';
 import { FlakyServer } from '../../../src/testing/flaky-server.js';
 import {
@@ -18,6 +19,7 @@ import {
   record,
   startServer,
 } from '../../full/helpers.js';
+import { expectInputError, inMode } from '../../helpers/mode.js';
 
 const PING = { interval: 30_000, timeout: 10_000, message: 'ping', isPong: (d: unknown) => d === 'pong' };
 
@@ -94,6 +96,18 @@ afterEach(async () => {
   vi.unstubAllGlobals();
 });
 
+describe('resume() options', () => {
+  it('false is a TypeError naming `resume`: leaving the feature out turns it off', () => {
+    expectInputError(
+      () => resume(false as never),
+      TypeError,
+      'ERR_RS_INVALID_TYPE',
+      'resume',
+      'Expected `resume` options to be an object; leave resume() out of `features` to turn it off',
+    );
+  });
+});
+
 describe('a page that comes back probes its open connection', () => {
   it.each([
     ['visibilitychange to visible', (b: ReturnType<typeof stubBrowser>) => b.visible()],
@@ -125,7 +139,9 @@ describe('a page that comes back probes its open connection', () => {
     expect(socket.state).toBe('open');
     await advance(1);
     expect(log.errors()).toEqual([ErrorCodes.DEAD_LINK]);
-    expect(log.of('error')[0]?.message).toBe('No answer to the probe within 1500 ms after a resume');
+    expect(log.of('error')[0]?.message).toBe(
+      inMode('No answer to the probe within 1500 ms after a resume', ErrorCodes.DEAD_LINK),
+    );
     expect(log.of('close')[0]).toMatchObject({ code: 1006, reason: 'probe timeout', willReconnect: true });
     server.up();
     await advance(100);
