@@ -96,13 +96,16 @@ export interface Host {
   readonly queue_: Queue | undefined;
   /** Messages written to the socket (a feature's own pings count too). */
   messagesOut_: number;
-  /** This feature's per-socket data. */
-  get_(me: number): unknown;
-  set_(me: number, value: unknown): void;
-  /** Arms this feature's timer slot `local` (0-based among its own) to fire after `ms`; nothing after close(). */
-  setTimer_(me: number, local: number, ms: number): void;
-  clearTimer_(me: number, local: number): void;
-  hasTimer_(me: number, local: number): boolean;
+  /** `close()` ended the socket for good. */
+  readonly disposed_: boolean;
+  /** The features' per-socket data (see {@link getData}). */
+  data_: unknown[] | undefined;
+  /** The timer slots (see {@link setTimer}): two entries per slot, the handle and its arming (0: idle). */
+  readonly timers_: unknown[];
+  /** Arms timer `slot` to fire after `ms`, replacing what it held. */
+  arm_(slot: number, ms: number): void;
+  /** Cancels timer `slot` if it is pending. */
+  disarm_(slot: number): void;
   /** Emits an event (a throwing listener is reported, never rethrown). */
   emit_<E extends keyof ResilientSocketEvents>(event: E, ...args: ResilientSocketEvents[E]): void;
   /** Reports a failure of the socket (`error`, and `stats.lastError`). */
@@ -111,16 +114,10 @@ export interface Host {
   reportUserError_(error: ResilientSocketError): void;
   /** Reports messages that will never be sent. */
   drop_(reason: DropReason, messages: Data[]): void;
-  /** Takes out of the queue (oldest first) the messages queued at or before `before`. */
-  expire_(before: number): Data[];
   /** Gives up on `attempt` (a dead link, a timeout): it is closed with 1006 and `reason`, then decided. */
   fail_(attempt: Connection, code: string, message: string, reason: string, cause?: unknown): void;
-  /** While `reconnecting`, stops waiting for the retry timer (the network is down; `startAttempt_` later). */
-  pauseRetry_(): void;
   /** Starts an attempt now (from `reconnecting`: a resume signal). */
   startAttempt_(reason: string): void;
-  /** Another feature installed on the socket (by name), with its position, for its services. */
-  find_(name: string): [feature: Feature, me: number] | undefined;
 }
 
 /**
@@ -185,3 +182,49 @@ export type HookName = {
 }[keyof Feature];
 
 export type { Clock };
+
+// ─── what the core lends its features, as functions (a socket without features carries none) ──
+
+/** This feature's (`me`'s) per-socket data. */
+export function getData(m: Host, me: number): unknown {
+  return m.data_?.[me];
+}
+
+/** Sets this feature's per-socket data (the array is made, at its exact length, on first need). */
+export function setData(m: Host, me: number, value: unknown): void {
+  if (value === undefined && !m.data_) return;
+  m.data_ ??= new Array(m.config_.features.length);
+  m.data_[me] = value;
+}
+
+/** Arms this feature's timer slot `local` (0-based among its own) to fire after `ms`; nothing after close(). */
+export function setTimer(m: Host, me: number, local: number, ms: number): void {
+  // Nothing runs after close() (a drop listener may close the socket while a feature works).
+  if (!m.disposed_) m.arm_((m.config_.slotBase[me] as number) + local, ms);
+}
+
+export function clearTimer(m: Host, me: number, local: number): void {
+  m.disarm_((m.config_.slotBase[me] as number) + local);
+}
+
+export function hasTimer(m: Host, me: number, local: number): boolean {
+  return m.timers_[2 * ((m.config_.slotBase[me] as number) + local) + 1] !== 0;
+}
+
+/** Another feature installed on the socket (by name), with its position, for its services. */
+export function findFeature(m: Host, name: string): [feature: Feature, me: number] | undefined {
+  const me = m.config_.features.findIndex((f) => f.name === name);
+  return me < 0 ? undefined : [m.config_.features[me] as Feature, me];
+}
+
+/** While `reconnecting`, stops waiting for the retry timer (the network is down; `startAttempt_` later). */
+export function pauseRetry(m: Host): void {
+  m.disarm_(0);
+}
+
+/** Takes out of the queue (oldest first) the messages queued at or before `before`. */
+export function expire(m: Host & { queue_: Queue | undefined }, before: number): Data[] {
+  const out = m.queue_?.expire(before) ?? [];
+  if (!m.queue_?.length) m.queue_ = undefined;
+  return out;
+}

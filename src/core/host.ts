@@ -185,21 +185,6 @@ export abstract class SocketRecord implements Host {
     return undefined;
   }
 
-  find_(name: string): [Feature, number] | undefined {
-    const me = this.config_.features.findIndex((f) => f.name === name);
-    return me < 0 ? undefined : [this.config_.features[me] as Feature, me];
-  }
-
-  get_(me: number): unknown {
-    return this.data_?.[me];
-  }
-
-  set_(me: number, value: unknown): void {
-    if (value === undefined && !this.data_) return;
-    this.data_ ??= new Array(this.config_.features.length);
-    this.data_[me] = value;
-  }
-
   /** Arms timer `slot` (replacing what it held) to fire after `ms`, clamped to [0, 2^31 − 1]. */
   arm_(slot: number, ms: number): void {
     this.disarm_(slot);
@@ -221,29 +206,6 @@ export abstract class SocketRecord implements Host {
   /** Cancels every timer: no clock timer is left. */
   disarmAll_(): void {
     for (let slot = 0; slot * 2 < this.timers_.length; slot++) this.disarm_(slot);
-  }
-
-  setTimer_(me: number, local: number, ms: number): void {
-    // Nothing runs after close() (a drop listener may close the socket while a feature works).
-    if (!this.disposed_) this.arm_((this.config_.slotBase[me] as number) + local, ms);
-  }
-
-  clearTimer_(me: number, local: number): void {
-    this.disarm_((this.config_.slotBase[me] as number) + local);
-  }
-
-  hasTimer_(me: number, local: number): boolean {
-    return this.timers_[2 * ((this.config_.slotBase[me] as number) + local) + 1] !== 0;
-  }
-
-  pauseRetry_(): void {
-    this.disarm_(PHASE);
-  }
-
-  expire_(before: number): Data[] {
-    const out = this.queue_?.expire(before) ?? [];
-    if (!this.queue_?.length) this.queue_ = undefined;
-    return out;
   }
 
   // ─── telling the users: state first, then what happened ──────────────────────────────────

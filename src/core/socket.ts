@@ -7,7 +7,7 @@ import type { Transport } from '../transports/transport.js';
 import { assertBoolean, assertKnownKeys, assertOptionsObject, assertThat, inputError } from '../validation.js';
 import { assertCloseArgs } from './close-codes.js';
 import type { ResilientSocketEvents } from './events.js';
-import type { Feature } from './feature.js';
+import { type Feature, findFeature } from './feature.js';
 import { Machine, type SendResult } from './machine.js';
 import type { BaseSocketOptions, UrlProvider } from './options.js';
 import { resolveOptions } from './resolve.js';
@@ -265,7 +265,7 @@ export function sendArgs(data: unknown, options: unknown): boolean {
 
 /** A feature the socket needs for what was asked, or a TypeError (`ERR_RS_NEEDS_FEATURE`) naming the factory to import. */
 export function need(m: Machine, name: string): [Feature, number] {
-  const found = m.find_(name);
+  const found = findFeature(m, name);
   if (found) return found;
   throw inputError(
     TypeError,

@@ -7,7 +7,7 @@
  *
  * @internal
  */
-import type { Loss } from '../core/feature.js';
+import { findFeature, type Loss } from '../core/feature.js';
 import type { ResilientSocketError } from '../errors.js';
 import { describeThrown } from '../validation.js';
 import { settle, takeBack } from './outbox.js';
@@ -32,7 +32,7 @@ export function tell(t: Tab, event: string, args: unknown[]): void {
     !(event === 'error' && OWN_ERRORS.includes((args[0] as ResilientSocketError).code))
   ) {
     // A message changes nothing of the connection but its counters: the view goes with it only for `stats`.
-    const v = event !== 'message' || t.m_.find_('stats') ? current(t) : undefined;
+    const v = event !== 'message' || findFeature(t.m_, 'stats') ? current(t) : undefined;
     post(t, { t: 'e', e: event, a: args.map(encode), v });
   }
 }

@@ -1,3 +1,4 @@
+import { findFeature } from '../core/feature.js';
 /**
  * One tab's part in a `SharedSocket`: its state, held in one record the socket keeps private (as
  * the core keeps its machine, `../core/machine.ts`), and what both roles do with it (say something
@@ -127,7 +128,7 @@ export function current(t: Tab): View {
     u: m.url_,
     p: openSocket(m)?.protocol ?? '',
     c: connection(t),
-    st: t.leads_ && m.find_('stats') ? encode(statsOf(m)) : undefined,
+    st: t.leads_ && findFeature(m, 'stats') ? encode(statsOf(m)) : undefined,
   };
 }
 

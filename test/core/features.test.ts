@@ -6,7 +6,7 @@
  * how equal features and equal options share one object and one config.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Feature, Host, Loss } from '../../src/core/feature.js';
+import { clearTimer, type Feature, type Host, hasTimer, type Loss, setTimer } from '../../src/core/feature.js';
 import { resolveOptions } from '../../src/core/resolve.js';
 import { BaseSocket } from '../../src/core/socket.js';
 import type { SocketState } from '../../src/core/states.js';
@@ -466,11 +466,11 @@ describe('feature timers', () => {
     const a = recorder('a', 10, log, {
       slots: 2,
       open: (m, me) => {
-        m.setTimer_(me, 1, 300);
-        m.setTimer_(me, 0, 500);
+        setTimer(m, me, 1, 300);
+        setTimer(m, me, 0, 500);
       },
     });
-    const b = recorder('b', 20, log, { slots: 1, open: (m, me) => m.setTimer_(me, 0, 100) });
+    const b = recorder('b', 20, log, { slots: 1, open: (m, me) => setTimer(m, me, 0, 100) });
     base(server.url, { features: [b.feature, a.feature] });
     await advance(MOCK_DELAY);
     const timers = () => log.filter((e) => e.includes('.timer'));
@@ -494,14 +494,14 @@ describe('feature timers', () => {
       slots: 1,
       open: (m, me) => {
         host = m;
-        m.setTimer_(me, 0, 100);
+        setTimer(m, me, 0, 100);
       },
     });
     base(server.url, { features: [feature] });
     await advance(MOCK_DELAY);
-    expect(host?.hasTimer_(0, 0)).toBe(true);
-    host?.clearTimer_(0, 0);
-    expect(host?.hasTimer_(0, 0)).toBe(false);
+    expect(hasTimer(host as Host, 0, 0)).toBe(true);
+    clearTimer(host as Host, 0, 0);
+    expect(hasTimer(host as Host, 0, 0)).toBe(false);
     await advance(1_000);
     expect(log.filter((e) => e.includes('.timer'))).toEqual([]);
   });
@@ -514,16 +514,16 @@ describe('feature timers', () => {
       slots: 1,
       open: (m, me) => {
         host = m;
-        m.setTimer_(me, 0, 1_000);
+        setTimer(m, me, 0, 1_000);
       },
     });
     const socket = base(server.url, { features: [feature], stableAfter: 0 });
     await advance(MOCK_DELAY);
-    expect(host?.hasTimer_(0, 0)).toBe(true);
+    expect(hasTimer(host as Host, 0, 0)).toBe(true);
     socket.close();
-    expect(host?.hasTimer_(0, 0)).toBe(false);
-    host?.setTimer_(0, 0, 10);
-    expect(host?.hasTimer_(0, 0)).toBe(false);
+    expect(hasTimer(host as Host, 0, 0)).toBe(false);
+    setTimer(host as Host, 0, 0, 10);
+    expect(hasTimer(host as Host, 0, 0)).toBe(false);
     await advance(MOCK_DELAY);
     expect(vi.getTimerCount()).toBe(0);
     await advance(5_000);

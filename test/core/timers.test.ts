@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type Clock, systemClock } from '../../src/clock.js';
-import type { Feature, Host } from '../../src/core/feature.js';
+import { clearTimer, type Feature, type Host, hasTimer, setTimer } from '../../src/core/feature.js';
 import { BaseSocket } from '../../src/core/socket.js';
 import { unref as unrefFeature } from '../../src/features/unref/unref.js';
 import { WebSocketImpl } from '../full/helpers.js';
@@ -37,9 +37,9 @@ function timersOf(clock: Clock, fire: (slot: number) => void, unref = false) {
   });
   const m = host as Host;
   return {
-    set: (slot: number, ms: number) => m.setTimer_(me, slot, ms),
-    clear: (slot: number) => m.clearTimer_(me, slot),
-    has: (slot: number) => m.hasTimer_(me, slot),
+    set: (slot: number, ms: number) => setTimer(m, me, slot, ms),
+    clear: (slot: number) => clearTimer(m, me, slot),
+    has: (slot: number) => hasTimer(m, me, slot),
     clearAll: () => socket.close(),
   };
 }

@@ -2,7 +2,7 @@
  * `abortSignal()`: the `signal` option; aborting it does what `close()` does (code 1000, reason
  * `'aborted'`). One listener per signal serves all its sockets (`./link.ts`).
  */
-import type { Feature } from '../../core/feature.js';
+import { type Feature, getData, setData } from '../../core/feature.js';
 import { expectedText, isAbortSignal, typeError } from '../../validation.js';
 import { type Abortable, linkSignal, unlinkSignal } from './link.js';
 
@@ -23,14 +23,14 @@ const SIGNAL: Feature = {
     // Already aborted: the socket starts closed, without connecting.
     if ((signal as AbortSignal | undefined)?.aborted) user.close(1000, 'aborted');
     else if (signal) {
-      m.set_(me, signal);
+      setData(m, me, signal);
       linkSignal(signal as AbortSignal, user);
     }
   },
   dispose(m, me) {
-    const signal = m.get_(me) as AbortSignal | undefined;
+    const signal = getData(m, me) as AbortSignal | undefined;
     if (signal) unlinkSignal(signal, m.socket_ as Abortable);
-    m.set_(me, undefined);
+    setData(m, me, undefined);
   },
 };
 

@@ -4,7 +4,7 @@
  * cannot starve them.
  */
 
-import type { Feature, Host } from '../../core/feature.js';
+import { type Feature, getData, type Host, setData } from '../../core/feature.js';
 import type { Data } from '../../data.js';
 
 /** One iterator's end of the pipe. */
@@ -14,7 +14,7 @@ interface Sink {
 }
 
 function sinks(m: Host, me: number): Set<Sink> | undefined {
-  return m.get_(me) as Set<Sink> | undefined;
+  return getData(m, me) as Set<Sink> | undefined;
 }
 
 const ITERATION: Feature & { iterate(m: Host, me: number): AsyncIterableIterator<Data> } = {
@@ -48,7 +48,7 @@ const ITERATION: Feature & { iterate(m: Host, me: number): AsyncIterableIterator
     };
     if (!done) {
       const all = sinks(m, me) ?? new Set<Sink>();
-      m.set_(me, all);
+      setData(m, me, all);
       all.add(sink);
     }
     const iterator: AsyncIterableIterator<Data> = {

@@ -8,7 +8,7 @@
  */
 
 import { clampDelay } from '../../backoff/policy.js';
-import type { Feature, Host } from '../../core/feature.js';
+import { clearTimer, expire, type Feature, type Host, setTimer } from '../../core/feature.js';
 import type { Data } from '../../data.js';
 import { ResilientSocketError } from '../../errors.js';
 import {
@@ -136,12 +136,12 @@ export function bufferPolicy(options?: BufferPolicyOptions): Feature {
   assertNumber('buffer.ttl', ttl, { above: 0, allowInfinity: true });
 
   /** Takes out the messages that waited `ttl` or longer. */
-  const stale = (m: Host): Data[] => (ttl < Number.POSITIVE_INFINITY ? m.expire_(m.config_.clock.now() - ttl) : []);
+  const stale = (m: Host): Data[] => (ttl < Number.POSITIVE_INFINITY ? expire(m, m.config_.clock.now() - ttl) : []);
 
   /** Arms the timer for the next expiry (`oldest` queued at), or clears it when nothing is queued. */
   const arm = (m: Host, me: number, oldest = m.queue_?.oldest()): void => {
-    if (oldest === undefined || ttl === Number.POSITIVE_INFINITY) m.clearTimer_(me, TTL);
-    else m.setTimer_(me, TTL, clampDelay(oldest + ttl - m.config_.clock.now()));
+    if (oldest === undefined || ttl === Number.POSITIVE_INFINITY) clearTimer(m, me, TTL);
+    else setTimer(m, me, TTL, clampDelay(oldest + ttl - m.config_.clock.now()));
   };
 
   return intern<Feature & { readonly options_: object }>({
@@ -180,7 +180,7 @@ export function bufferPolicy(options?: BufferPolicyOptions): Feature {
       arm(m, me);
     },
     state(m, me, _previous, next) {
-      if (next === 'closed') m.clearTimer_(me, TTL); // the queue was dropped
+      if (next === 'closed') clearTimer(m, me, TTL); // the queue was dropped
     },
   });
 }

@@ -9,7 +9,7 @@
  * socket's data slot only while it runs.
  */
 import type { Connection } from '../../core/connection.js';
-import type { Feature, Host } from '../../core/feature.js';
+import { clearTimer, type Feature, getData, type Host, setData, setTimer } from '../../core/feature.js';
 import type { Data } from '../../data.js';
 import { ResilientSocketError } from '../../errors.js';
 import type { WebSocketLike } from '../../transports/websocket-like.js';
@@ -86,16 +86,16 @@ interface Running {
 const DEADLINE = 0;
 
 function running(m: Host, me: number): Running | undefined {
-  return m.get_(me) as Running | undefined;
+  return getData(m, me) as Running | undefined;
 }
 
 /** Ends the handshake phase: its deadline, its waiters (rejected) and, when `abandoned`, its signal. */
 function finish(m: Host, me: number, run: Running, abandoned: boolean): void {
   const over = run.done;
   run.done = true;
-  m.clearTimer_(me, DEADLINE);
+  clearTimer(m, me, DEADLINE);
   if (abandoned) {
-    m.set_(me, undefined);
+    setData(m, me, undefined);
     if (!over) run.controller.abort(); // not once the hook succeeded
   }
   const error = new ResilientSocketError(
@@ -219,8 +219,8 @@ export function handshake(hook: HandshakeHook, options?: HandshakeOptions): Feat
     gate(m, me, attempt) {
       const ws = attempt.socket as WebSocketLike;
       const run: Running = { attempt, controller: new AbortController(), inbox: [], waiters: [], done: false };
-      m.set_(me, run);
-      if (timeout < Number.POSITIVE_INFINITY) m.setTimer_(me, DEADLINE, timeout);
+      setData(m, me, run);
+      if (timeout < Number.POSITIVE_INFINITY) setTimer(m, me, DEADLINE, timeout);
       const current = (): boolean => running(m, me) === run && !run.controller.signal.aborted;
       return new Promise<void>((resolve) => resolve(hook(connectionFor(m, run, ws)))).then(
         () => {
@@ -248,7 +248,7 @@ export function handshake(hook: HandshakeHook, options?: HandshakeOptions): Feat
     },
     open(m, me, _attempt, _ws, later) {
       later.push(...(running(m, me)?.inbox ?? []));
-      m.set_(me, undefined);
+      setData(m, me, undefined);
     },
     timer(m, me) {
       const run = running(m, me);

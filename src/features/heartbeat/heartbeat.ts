@@ -18,7 +18,16 @@
  * and no closure per socket or per connection.
  */
 
-import type { Feature, Host } from '../../core/feature.js';
+import {
+  clearTimer,
+  type Feature,
+  findFeature,
+  getData,
+  type Host,
+  hasTimer,
+  setData,
+  setTimer,
+} from '../../core/feature.js';
 import { type Data, isData } from '../../data.js';
 import { ResilientSocketError } from '../../errors.js';
 import type { WebSocketLike } from '../../transports/websocket-like.js';
@@ -167,7 +176,7 @@ function resolve(value: unknown, explicit: boolean): Resolved {
 
 /** The development message of a resume probe that got no answer: how long it waited. */
 function probeText(m: Host): string {
-  const resume = m.find_('resume')?.[0] as { options_?: { probeTimeout?: number } } | undefined;
+  const resume = findFeature(m, 'resume')?.[0] as { options_?: { probeTimeout?: number } } | undefined;
   return `No answer to the probe within ${resume?.options_?.probeTimeout ?? 0} ms after a resume`;
 }
 
@@ -186,7 +195,7 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
     return o.message !== undefined ? MESSAGE : canPing(m, ws) ? PROTOCOL : o.explicit ? SILENCE : OFF;
   };
   /** Whether a resume probe awaits its answer. */
-  const probing = (m: Host, me: number): boolean => m.get_(me) === true;
+  const probing = (m: Host, me: number): boolean => getData(m, me) === true;
 
   /** Sends one ping; false when none went out (a failure is reported: a broken ping never declares the link dead). */
   const ping = (m: Host, ws: WebSocketLike, frame: boolean): boolean => {
@@ -249,8 +258,8 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
 
   /** An answer arrived (a pong, or a message isPong accepts): the deadline and the probe are over. */
   const answered = (m: Host, me: number): void => {
-    m.set_(me, undefined);
-    m.clearTimer_(me, PONG);
+    setData(m, me, undefined);
+    clearTimer(m, me, PONG);
   };
 
   const feature: Feature & HeartbeatService & { readonly options_: Resolved } = {
@@ -260,13 +269,13 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
     options_: o,
     open(m, me) {
       const mode = modeOf(m);
-      if (mode === SILENCE) m.setTimer_(me, PONG, o.interval + o.timeout);
-      else if (mode !== OFF) m.setTimer_(me, PING, o.interval);
+      if (mode === SILENCE) setTimer(m, me, PONG, o.interval + o.timeout);
+      else if (mode !== OFF) setTimer(m, me, PING, o.interval);
     },
     message(m, me, _attempt, data) {
       const mode = modeOf(m);
       if (m.state_ === 'closing') return false; // close() stopped the heartbeat
-      if (mode === SILENCE) m.setTimer_(me, PONG, o.interval + o.timeout);
+      if (mode === SILENCE) setTimer(m, me, PONG, o.interval + o.timeout);
       if (mode !== MESSAGE || !o.isPong) return false;
       let pong = false;
       try {
@@ -312,17 +321,17 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
       }
       // PING: the deadline before the ping (an answer may come back before send() returns), and
       // before the next ping: when both are due at once, the unanswered ping is found dead first.
-      const armed = !m.hasTimer_(me, PONG);
-      if (armed) m.setTimer_(me, PONG, o.timeout);
+      const armed = !hasTimer(m, me, PONG);
+      if (armed) setTimer(m, me, PONG, o.timeout);
       const sent = ping(m, ws, modeOf(m) === PROTOCOL);
       if (m.attempt_ !== attempt || m.state_ !== 'open') return; // a listener took over
-      if (!sent && armed) m.clearTimer_(me, PONG); // no ping went out: no answer to wait for
-      m.setTimer_(me, PING, o.interval);
+      if (!sent && armed) clearTimer(m, me, PONG); // no ping went out: no answer to wait for
+      setTimer(m, me, PING, o.interval);
     },
     end(m, me) {
-      m.clearTimer_(me, PING);
-      m.clearTimer_(me, PONG);
-      m.set_(me, undefined);
+      clearTimer(m, me, PING);
+      clearTimer(m, me, PONG);
+      setData(m, me, undefined);
     },
     probe(m, me, timeout) {
       const attempt = m.attempt_;
@@ -330,13 +339,13 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
       if (!attempt?.opened || !ws) return;
       const byMessage = modeOf(m) === MESSAGE;
       if (!byMessage && !canPing(m, ws)) return; // no way to ask: left to the heartbeat
-      m.set_(me, true);
+      setData(m, me, true);
       if (!ping(m, ws, !byMessage)) {
-        m.set_(me, undefined);
+        setData(m, me, undefined);
         return;
       }
       // Unless the answer came back while we were sending it.
-      if (probing(m, me) && m.attempt_ === attempt) m.setTimer_(me, PONG, timeout);
+      if (probing(m, me) && m.attempt_ === attempt) setTimer(m, me, PONG, timeout);
     },
     watching: (m) => modeOf(m) !== OFF,
   };

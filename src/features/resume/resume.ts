@@ -8,7 +8,7 @@
  * The signals come from one set of listeners shared by every socket (`./signals.ts`); a socket
  * costs one Map entry there, and nothing else.
  */
-import type { Feature, Host } from '../../core/feature.js';
+import { type Feature, findFeature, type Host, pauseRetry } from '../../core/feature.js';
 import {
   assertBoolean,
   assertKnownKeys,
@@ -89,7 +89,7 @@ function resolve(value: object | undefined): Resolved {
 
 /** The heartbeat feature of the socket and its position, if it has one. */
 function heartbeatOf(m: Host): [HeartbeatService, number] | undefined {
-  const found = m.find_('heartbeat');
+  const found = findFeature(m, 'heartbeat');
   return found && [found[0] as unknown as HeartbeatService, found[1]];
 }
 
@@ -125,7 +125,7 @@ export function resume(options?: ResumeOptions): Feature {
       heartbeat?.[0].probe(m, heartbeat[1], o.probeTimeout);
     } else if (m.state_ === 'reconnecting' && !m.deciding_) {
       if (signal === 'offline' || held()) {
-        if (o.pauseWhileOffline) m.pauseRetry_();
+        if (o.pauseWhileOffline) pauseRetry(m);
       } else {
         m.startAttempt_(`retrying now: ${reason}`);
       }

@@ -8,7 +8,7 @@
  * Per socket it keeps one number: the attempt that was last refused with 401/403, so that "twice
  * in a row" means consecutive attempts (any other outcome, a reset or a new run forgets it).
  */
-import type { Feature } from '../../core/feature.js';
+import { type Feature, getData, setData } from '../../core/feature.js';
 import { ResilientSocketError } from '../../errors.js';
 import { assertKnownKeys, assertNumber, assertOptionsObject, withDefault } from '../../validation.js';
 import { intern } from '../intern.js';
@@ -64,8 +64,8 @@ export function upgradeRejection(options?: UpgradeRejectionOptions): Feature {
     rank: 50,
     options_: { cap },
     lost(m, me, loss) {
-      const refused = m.get_(me) as number | undefined;
-      m.set_(me, undefined);
+      const refused = getData(m, me) as number | undefined;
+      setData(m, me, undefined);
       const rejection = loss.rejection;
       if (!rejection) return;
       const { status } = rejection;
@@ -88,7 +88,7 @@ export function upgradeRejection(options?: UpgradeRejectionOptions): Feature {
           { status, cause: error },
         );
       } else {
-        m.set_(me, loss.attempt);
+        setData(m, me, loss.attempt);
         loss.immediate = true;
       }
     },

@@ -552,14 +552,14 @@ describe('the policies on a queue over its limits (a message put back by an inte
   function socketOver(queue: Queue) {
     const drops: unknown[] = [];
     const socket = {
-      config_: { maxMessages: 1, maxBytes: 1_048_576, clock: { now: () => 0 } },
+      config_: { maxMessages: 1, maxBytes: 1_048_576, clock: { now: () => 0 }, slotBase: [2] },
       queue_: queue,
       drop_: (reason: string, messages: Data[]) => {
         if (messages.length > 0) drops.push({ reason, messages });
       },
-      expire_: (before: number) => queue.expire(before),
-      setTimer_: () => undefined,
-      clearTimer_: () => undefined,
+      timers_: [0, 0, 0, 0, 0, 0],
+      arm_: () => undefined,
+      disarm_: () => undefined,
     } as unknown as Host;
     return { socket, drops };
   }

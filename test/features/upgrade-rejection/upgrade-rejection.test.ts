@@ -22,11 +22,9 @@ interface Loss {
 /** The feature's `lost` hook on a socket of its own (one data slot, a clock at 0). */
 function refusals(options?: { maxRetryAfter?: number }) {
   const feature = upgradeRejection(options);
-  let slot: unknown;
   const m = {
-    get_: () => slot,
-    set_: (_me: number, value: unknown) => (slot = value),
-    config_: { clock: { now: () => 0 } },
+    data_: undefined as unknown[] | undefined,
+    config_: { clock: { now: () => 0 }, features: [feature] },
   };
   return (attempt: number, status: number, retryAfter?: string): Loss => {
     const loss: Loss = { attempt, rejection: { status, retryAfter }, minimumDelay: 0, immediate: false };
