@@ -28,7 +28,6 @@ import { type CloseInfo, defaultShouldReconnect } from './close-codes.js';
 import type { Feature } from './feature.js';
 import { foreignOption } from './foreign-options.js';
 import type { BaseSocketOptions, ProtocolsProvider, QueueOptions, UrlProvider } from './options.js';
-import { checkProtocols, checkUrl } from './target.js';
 
 /** The validated core options, frozen and shared by sockets created alike. @internal */
 export interface Config {
@@ -158,7 +157,12 @@ let latest: WeakRef<Config> | undefined;
  * @throws TypeError / RangeError naming the option; ResilientSocketError `ERR_RS_NO_WEBSOCKET`.
  * @internal
  */
-export function resolveOptions(url: unknown, options: unknown, transport: Transport): Resolved {
+export function resolveOptions(
+  url: unknown,
+  options: unknown,
+  transport: Transport,
+  checkTarget?: (url: unknown, protocols: unknown) => ProtocolsProvider | undefined,
+): Resolved {
   assertOptionsObject('options', options);
   const o = (options ?? {}) as BaseSocketOptions & Record<string, unknown>;
   const features = resolveFeatures(o.features);
@@ -180,8 +184,9 @@ export function resolveOptions(url: unknown, options: unknown, transport: Transp
   const { protocols: given, buffer = {}, backoff, maxDelay, ceiling, binaryType, wsOptions } = o;
   if (typeof url === 'function' && !providers) throw needs('url', 'providers');
   if (typeof given === 'function' && !providers) throw needs('protocols', 'providers');
-  if (typeof url !== 'function') checkUrl('url', url);
-  const protocols = typeof given === 'function' ? given : checkProtocols('protocols', given);
+  // The face checks the URL and subprotocols its own way (`checkTarget`, `./target.ts`; the
+  // WebSocket-shaped facade as a WebSocket does, before it gets here): not twice in its bundle.
+  const protocols = checkTarget ? checkTarget(url, given) : (given as ProtocolsProvider | undefined);
   if (wsOptions !== undefined) {
     assertOptionsObject('wsOptions', wsOptions);
     transport.checkOptions(wsOptions);

@@ -12,6 +12,7 @@ import { Machine, type SendResult } from './machine.js';
 import type { BaseSocketOptions, UrlProvider } from './options.js';
 import { resolveOptions } from './resolve.js';
 import { readyStateOf, type SocketState } from './states.js';
+import { checkTarget } from './target.js';
 
 export type { SendResult };
 
@@ -97,7 +98,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
     super();
     const Class = this.constructor as typeof BaseSocket;
     const prepared = Class.prepare(options);
-    this.#m = new Machine(this, resolveOptions(url, prepared, Class.transport));
+    this.#m = new Machine(this, resolveOptions(url, prepared, Class.transport, checkTarget));
     this.#m.init_(prepared);
   }
 

@@ -5,6 +5,7 @@
  */
 import { redactUrl } from '../redact.js';
 import { assertThat, describeValue, isToken, rangeError } from '../validation.js';
+import type { ProtocolsProvider } from './options.js';
 
 /**
  * `value` as the URL of an attempt: a string or `URL`, absolute, with a WebSocket (or HTTP) scheme
@@ -39,6 +40,17 @@ function badUrlText(name: string, text: string, url: URL | undefined): string {
       ? 'use ws:, wss:, http: or https:'
       : 'have no #hash (a WebSocket URL cannot carry one)';
   return `Expected \`${name}\` to ${wanted}, got ${describeValue(redactUrl(text))}`;
+}
+
+/**
+ * The `url` argument and the `protocols` option of a socket made with `new BaseSocket(url, options)`
+ * (or `SharedSocket`), checked: a URL (a provider is called later, per attempt, and its result
+ * checked then), and the subprotocols copied. Returns the subprotocols as the socket keeps them.
+ * @throws TypeError / RangeError naming `url` or `protocols`.
+ */
+export function checkTarget(url: unknown, protocols: unknown): ProtocolsProvider | undefined {
+  if (typeof url !== 'function') checkUrl('url', url);
+  return typeof protocols === 'function' ? (protocols as ProtocolsProvider) : checkProtocols('protocols', protocols);
 }
 
 /**

@@ -17,6 +17,7 @@ import { resolveOptions } from '../core/resolve.js';
 import type { SendOptions, SocketStats } from '../core/socket.js';
 import { messagesOf, sendArgs, statsOf } from '../core/socket.js';
 import { readyStateOf, type SocketState } from '../core/states.js';
+import { checkTarget } from '../core/target.js';
 import type { Data } from '../data.js';
 import { ResilientSocketError } from '../errors.js';
 import { browserTransport } from '../transports/browser.js';
@@ -101,7 +102,7 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
       );
     }
     const Class = this.constructor as typeof SharedSocket;
-    const m = new Machine(this, resolveOptions(url, rest, Class.transport));
+    const m = new Machine(this, resolveOptions(url, rest, Class.transport, checkTarget));
     m.binaryType_ = 'arraybuffer'; // the leader's messages cross the channel as they came; each tab makes Blobs
     // The protocol's version is in the name: tabs running another version of the library (an old tab
     // after a deploy) elect their own leader rather than misread each other.

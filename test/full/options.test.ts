@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
 import { truncatedBinaryExponential } from '../../src/backoff/truncated-binary-exponential.js';
 import { type Config, resolveOptions } from '../../src/core/resolve.js';
+import { checkTarget } from '../../src/core/target.js';
 import { checkUrl } from '../../src/core/target.js';
 import { ErrorCodes } from '../../src/errors.js';
 import { checkSubprotocols as checkProtocols } from '../../src/features/providers/protocols.js';
@@ -42,7 +43,7 @@ function resolveSocketOptions(url: unknown, options: unknown, fallback: () => un
     fallback: fallback as Transport['fallback'],
   };
   transports.set(implementation, transport);
-  return resolveOptions(url, prepare(options), transport);
+  return resolveOptions(url, prepare(options), transport, checkTarget);
 }
 const transports = new Map<unknown, Transport>();
 
