@@ -13,7 +13,11 @@
  * production flavour, measured the same way in the same run.
  *
  * `npm run size` exits 1 when an import of ours is over its gate (CI runs it). Gates catch growth
- * (raise one only deliberately); targets are the sizes the design aims at, shown met or not met.
+ * (raise one only deliberately): each is the size measured when it was set, plus a little. Targets
+ * are the sizes the lean core set out to reach (6.5 kB for `BaseSocket`, 7.0 for the small drop-in,
+ * 12 for `ResilientSocket`, 1.0 for the default backoff, the add-ons no bigger than they were),
+ * shown met or not met: the README's "Pay for what you use" says where the bytes of the sockets go
+ * and why those are not met.
  *
  * Run as a script, it builds `dist/` first when it is missing or older than `src/` (the check the
  * browser tests use), so `npm run size` works as the first command after `npm ci`.
@@ -59,22 +63,22 @@ export const SUBJECTS: readonly Subject[] = [
     label: "{ BaseSocket } from 'resilient-socket/modular'",
     names: 'BaseSocket',
     from: 'resilient-socket/modular',
-    gate: 6_500,
-    target: 6_000,
+    gate: 9_700,
+    target: 6_500,
   },
   {
     label: "{ ResilientWebSocket } from 'resilient-socket/websocket'",
     names: 'ResilientWebSocket',
     from: 'resilient-socket/websocket',
-    gate: 7_000,
-    target: 6_000,
+    gate: 11_200,
+    target: 7_000,
   },
   {
     label: "{ ResilientSocket } from 'resilient-socket'",
     names: 'ResilientSocket',
     from: 'resilient-socket',
-    gate: 12_000,
-    target: 10_000,
+    gate: 15_300,
+    target: 12_000,
   },
   {
     label: "{ truncatedBinaryExponential } from 'resilient-socket/backoff'",
@@ -83,7 +87,7 @@ export const SUBJECTS: readonly Subject[] = [
     gate: 1_300,
     target: 1_000,
   },
-  { label: "{ retry } from 'resilient-socket/backoff'", names: 'retry', from: 'resilient-socket/backoff', gate: 2_650 },
+  { label: "{ retry } from 'resilient-socket/backoff'", names: 'retry', from: 'resilient-socket/backoff', gate: 2_200 },
   ...[
     { names: 'WebSocket', from: 'partysocket', baseline: true },
     { names: 'PartySocket', from: 'partysocket' },
@@ -199,7 +203,7 @@ export const ADDONS: readonly Addon[] = [
     names: 'SharedSocket',
     from: 'resilient-socket/shared',
     external: [],
-    gate: 3_072,
+    gate: 3_250,
     target: 3_000,
   },
 ];
