@@ -6,6 +6,7 @@ import {
   defaultShouldReconnect,
   FATAL_CLOSE_CODES,
 } from '../../src/core/close-codes.js';
+import { expectInputError } from '../helpers/mode.js';
 
 function info(code: number): CloseInfo {
   return { code, reason: '', wasClean: code === 1000 };
@@ -63,7 +64,13 @@ describe('assertCloseArgs', () => {
   it('accepts a reason of exactly 123 ASCII bytes and rejects 124', () => {
     expect(() => assertCloseArgs(1000, 'x'.repeat(123))).not.toThrow();
     expect(() => assertCloseArgs(1000, 'x'.repeat(124))).toThrow(RangeError);
-    expect(() => assertCloseArgs(1000, 'x'.repeat(124))).toThrow('got 124 bytes');
+    expectInputError(
+      () => assertCloseArgs(1000, 'x'.repeat(124)),
+      RangeError,
+      'ERR_RS_INVALID_VALUE',
+      'reason',
+      /got 124 bytes/,
+    );
   });
 
   it('counts UTF-8 bytes, not UTF-16 code units', () => {
@@ -72,7 +79,13 @@ describe('assertCloseArgs', () => {
     expect(exactly123.length).toBeLessThan(123);
     expect(() => assertCloseArgs(1000, exactly123)).not.toThrow();
     expect(() => assertCloseArgs(1000, `${exactly123}x`)).toThrow(RangeError);
-    expect(() => assertCloseArgs(1000, `${exactly123}é`)).toThrow('got 125 bytes');
+    expectInputError(
+      () => assertCloseArgs(1000, `${exactly123}é`),
+      RangeError,
+      'ERR_RS_INVALID_VALUE',
+      'reason',
+      /got 125 bytes/,
+    );
     // 62 × 'é' = 124 bytes in only 62 code units.
     expect(() => assertCloseArgs(3000, 'é'.repeat(62))).toThrow(RangeError);
     expect(() => assertCloseArgs(3000, 'é'.repeat(61))).not.toThrow();

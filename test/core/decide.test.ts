@@ -8,6 +8,7 @@ import { MAX_TIMER_DELAY } from '../../src/backoff/policy.js';
 import type { CloseInfo } from '../../src/core/close-codes.js';
 import { type Decision, decide, type LossFacts, retryDelay } from '../../src/core/decide.js';
 import { ErrorCodes, isResilientSocketError, ResilientSocketError } from '../../src/errors.js';
+import { errorMessage } from '../helpers/mode.js';
 
 /** A loss that retries: one failure, no limit, reconnect allowed, nothing stops, online. */
 const BASE: LossFacts = {
@@ -65,20 +66,29 @@ describe('decide(): the table', () => {
     expect(error).toBeInstanceOf(ResilientSocketError);
     expect(error.code).toBe(ErrorCodes.FATAL_CLOSE);
     expect(error.closeCode).toBe(4001);
-    expect(error.message).toBe('The server closed the connection with code 4001 (kicked); not reconnecting');
+    expect(error.message).toBe(
+      errorMessage(
+        ErrorCodes.FATAL_CLOSE,
+        'The server closed the connection with code 4001 (kicked); not reconnecting',
+      ),
+    );
     expect(error.cause).toBeUndefined();
   });
 
   it('a fatal close without a reason has no empty parentheses', () => {
     const error = givenUp(decide(facts({ again: false, close: { code: 1008, reason: '', wasClean: true } })));
-    expect(error.message).toBe('The server closed the connection with code 1008; not reconnecting');
+    expect(error.message).toBe(
+      errorMessage(ErrorCodes.FATAL_CLOSE, 'The server closed the connection with code 1008; not reconnecting'),
+    );
     expect(error.closeCode).toBe(1008);
   });
 
   it('retries exhausted: the counts in the message, the loss error as cause', () => {
     const error = givenUp(decide(facts({ failures: 4, maxRetries: 3, error: FAILED })));
     expect(error.code).toBe(ErrorCodes.RETRIES_EXHAUSTED);
-    expect(error.message).toBe('Gave up after 4 consecutive failures (maxRetries 3)');
+    expect(error.message).toBe(
+      errorMessage(ErrorCodes.RETRIES_EXHAUSTED, 'Gave up after 4 consecutive failures (maxRetries 3)'),
+    );
     expect(error.cause).toBe(FAILED);
     expect(error.closeCode).toBeUndefined();
   });

@@ -10,6 +10,7 @@ import { ResilientSocket, ResilientWebSocket } from '../../src/node.js';
 import { SharedSocket } from '../../src/shared-node.js';
 import { ResilientWebSocket as CoreResilientWebSocket } from '../../src/websocket-node.js';
 import { WebSocketImpl } from '../full/helpers.js';
+import { expectInputError, rethrow } from '../helpers/mode.js';
 
 const URL = 'ws://127.0.0.1:9/feed';
 
@@ -64,25 +65,40 @@ afterEach(() => {
 describe.each(CLASSES)('%s: the first retry window is at least 1 ms', (_name, make) => {
   it('refuses a ceiling whose first window maxDelay / 2^(ceiling − 1) is under 1 ms, naming both options and the largest that fits', () => {
     const error = construct(make, { maxDelay: 10_000, ceiling: 30_000 });
-    expect(error).toBeInstanceOf(RangeError);
-    expect((error as Error).message).toBe(
+    expectInputError(
+      rethrow(error),
+      RangeError,
+      'ERR_RS_INVALID_VALUE',
+      'ceiling',
       'Expected `ceiling` to be at most 14 with `maxDelay` 10000 (the first retry window, `maxDelay` / 2^(`ceiling` − 1), must be at least 1 ms), got 30000',
     );
   });
 
   it('measures the ceiling against the default maxDelay, and against a small one', () => {
-    expect((construct(make, { ceiling: 15 }) as Error).message).toMatch(
+    expectInputError(
+      rethrow(construct(make, { ceiling: 15 })),
+      RangeError,
+      'ERR_RS_INVALID_VALUE',
+      'ceiling',
       /^Expected `ceiling` to be at most 14 with `maxDelay` 10000 .*, got 15$/,
     );
-    expect((construct(make, { maxDelay: 100, ceiling: 8 }) as Error).message).toMatch(
+    expectInputError(
+      rethrow(construct(make, { maxDelay: 100, ceiling: 8 })),
+      RangeError,
+      'ERR_RS_INVALID_VALUE',
+      'ceiling',
       /at most 7 with `maxDelay` 100 .*, got 8$/,
     );
   });
 
   it('refuses a maxDelay under 1 ms (no ceiling fits it)', () => {
-    const error = construct(make, { maxDelay: 0.5 });
-    expect(error).toBeInstanceOf(RangeError);
-    expect((error as Error).message).toBe('Expected `maxDelay` to be a finite number >= 1, got 0.5');
+    expectInputError(
+      rethrow(construct(make, { maxDelay: 0.5 })),
+      RangeError,
+      'ERR_RS_INVALID_VALUE',
+      'maxDelay',
+      'Expected `maxDelay` to be a finite number >= 1, got 0.5',
+    );
   });
 
   it('accepts the largest ceiling that fits, and a small maxDelay without a ceiling', () => {

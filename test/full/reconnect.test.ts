@@ -7,6 +7,7 @@ import type { CloseInfo } from '../../src/core/close-codes.js';
 import { ErrorCodes, type ResilientSocketError } from '../../src/errors.js';
 import { CLOSE_TIMEOUT, SHOULD_RECONNECT_TIMEOUT } from '../../src/node.js';
 import type { WebSocketConstructorLike } from '../../src/transports/websocket-like.js';
+import { errorMessage, PRODUCTION } from '../helpers/mode.js';
 import {
   advance,
   cleanup,
@@ -25,6 +26,15 @@ beforeEach(() => {
   vi.useFakeTimers();
 });
 afterEach(cleanup);
+
+/**
+ * The message of a ResilientSocketError with `code`: in development it contains `text`; in
+ * production it is the code alone.
+ */
+function expectMessage(error: { message: string } | undefined, code: string, text: string): void {
+  if (PRODUCTION) expect(error?.message).toBe(code);
+  else expect(error?.message).toContain(text);
+}
 
 /** TBE with T = 10 s, N = 10 and every draw 0.5: the n-th delay is 0.5 · 19.53125 · 2^(n−1). */
 function halfTbe() {
@@ -93,7 +103,7 @@ describe('failed attempts', () => {
     expect(log.names()).toEqual(['connecting', 'state', 'error', 'close', 'reconnecting']);
     const [error] = log.of('error');
     expectRsError(error, ErrorCodes.CONNECTION_FAILED);
-    expect(error?.message).toContain('Connection attempt 1 failed');
+    expectMessage(error, ErrorCodes.CONNECTION_FAILED, 'Connection attempt 1 failed');
     // mock-socket reports a refused connection as close code 1000
     expect(log.of('close')).toEqual([{ code: 1000, reason: '', wasClean: true, willReconnect: true }]);
     expect(log.states()).toEqual(['connecting→reconnecting']);
@@ -273,7 +283,7 @@ describe('maxRetries', () => {
     expect(log.of('close')).toEqual([{ code: 1000, reason: '', wasClean: true, willReconnect: false }]);
     const exhausted = log.of('error')[1] as ResilientSocketError;
     expect(exhausted.cause).toBe(log.of('error')[0]);
-    expect(exhausted.message).toContain('maxRetries 2');
+    expectMessage(exhausted, ErrorCodes.RETRIES_EXHAUSTED, 'maxRetries 2');
     expect(log.of('giveup')).toEqual([{ attempts: 3, failures: 3, error: exhausted }]);
     expect(log.states()).toEqual(['connecting→closed']);
     expect(socket.state).toBe('closed');
@@ -341,7 +351,7 @@ describe('connectTimeout', () => {
     await advance(1);
     expect(log.names()).toEqual(['state', 'error', 'reconnecting']); // no socket, so no close event
     const error = expectRsError(log.of('error')[0], ErrorCodes.CONNECT_TIMEOUT);
-    expect(error.message).toContain('1000 ms');
+    expectMessage(error, ErrorCodes.CONNECT_TIMEOUT, '1000 ms');
     expect(log.of('reconnecting')).toEqual([{ attempt: 2, delay: 500 }]);
     expect(provider).toHaveBeenCalledTimes(1);
     await advance(500);
@@ -423,10 +433,10 @@ describe('URL provider', () => {
     expect(log.names()).toEqual(['state', 'error', 'reconnecting']);
     const first = expectRsError(log.of('error')[0], ErrorCodes.PROVIDER_FAILED);
     expect(first.cause).toBe(thrownError);
-    expect(first.message).toContain('no token');
+    expectMessage(first, ErrorCodes.PROVIDER_FAILED, 'no token');
     await advance(100);
     const second = expectRsError(log.of('error')[1], ErrorCodes.PROVIDER_FAILED);
-    expect(second.message).toContain('token service down');
+    expectMessage(second, ErrorCodes.PROVIDER_FAILED, 'token service down');
     expect(log.of('reconnecting').map((r) => r.attempt)).toEqual([2, 3]);
     await advance(100 + MOCK_DELAY);
     expect(socket.state).toBe('open');
@@ -455,7 +465,7 @@ describe('close-code policy', () => {
     expect(log.of('close')).toEqual([{ code: 1008, reason: 'policy', wasClean: false, willReconnect: false }]);
     const error = expectRsError(log.of('error')[0], ErrorCodes.FATAL_CLOSE);
     expect(error.closeCode).toBe(1008);
-    expect(error.message).toContain('1008');
+    expectMessage(error, ErrorCodes.FATAL_CLOSE, '1008');
     expect(log.of('giveup')).toEqual([{ attempts: 1, failures: 1, error }]);
     expect(socket.state).toBe('closed');
     await advance(1000);
@@ -508,7 +518,7 @@ describe('close-code policy', () => {
     await advance(MOCK_DELAY);
     expect(socket.state).toBe('reconnecting');
     expect(log.errors()).toEqual([ErrorCodes.CALLBACK_FAILED]);
-    expect(log.of('error')[0]?.message).toBe('`shouldReconnect` threw: oops');
+    expect(log.of('error')[0]?.message).toBe(errorMessage(ErrorCodes.CALLBACK_FAILED, '`shouldReconnect` threw: oops'));
   });
 });
 
@@ -770,7 +780,7 @@ describe('an async shouldReconnect', () => {
     expect(log.errors()).toEqual([]);
     await advance(1);
     const error = expectRsError(log.of('error')[0], ErrorCodes.CALLBACK_FAILED);
-    expect(error.message).toContain('`shouldReconnect` timed out');
+    expectMessage(error, ErrorCodes.CALLBACK_FAILED, '`shouldReconnect` timed out');
     await advance(10 + MOCK_DELAY);
     expect(socket.state).toBe('open');
   });
@@ -783,7 +793,9 @@ describe('an async shouldReconnect', () => {
     server.closeLast(1012);
     await advance(MOCK_DELAY);
     const error = expectRsError(log.of('error')[0], ErrorCodes.CALLBACK_FAILED);
-    expect(error.message).toBe('`shouldReconnect` rejected: auth service down');
+    expect(error.message).toBe(
+      errorMessage(ErrorCodes.CALLBACK_FAILED, '`shouldReconnect` rejected: auth service down'),
+    );
     expect(socket.state).toBe('reconnecting');
     await advance(10 + MOCK_DELAY);
     expect(socket.state).toBe('open');
@@ -837,7 +849,7 @@ describe('a protocols provider returning invalid subprotocols', () => {
       await advance(0);
       const error = expectRsError(log.of('error')[0], ErrorCodes.PROVIDER_FAILED);
       expect(error.cause).toBeInstanceOf(RangeError);
-      expect(error.message).toContain('protocols()');
+      expectMessage(error, ErrorCodes.PROVIDER_FAILED, 'protocols()');
       expect(socket.state).toBe('reconnecting');
       expect(server.clients).toEqual([]);
     },
@@ -868,7 +880,7 @@ describe('no secret from a URL in an error or an event', () => {
     await advance(0);
     const [error] = log.of('error');
     expectRsError(error, ErrorCodes.CONNECTION_FAILED);
-    expect(error?.message).toContain("'wss://***@feed.test/x?token=***'");
+    expectMessage(error, ErrorCodes.CONNECTION_FAILED, "'wss://***@feed.test/x?token=***'");
     for (const secret of SECRETS) expect(printed(error)).not.toContain(secret);
     expect(log.of('connecting')).toEqual([{ attempt: 1, url: 'wss://***@feed.test/x?token=***' }]);
     expect(
