@@ -17,7 +17,7 @@ import { describeReceived, describeThrown } from '../validation.js';
 import type { CloseInfo } from './close-codes.js';
 import type { Connection } from './connection.js';
 import type { DropReason, ResilientSocketEvents } from './events.js';
-import type { Feature, HookName, Host, Loss } from './feature.js';
+import type { HookName, Host, Loss } from './feature.js';
 import type { UrlProvider } from './options.js';
 import type { Queue } from './queue.js';
 import { callbackError, listenerError, surface, UNHEARD_DROP, unheard } from './report.js';

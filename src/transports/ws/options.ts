@@ -15,6 +15,8 @@ import {
   firstNonTokenChar,
   isAbortSignal,
   quoteKey,
+  rangeError,
+  typeError,
 } from '../../validation.js';
 
 /** The most of a header name an error shows (the rest may be a secret). */
@@ -55,7 +57,8 @@ function describeKind(value: unknown): string {
 function checkHeaderText(name: string, text: string): void {
   const bad = text.search(NOT_HEADER_TEXT);
   if (bad === -1) return;
-  throw new RangeError(
+  throw rangeError(
+    name,
     `Expected \`${name}\` to contain no CR, LF or other control characters (only tab, visible ASCII and Latin-1), ` +
       `got a string of ${characters(text.length)} with ${describeChar(text, bad)} at index ${bad}`,
   );
@@ -70,25 +73,35 @@ function checkHeaderValue(name: string, value: unknown): void {
   if (Array.isArray(value)) {
     value.forEach((item: unknown, index) => {
       if (typeof item !== 'string' && typeof item !== 'number') {
-        throw new TypeError(`Expected \`${name}[${index}]\` to be a string or a number, got ${describeKind(item)}`);
+        throw typeError(
+          `${name}[${index}]`,
+          `Expected \`${name}[${index}]\` to be a string or a number, got ${describeKind(item)}`,
+        );
       }
       if (typeof item === 'string') checkHeaderText(`${name}[${index}]`, item);
     });
     return;
   }
-  throw new TypeError(`Expected \`${name}\` to be a string, a number or an array of them, got ${describeKind(value)}`);
+  throw typeError(
+    name,
+    `Expected \`${name}\` to be a string, a number or an array of them, got ${describeKind(value)}`,
+  );
 }
 
 /** `wsOptions.headers`: an object of HTTP-token names to header values (see checkHeaderValue). */
 function checkHeaders(headers: unknown): void {
   if (headers === undefined) return;
   if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) {
-    throw new TypeError(`Expected \`wsOptions.headers\` to be an object, got ${describeReceived(headers)}`);
+    throw typeError(
+      'wsOptions.headers',
+      `Expected \`wsOptions.headers\` to be an object, got ${describeReceived(headers)}`,
+    );
   }
   for (const [headerName, value] of Object.entries(headers)) {
     const bad = headerName === '' ? 0 : firstNonTokenChar(headerName);
     if (bad !== -1) {
-      throw new RangeError(
+      throw rangeError(
+        'wsOptions.headers',
         `Expected the header names in \`wsOptions.headers\` to be HTTP tokens (RFC 7230), got ${showHeaderName(headerName, bad)}`,
       );
     }
@@ -124,18 +137,23 @@ export function checkWsOptions(value: Record<string, unknown>): void {
   if (o.origin !== undefined) {
     // ws sends it as the Origin (or Sec-WebSocket-Origin) header.
     if (typeof o.origin !== 'string') {
-      throw new TypeError(`Expected \`wsOptions.origin\` to be a string, got ${describeReceived(o.origin)}`);
+      throw typeError(
+        'wsOptions.origin',
+        `Expected \`wsOptions.origin\` to be a string, got ${describeReceived(o.origin)}`,
+      );
     }
     checkHeaderText('wsOptions.origin', o.origin);
   }
   if (o.protocolVersion !== undefined) {
     if (typeof o.protocolVersion !== 'number') {
-      throw new TypeError(
+      throw typeError(
+        'wsOptions.protocolVersion',
         `Expected \`wsOptions.protocolVersion\` to be a number (8 or 13), got ${describeReceived(o.protocolVersion)}`,
       );
     }
     if (o.protocolVersion !== 8 && o.protocolVersion !== 13) {
-      throw new RangeError(
+      throw rangeError(
+        'wsOptions.protocolVersion',
         `Expected \`wsOptions.protocolVersion\` to be 8 or 13, got ${describeValue(o.protocolVersion)}`,
       );
     }
@@ -154,7 +172,10 @@ export function checkWsOptions(value: Record<string, unknown>): void {
   }
   // http.request turns a truthy `auth` into a Basic Authorization header with Buffer.from(auth).
   if (o.auth !== undefined && typeof o.auth !== 'string') {
-    throw new TypeError(`Expected \`wsOptions.auth\` to be a string ("user:password"), got ${describeKind(o.auth)}`);
+    throw typeError(
+      'wsOptions.auth',
+      `Expected \`wsOptions.auth\` to be a string ("user:password"), got ${describeKind(o.auth)}`,
+    );
   }
   // http.request: an Agent-like object, or false (no agent), null or undefined (the default one).
   const { agent } = o;
@@ -164,12 +185,16 @@ export function checkWsOptions(value: Record<string, unknown>): void {
     agent !== false &&
     !(typeof agent === 'object' && typeof (agent as { addRequest?: unknown }).addRequest === 'function')
   ) {
-    throw new TypeError(
+    throw typeError(
+      'wsOptions.agent',
       `Expected \`wsOptions.agent\` to be an http.Agent (an object with addRequest()), false or undefined, got ${describeReceived(agent)}`,
     );
   }
   if (o.signal !== undefined && !isAbortSignal(o.signal)) {
-    throw new TypeError(`Expected \`wsOptions.signal\` to be an AbortSignal, got ${describeReceived(o.signal)}`);
+    throw typeError(
+      'wsOptions.signal',
+      `Expected \`wsOptions.signal\` to be an AbortSignal, got ${describeReceived(o.signal)}`,
+    );
   }
   // ws calls a truthy finishRequest in place of req.end().
   if (o.finishRequest !== undefined && o.finishRequest !== null) {

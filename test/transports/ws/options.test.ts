@@ -141,3 +141,26 @@ describe('wsOptions: refused at construction exactly when ws refuses them', () =
     );
   });
 });
+
+describe('the codes of the wsOptions errors', () => {
+  it.each<[string, Record<string, unknown>, TypeErrorConstructor | RangeErrorConstructor, string]>([
+    ['a header value of a wrong type', { headers: { 'X-Token': {} } }, TypeError, 'ERR_RS_INVALID_TYPE'],
+    ['a header value with a control character', { headers: { 'X-Token': 'a\nb' } }, RangeError, 'ERR_RS_INVALID_VALUE'],
+    ['a header name that is no token', { headers: { 'X Token': 'a' } }, RangeError, 'ERR_RS_INVALID_VALUE'],
+    ['headers that are no object', { headers: 'X-Token: a' }, TypeError, 'ERR_RS_INVALID_TYPE'],
+    ['an origin of a wrong type', { origin: 1 }, TypeError, 'ERR_RS_INVALID_TYPE'],
+    ['a protocol version other than 8 or 13', { protocolVersion: 7 }, RangeError, 'ERR_RS_INVALID_VALUE'],
+    ['an auth of a wrong type', { auth: 1 }, TypeError, 'ERR_RS_INVALID_TYPE'],
+    ['an agent of a wrong type', { agent: 'x' }, TypeError, 'ERR_RS_INVALID_TYPE'],
+    ['a signal of a wrong type', { signal: {} }, TypeError, 'ERR_RS_INVALID_TYPE'],
+  ])('%s: the class and the code', (_what, options, Kind, code) => {
+    let thrown: unknown;
+    try {
+      checkWsOptions(options);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(Kind);
+    expect((thrown as { code?: unknown }).code).toBe(code);
+  });
+});
