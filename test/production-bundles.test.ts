@@ -4,9 +4,18 @@
  * `CloseEvent` stand-in that only Node needs. Each import is bundled from the sources as an app
  * would for the browser (esbuild: ESM, minified, which defines `process.env.NODE_ENV` as
  * `'production'`), and again for development, where every text must still be there.
+ *
+ * esbuild reads the sources from disk, so the mode this suite runs in (`npm test` or
+ * `npm run test:production`) does not reach the bundles: both runs check the same thing.
  */
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+
+/**
+ * The expression bundlers replace, as esbuild's `define` names it. Joined at run time: the
+ * production test run rewrites that expression, written out, in this file too.
+ */
+const NODE_ENV = ['process', 'env', 'NODE_ENV'].join('.');
 
 /** The bundle of `export { names } from './src/<from>'`: for the browser, minified, in `mode`. */
 async function bundle(names: string, from: string, mode: 'production' | 'development'): Promise<string> {
@@ -19,7 +28,7 @@ async function bundle(names: string, from: string, mode: 'production' | 'develop
     external: ['react'],
     write: false,
     logLevel: 'silent',
-    ...(mode === 'development' ? { define: { 'process.env.NODE_ENV': '"development"' } } : {}),
+    ...(mode === 'development' ? { define: { [NODE_ENV]: '"development"' } } : {}),
   });
   return result.outputFiles[0]?.text ?? '';
 }

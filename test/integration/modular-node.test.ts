@@ -9,6 +9,7 @@ import { type Clock, systemClock, type TimerHandle } from '../../src/clock.js';
 import { BaseSocket, heartbeat, upgradeRejection } from '../../src/modular-node.js';
 import type { ResilientSocket } from '../../src/node.js';
 import { ACCEPT, type BehaviourSetting, startTestServer, type TestWsServer } from '../faults/index.js';
+import { errorMessage } from '../helpers/mode.js';
 import { parseLines, runNodeChild } from '../helpers/node-child.js';
 import { SocketRecorder } from '../helpers/socket-recorder.js';
 import { activeTimeouts, timerBaseline } from '../helpers/timers.js';
@@ -107,7 +108,7 @@ describe('BaseSocket from the Node modular entry', () => {
     await waitFor(() => rec.count('reconnecting') === 1, 2_000, 'the refusal', { describe: () => rec.summary() });
     const [error] = rec.errors;
     expect(error).toMatchObject({ code: 'ERR_RS_UPGRADE_REJECTED', status: 503, retryAfter: 1_000 });
-    expect(error?.message).toContain('HTTP 503');
+    expect(error?.message).toEqual(errorMessage('ERR_RS_UPGRADE_REJECTED', expect.stringContaining('HTTP 503')));
     const [{ delay } = { delay: Number.NaN }] = rec.reconnecting;
     // At least the Retry-After; the default backoff's first window (about 20 ms) is shorter.
     expect(delay).toBe(1_000);
@@ -126,7 +127,9 @@ describe('BaseSocket from the Node modular entry', () => {
     const { socket, rec } = track(new BaseSocket(server.url));
     await waitFor(() => socket.state === 'open', 2_000, 'open', { describe: () => rec.summary() });
     expect(rec.errors[0]).toMatchObject({ code: 'ERR_RS_CONNECTION_FAILED' });
-    expect(rec.errors[0]?.message).toContain('HTTP 503');
+    expect(rec.errors[0]?.message).toEqual(
+      errorMessage('ERR_RS_CONNECTION_FAILED', expect.stringContaining('HTTP 503')),
+    );
     expect(rec.reconnecting[0]?.delay).toBeLessThan(1_000);
   });
 

@@ -8,6 +8,7 @@ import type { Data } from '../../src/data.js';
 import type { ResilientSocketError } from '../../src/errors.js';
 import { ResilientSocket } from '../../src/node.js';
 import { startTestServer } from '../faults/index.js';
+import { errorMessage } from '../helpers/mode.js';
 import { parseLines, runNodeChild } from '../helpers/node-child.js';
 import { closeAndExpectGone, SocketRecorder } from '../helpers/socket-recorder.js';
 import { Cleanup, waitFor } from '../helpers/wait.js';
@@ -111,7 +112,9 @@ describe('a message over wsOptions.maxPayload (defect 12)', () => {
     await waitFor(() => rec.errors.length > 0, 2_000, 'the error', { describe: () => rec.summary() });
     const error = rec.errors[0] as ResilientSocketError;
     expect(error.code).toBe('ERR_RS_CONNECTION_FAILED');
-    expect(error.message).toContain('Max payload size exceeded');
+    expect(error.message).toEqual(
+      errorMessage('ERR_RS_CONNECTION_FAILED', expect.stringContaining('Max payload size exceeded')),
+    );
     expect((error.cause as { code?: string }).code).toBe('WS_ERR_UNSUPPORTED_MESSAGE_LENGTH');
     expect(rec.messages).toEqual([]);
     expect(socket.state).toBe('reconnecting');

@@ -37,6 +37,7 @@ import {
 import { ErrorCodes } from '../../src/errors.js';
 import { ResilientSocket } from '../../src/node.js';
 import { TestClock } from '../../src/testing/test-clock.js';
+import { expectInputError } from '../helpers/mode.js';
 import { attempt } from './arbitraries.js';
 import { errorOf, FATAL_CODES, type Fate, fateArb, playable, Script, type Stage } from './attempt-fates.js';
 
@@ -318,9 +319,12 @@ async function play(plan: Plan): Promise<Entry[] | undefined> {
     );
     const error = refused.ok ? undefined : (refused.error as Error);
     expect(error, `${JSON.stringify(b)} is refused`).toBeInstanceOf(RangeError);
-    expect(error?.message).toMatch(
-      b.maxDelay < 1 ? /^Expected `maxDelay` / : /^Expected `ceiling` to be at most \d+ with `maxDelay` /,
-    );
+    expectInputError(error, {
+      kind: RangeError,
+      code: 'ERR_RS_INVALID_VALUE',
+      name: b.maxDelay < 1 ? 'maxDelay' : 'ceiling',
+      message: b.maxDelay < 1 ? /^Expected `maxDelay` / : /^Expected `ceiling` to be at most \d+ with `maxDelay` /,
+    });
     see('refused: first window under 1 ms');
     if (refused.ok) (refused.value as { close?: () => void } | undefined)?.close?.();
     return undefined;

@@ -3,6 +3,7 @@ import { constant } from '../../src/backoff/index.js';
 import type { ConnectingInfo } from '../../src/core/events.js';
 import type { HandshakeConnection } from '../../src/node.js';
 import { ECHO } from '../faults/index.js';
+import { errorMessage } from '../helpers/mode.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
 import { closeAndCheckLeftovers, createRig, named, watchUnhandled } from './leftovers.js';
 
@@ -10,6 +11,7 @@ import { closeAndCheckLeftovers, createRig, named, watchUnhandled } from './left
 // that fails or times out, and a server that never answers the upgrade. Every failure is reported
 // with its code, retried, never surfaces as an unhandled rejection, and the socket opens once the
 // provider / hook / server recovers. Every test ends with close() and checks what is left behind.
+// The messages say what failed in development; in production a message is its code alone.
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -58,7 +60,7 @@ describe('URL provider failures (case 8)', () => {
 
     expect(calls).toBe(3);
     expect(rec.errors.map((e) => e.code)).toEqual(['ERR_RS_PROVIDER_FAILED', 'ERR_RS_PROVIDER_FAILED']);
-    expect(rec.errors[0]?.message).toContain(detail);
+    expect(rec.errors[0]?.message).toEqual(errorMessage('ERR_RS_PROVIDER_FAILED', expect.stringContaining(detail)));
     expect(rec.errors[0]?.cause).toBeInstanceOf(Error);
     // No socket was created for the failed attempts: no `connecting`, no `close`, no upgrade.
     // The event shows the URL with its query values redacted; the server got the real one.
@@ -118,7 +120,7 @@ describe('URL provider failures (case 8)', () => {
 
       expect(rec.errors).toHaveLength(1);
       expect(rec.errors[0]).toMatchObject({ code: 'ERR_RS_CONNECT_TIMEOUT' });
-      expect(rec.errors[0]?.message).toContain('300 ms');
+      expect(rec.errors[0]?.message).toEqual(errorMessage('ERR_RS_CONNECT_TIMEOUT', expect.stringContaining('300 ms')));
       expect(rec.closes).toEqual([]);
       // The late URL of the abandoned attempt never reached the server.
       expect(calls).toBe(2);
@@ -176,7 +178,9 @@ describe('handshake hook failures (case 9)', () => {
 
       expect(rec.errors).toHaveLength(1);
       expect(rec.errors[0]).toMatchObject({ code: 'ERR_RS_HANDSHAKE_FAILED' });
-      expect(rec.errors[0]?.message).toContain('auth rejected');
+      expect(rec.errors[0]?.message).toEqual(
+        errorMessage('ERR_RS_HANDSHAKE_FAILED', expect.stringContaining('auth rejected')),
+      );
       expect(rec.errors[0]?.cause).toMatchObject({ message: 'auth rejected' });
       expect(rec.closes).toEqual([{ code: 1006, reason: 'handshake failed', wasClean: false, willReconnect: true }]);
       expect(rig.server.disconnects[0]?.code).toBe(1006);
@@ -243,7 +247,9 @@ describe('handshake hook failures (case 9)', () => {
 
       expect(rec.errors).toHaveLength(1);
       expect(rec.errors[0]).toMatchObject({ code: 'ERR_RS_HANDSHAKE_TIMEOUT' });
-      expect(rec.errors[0]?.message).toContain('200 ms');
+      expect(rec.errors[0]?.message).toEqual(
+        errorMessage('ERR_RS_HANDSHAKE_TIMEOUT', expect.stringContaining('200 ms')),
+      );
       expect(rec.closes).toEqual([{ code: 1006, reason: 'handshake timeout', wasClean: false, willReconnect: true }]);
       expect(rig.server.disconnects[0]?.code).toBe(1006);
       expect(rec.opens).toEqual([{ attempt: 2, reconnected: false }]);

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BaseSocket } from '../../src/core/socket.js';
 import { isResilientSocketError } from '../../src/errors.js';
 import { ResilientWebSocket } from '../../src/websocket.js';
+import { errorMessage } from '../helpers/mode.js';
 
 /** A browser-like WebSocket whose events the test fires. */
 class HandDriven extends EventTarget {
@@ -71,7 +72,7 @@ describe('the browser transport: a connection the WebSocket failed', () => {
       [
         'error',
         'ERR_RS_CONNECTION_FAILED',
-        'The connection failed: the WebSocket reported an error',
+        errorMessage('ERR_RS_CONNECTION_FAILED', 'The connection failed: the WebSocket reported an error'),
         expect.any(Event),
       ],
       ['close', 1006],

@@ -294,16 +294,19 @@ describe("BaseSocket's `buffer` option and the feature", () => {
     new BaseSocket(uniqueUrl(), { WebSocket: WebSocketImpl, autoConnect: false, ...options });
 
   it('`buffer.ttl` or `buffer.overflow` without the feature is a TypeError naming bufferPolicy', () => {
-    const error = thrown(base({ buffer: { ttl: 5 } }));
-    expect(error).toBeInstanceOf(TypeError);
-    expect((error as Error).constructor).toBe(TypeError);
-    expect((error as Error).message).toBe(
+    expectInputError(
+      base({ buffer: { ttl: 5 } }),
+      TypeError,
+      'ERR_RS_NEEDS_FEATURE',
+      'buffer.ttl',
       "`buffer.ttl` belongs to the bufferPolicy() feature: import { bufferPolicy } from 'resilient-socket/modular' and add bufferPolicy(…) to `features`",
     );
-    expect(base({ buffer: { overflow: 'error' } })).toThrow(
-      new TypeError(
-        "`buffer.overflow` belongs to the bufferPolicy() feature: import { bufferPolicy } from 'resilient-socket/modular' and add bufferPolicy(…) to `features`",
-      ),
+    expectInputError(
+      base({ buffer: { overflow: 'error' } }),
+      TypeError,
+      'ERR_RS_NEEDS_FEATURE',
+      'buffer.overflow',
+      "`buffer.overflow` belongs to the bufferPolicy() feature: import { bufferPolicy } from 'resilient-socket/modular' and add bufferPolicy(…) to `features`",
     );
   });
 

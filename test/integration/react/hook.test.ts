@@ -16,6 +16,7 @@ import { describe, expect, it } from 'vitest';
 import type { DropInfo } from '../../../src/core/events.js';
 import type { BaseSocket } from '../../../src/core/socket.js';
 import { type ResilientSocketHook, type UseResilientSocketOptions, useResilientSocket } from '../../../src/react.js';
+import { expectInputError, rethrow } from '../../helpers/mode.js';
 import { AFTER_GRACE, afterThisTest, captureWarnings, mount, pass, startServer, until } from './harness.js';
 
 /** The package's sources: a timer whose stack passes through them is the package's. */
@@ -365,8 +366,11 @@ describe('options the socket refuses', () => {
     const options = { maxDelay: 10_000, ceiling: 30_000 };
     await mount(createElement(Catch, { caught }, probe(server.url, seen(), options)));
     expect(caught).toHaveLength(1);
-    expect(caught[0]).toBeInstanceOf(RangeError);
-    expect((caught[0] as Error).message).toMatch(
+    expectInputError(
+      rethrow(caught[0]),
+      RangeError,
+      'ERR_RS_INVALID_VALUE',
+      'ceiling',
       /^Expected `ceiling` to be at most 14 with `maxDelay` 10000 .*, got 30000$/,
     );
     await pass(50);

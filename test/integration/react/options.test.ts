@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import type { DropInfo } from '../../../src/core/events.js';
 import { heartbeat } from '../../../src/modular.js';
 import { type ResilientSocketHook, type UseResilientSocketOptions, useResilientSocket } from '../../../src/react.js';
+import { errorMessage } from '../../helpers/mode.js';
 import { AFTER_GRACE, afterThisTest, captureWarnings, mount, pass, render, startServer, until } from './harness.js';
 
 interface Seen {
@@ -201,7 +202,10 @@ describe('onMessage', () => {
     expect(got).toEqual(['a', 'b']);
     expect(plain.data).toEqual(['a', 'b']);
     expect(reported).toHaveLength(2);
-    expect(reported[0]).toMatchObject({ code: 'ERR_RS_LISTENER_THREW', message: expect.stringContaining('boom') });
+    expect(reported[0]).toMatchObject({
+      code: 'ERR_RS_LISTENER_THREW',
+      message: errorMessage('ERR_RS_LISTENER_THREW', expect.stringContaining('boom')),
+    });
     expect(thrower.hook?.state).toBe('open');
     expect(server.connections).toBe(1);
   });

@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import type { DropInfo } from '../../../src/core/events.js';
 import { providers } from '../../../src/modular.js';
 import { type ResilientSocketHook, type UseResilientSocketOptions, useResilientSocket } from '../../../src/react.js';
+import { expectInputError, rethrow } from '../../helpers/mode.js';
 import { AFTER_GRACE, captureWarnings, mount, pass, render, startServer, type TestServer, until } from './harness.js';
 
 interface Seen {
@@ -136,8 +137,7 @@ describe('a URL provider with providers()', () => {
     }
     await pass(100);
     await act(async () => root.unmount());
-    expect(thrown).toBeInstanceOf(TypeError);
-    expect((thrown as Error).message).toMatch(/add providers\(…\) to `features`/);
+    expectInputError(rethrow(thrown), TypeError, 'ERR_RS_NEEDS_FEATURE', 'url', /add providers\(…\) to `features`/);
     expect(server.connections).toBe(0);
   });
 });
