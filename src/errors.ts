@@ -64,6 +64,24 @@ export const ErrorCodes = /* @__PURE__ */ Object.freeze({
    * its factory from `resilient-socket/modular` and add it to `features`). The message names it.
    */
   NEEDS_FEATURE: 'ERR_RS_NEEDS_FEATURE',
+  /**
+   * A reliable message (`sendReliable`, the `delivery()` feature) was sent `maxAttempts` times without an
+   * acknowledgement: its promise rejects with this, and a `drop` (reason `'unacknowledged'`) reports it.
+   */
+  NOT_ACKNOWLEDGED: 'ERR_RS_NOT_ACKNOWLEDGED',
+  /**
+   * `close()` or a give-up ended the socket while reliable messages waited for their acknowledgement, and
+   * the store keeps nothing across sessions (the in-memory one): their promises reject with this, and a
+   * `drop` (reason `'closed'`) reports them.
+   */
+  DELIVERY_STOPPED: 'ERR_RS_DELIVERY_STOPPED',
+  /**
+   * `close()` or a give-up ended the socket while reliable messages waited, and a persistent store
+   * (`indexedDbStore`) keeps them: their promises reject with this; the next socket on that store sends them.
+   */
+  DELIVERY_DEFERRED: 'ERR_RS_DELIVERY_DEFERRED',
+  /** The `delivery()` feature's store failed to load or save; delivery goes on in memory. `cause` holds the store's error. */
+  STORE_FAILED: 'ERR_RS_STORE_FAILED',
 });
 
 /** The union of the values of {@link ErrorCodes}. */

@@ -14,6 +14,7 @@ export {
   FATAL_CLOSE_CODES,
 } from './core/close-codes.js';
 export type {
+  AckedInfo,
   CloseEventInfo,
   ConnectingInfo,
   DropInfo,

@@ -11,6 +11,7 @@ import type { Transport } from './transports/transport.js';
 import { wsTransport } from './transports/ws/index.js';
 
 export type {
+  AckedInfo,
   CloseEventInfo,
   ConnectingInfo,
   DropInfo,

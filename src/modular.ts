@@ -11,6 +11,7 @@
  * @packageDocumentation
  */
 export type {
+  AckedInfo,
   CloseEventInfo,
   ConnectingInfo,
   DropInfo,

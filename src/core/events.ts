@@ -74,7 +74,20 @@ export type DropReason =
    * was detached, e.g. transferred to a worker; a type it cannot send). It could never be written,
    * so it is dropped rather than retried; an `error` with `ERR_RS_UNSENDABLE` and the cause precedes it.
    */
-  | 'unsendable';
+  | 'unsendable'
+  /**
+   * A reliable message (`sendReliable`, the `delivery()` feature) was sent `maxAttempts` times and never
+   * acknowledged; its promise rejected with `ERR_RS_NOT_ACKNOWLEDGED`.
+   */
+  | 'unacknowledged';
+
+/** Payload of `acked`: a reliable message the peer acknowledged. */
+export interface AckedInfo {
+  /** Its id on the wire (the sender's sequence number, as a string). */
+  readonly id: string;
+  /** What was sent. */
+  readonly data: unknown;
+}
 
 /** Payload of `drop`: messages that will never be sent. */
 export interface DropInfo {
@@ -130,6 +143,8 @@ export interface ResilientSocketEvents {
   giveup: [info: GiveUpInfo];
   /** Messages were dropped and will never be sent. */
   drop: [info: DropInfo];
+  /** The peer acknowledged a reliable message (`sendReliable`, the `delivery()` feature); its promise resolved. */
+  acked: [info: AckedInfo];
 }
 
 /**
@@ -147,4 +162,5 @@ export const EVENT_NAMES = [
   'error',
   'giveup',
   'drop',
+  'acked',
 ] as const satisfies readonly (keyof ResilientSocketEvents)[];

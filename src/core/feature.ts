@@ -14,7 +14,7 @@
  * | `check`   | the constructor, while the options are validated (nothing made yet)  | refuse its per-socket options          |
  * | `init`    | the constructor, before the first attempt                            | read its own per-socket options        |
  * | `target`  | an attempt starts                                                    | resolve the URL and subprotocols       |
- * | `gate`    | the transport opened, before the socket is `open`                    | hold the open (a handshake)            |
+ * | `gate`    | the transport opened, before the socket is `open` (each in turn)     | hold the open (a handshake, a hello)   |
  * | `flush`   | just before the queue is flushed                                     | take out stale messages (to drop)      |
  * | `open`    | the socket is `open` (queue flushed), before `open` is emitted       | start watching; add messages to deliver |
  * | `message` | a message arrived (not yet delivered)                                | consume it (a pong, a handshake reply) |
@@ -29,7 +29,8 @@
  * | `dispose` | `close()`                                                            | let go of everything it holds          |
  *
  * The core runs every hook through one loop (`Machine.run_`): a hook that returns something
- * truthy ends the loop for that call (a consumed message, a gate, a target, a refusal, a hold).
+ * truthy ends the loop for that call (a consumed message, a target, a refusal, a hold). Gates are the
+ * exception: each runs once the one before it has passed, so that several can hold the open in turn.
  */
 import type { Clock } from '../clock.js';
 import type { Data } from '../data.js';
@@ -106,6 +107,8 @@ export interface Host {
   arm_(slot: number, ms: number): void;
   /** Cancels timer `slot` if it is pending. */
   disarm_(slot: number): void;
+  /** Hands an incoming message to the features that consume it in order (async iterators), then to `message` listeners. */
+  deliver_(data: Data): void;
   /** Emits an event (a throwing listener is reported, never rethrown). */
   emit_<E extends keyof ResilientSocketEvents>(event: E, ...args: ResilientSocketEvents[E]): void;
   /** Reports a failure of the socket (`error`, and `stats.lastError`). */

@@ -108,6 +108,7 @@ export abstract class SocketRecord implements Host {
   abstract fire_(slot: number, arming: number): void;
   abstract fail_(attempt: Connection, code: string, message: string, reason: string, cause?: unknown): void;
   abstract startAttempt_(reason: string): void;
+  abstract deliver_(data: Data): void;
 
   // ─── helpers of the machine ─────────────────────────────────────────────────────────────
 

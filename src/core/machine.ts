@@ -176,10 +176,24 @@ export class Machine extends SocketRecord implements Owner {
     const attempt = this.current_(connection);
     if (!attempt || this.disposed_) return;
     this.disarm_(PHASE);
-    // A gate that does not pass fails the attempt itself (`fail_`).
-    const gate = this.run_<PromiseLike<unknown>>('gate', attempt);
-    if (gate) gate.then(() => this.isLive_(attempt) && !attempt.opened && this.accept_(attempt), noop);
-    else this.accept_(attempt);
+    this.gate_(attempt, 0);
+  }
+
+  /**
+   * Runs the features' gates from the `from`-th on, in rank order, each after the one before has
+   * passed (a gate that holds returns a promise: the handshake, delivery's hello once its store is
+   * loaded), then accepts. A gate that does not pass fails the attempt itself (`fail_`).
+   */
+  gate_(attempt: Connection, from: number): void {
+    const features = this.config_.features;
+    for (let me = from; me < features.length; me++) {
+      const gate = features[me]?.gate?.(this, me, attempt);
+      if (gate) {
+        gate.then(() => this.isLive_(attempt) && !attempt.opened && this.gate_(attempt, me + 1), noop);
+        return;
+      }
+    }
+    this.accept_(attempt);
   }
 
   /** The connection is usable: flush the queue, become `open`, then tell the features and listeners. */

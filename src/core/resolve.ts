@@ -121,6 +121,7 @@ const FEATURE_OPTIONS: Readonly<Record<string, string>> = {
   maxRetryAfter: 'upgradeRejection',
   signal: 'abortSignal',
   unref: 'unref',
+  delivery: 'delivery',
 };
 
 /** The factory an option belongs to (`toString` and the like are no options: own keys only). */

@@ -53,6 +53,20 @@ export interface SocketStats {
   readonly lastError: ResilientSocketError | undefined;
   /** When the pending retry will start (clock time, ms), if one is scheduled. */
   readonly nextRetryAt: number | undefined;
+  /** The `delivery()` feature's counters, when it is installed. */
+  readonly delivery?: DeliveryStats;
+}
+
+/** The `delivery()` feature's counters (in `socket.stats.delivery`). */
+export interface DeliveryStats {
+  /** Reliable messages waiting for their acknowledgement. */
+  readonly pending: number;
+  /** Reliable messages the peer acknowledged. */
+  readonly acked: number;
+  /** Sends of a reliable message after its first (after a reconnect, or `ackTimeout`). */
+  readonly resent: number;
+  /** Incoming reliable messages seen again and not delivered again. */
+  readonly duplicates: number;
 }
 
 /**
@@ -207,6 +221,21 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
   }
 
   /**
+   * Sends `data` (any JSON value) reliably, with the `delivery()` feature (`ResilientSocket`'s
+   * `delivery` option): it is kept, and sent again after every reconnect and after `ackTimeout`,
+   * until the peer acknowledges it (at-least-once on the wire; the peer drops duplicates). See the
+   * README's "Nothing lost: acknowledged delivery" and `docs/protocol.md`.
+   * @returns a promise resolved once the peer acknowledged it, rejected with a coded
+   *   `ResilientSocketError` when it never will be (`ERR_RS_NOT_ACKNOWLEDGED` after `maxAttempts`,
+   *   `ERR_RS_DELIVERY_STOPPED` or `ERR_RS_DELIVERY_DEFERRED` at `close()` or a give-up,
+   *   `ERR_RS_BUFFER_OVERFLOW` past `maxPending`).
+   * @throws TypeError (`ERR_RS_NEEDS_FEATURE`) naming the feature when it is not installed.
+   */
+  sendReliable(data: unknown): Promise<void> {
+    return sendReliableOf(this.#m, data);
+  }
+
+  /**
    * Starts connecting: from `idle` (with `autoConnect: false`) or from `closed` after a give-up
    * (starting afresh). Does nothing in the other states.
    * @throws ResilientSocketError `ERR_RS_CLOSED` after `close()`.
@@ -278,15 +307,22 @@ export function need(m: Machine, name: string): [Feature, number] {
   );
 }
 
-/** What the `stats()` and `asyncIteration()` features offer beyond their hooks. */
+/** What the `stats()`, `asyncIteration()` and `delivery()` features offer beyond their hooks. */
 interface Services {
   snapshot(m: Machine): SocketStats;
   iterate(m: Machine, me: number): AsyncIterableIterator<Data>;
+  sendReliable(m: Machine, me: number, data: unknown): Promise<void>;
 }
 
 /** `socket.stats`: the `stats()` feature's snapshot. @throws TypeError naming the feature when it is not installed. */
 export function statsOf(m: Machine): SocketStats {
   return (need(m, 'stats')[0] as unknown as Services).snapshot(m);
+}
+
+/** `socket.sendReliable(data)`: the `delivery()` feature's. @throws TypeError naming the feature when it is not installed. */
+export function sendReliableOf(m: Machine, data: unknown): Promise<void> {
+  const [feature, me] = need(m, 'delivery');
+  return (feature as unknown as Services).sendReliable(m, me, data);
 }
 
 /** `socket[Symbol.asyncIterator]()`: the `asyncIteration()` feature's iterator. @throws TypeError naming the feature when it is not installed. */

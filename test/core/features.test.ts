@@ -367,11 +367,12 @@ describe('what a hook result does', () => {
     expect(server.clients).toHaveLength(1); // the transport is open: only the gate holds it
     expect(server.received).toEqual([]); // the queue is not flushed while the gate holds
     expect(log).toEqual([]);
-    // The first truthy gate ends the run: the later feature's gate was not asked.
+    // The later feature's gate is asked once the first has passed (gates hold the open in turn).
     pass();
     await advance(0);
     expect(socket.state).toBe('open');
     expect(take(log)).toEqual([
+      'l.gate:#1',
       'g.flush',
       'l.flush',
       'g.state:connecting→open',
@@ -383,6 +384,28 @@ describe('what a hook result does', () => {
     ]);
     await advance(MOCK_DELAY);
     expect(server.received).toEqual(['queued']);
+  });
+
+  it('gates hold the open in turn: the second waits for the first, the open waits for both', async () => {
+    const log: string[] = [];
+    const server = startServer();
+    const passes: (() => void)[] = [];
+    const holding = () =>
+      new Promise<void>((resolve) => {
+        passes.push(resolve);
+      });
+    const first = recorder('a', 10, log, { gate: holding });
+    const second = recorder('b', 20, log, { gate: holding });
+    const socket = base(server.url, { features: [first.feature, second.feature] });
+    await advance(MOCK_DELAY);
+    expect(log.filter((e) => e.includes('gate'))).toEqual(['a.gate:#1']);
+    passes[0]?.();
+    await advance(0);
+    expect(log.filter((e) => e.includes('gate'))).toEqual(['a.gate:#1', 'b.gate:#1']);
+    expect(socket.state).toBe('connecting');
+    passes[1]?.();
+    await advance(0);
+    expect(socket.state).toBe('open');
   });
 
   it('a `gate` holds: the later feature is not asked while the first gate is pending', async () => {

@@ -5,6 +5,7 @@
  */
 import { expectTypeOf } from 'vitest';
 import {
+  type AckedInfo,
   type BackoffPolicy,
   type BackoffPolicyLike,
   type CloseEventInfo,
@@ -53,6 +54,7 @@ expectTypeOf<ResilientSocketEvents>().toEqualTypeOf<{
   error: [error: ResilientSocketError];
   giveup: [info: GiveUpInfo];
   drop: [info: DropInfo];
+  acked: [info: AckedInfo];
 }>();
 socket.on('open', (info) => {
   expectTypeOf(info.reconnected).toEqualTypeOf<boolean>();
@@ -65,7 +67,9 @@ socket.on('state', ({ previous, current }) => {
 socket.on('reconnecting', ({ delay }) => expectTypeOf(delay).toEqualTypeOf<number>());
 socket.on('error', (error) => expectTypeOf(error.code).toEqualTypeOf<ErrorCode>());
 socket.on('drop', ({ reason, messages }) => {
-  expectTypeOf(reason).toEqualTypeOf<'overflow' | 'expired' | 'closed' | 'not-connected' | 'unsendable'>();
+  expectTypeOf(reason).toEqualTypeOf<
+    'overflow' | 'expired' | 'closed' | 'not-connected' | 'unsendable' | 'unacknowledged'
+  >();
   expectTypeOf(messages).toEqualTypeOf<readonly Data[]>();
 });
 socket.on('stable', (...args) => expectTypeOf(args).toEqualTypeOf<[]>());
