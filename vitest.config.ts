@@ -59,7 +59,7 @@ export default defineConfig({
         resolve: {
           alias: [
             graphql,
-            ...['testing/index', 'websocket-node', 'backoff/index', 'modular-node', 'react-node', 'shared-node'].map(
+            ...['testing/index', 'server/index', 'websocket-node', 'backoff/index', 'modular-node', 'react-node', 'shared-node'].map(
               (path) => ({
                 find: `resilient-socket/${path.replace(/-node$|\/index$/, '')}`,
                 replacement: fileURLToPath(new URL(`./src/${path}.ts`, import.meta.url)),

@@ -55,6 +55,7 @@ const mode = quick ? ['--quick'] : [];
 section('Throughput overhead', script('bench/throughput.ts', mode));
 section('Memory per connected client', script('bench/memory.ts', mode));
 section('Buffer flush', script('bench/flush.ts', mode));
+section('Acknowledged delivery', script('bench/delivery.ts', mode));
 section(
   'Bundle size',
   `${sizeTable(await sizes())}\n\n${featureTable(await featureCosts())}\n\n${addonTable(await addonCosts())}`,

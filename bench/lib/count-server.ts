@@ -9,9 +9,13 @@ export interface CountServer {
   stop(): Promise<void>;
 }
 
-/** Starts the count server in a child Node process and resolves once it listens. */
-export function startCountServer(): Promise<CountServer> {
-  const script = fileURLToPath(new URL('./count-server.mjs', import.meta.url));
+/**
+ * Starts the count server (or another server script of this folder that prints `{"port":N}` and
+ * exits when its stdin closes, e.g. `ack-server.mjs`) in a child Node process and resolves once it
+ * listens.
+ */
+export function startCountServer(file = 'count-server.mjs'): Promise<CountServer> {
+  const script = fileURLToPath(new URL(`./${file}`, import.meta.url));
   const child: ChildProcess = spawn(process.execPath, [script], { stdio: ['pipe', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let buffer = '';
