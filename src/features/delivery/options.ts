@@ -84,22 +84,22 @@ export interface DeliveryConfig {
   readonly codec: DeliveryCodec;
 }
 
-/** The options with their defaults, in the order they are checked. */
-const DEFAULTS: DeliveryConfig = {
-  ackTimeout: 10_000,
-  maxAttempts: Number.POSITIVE_INFINITY,
-  window: 1_000,
-  maxPending: 10_000,
-  store: undefined,
-  codec: jsonCodec,
-};
-
 /**
  * Checks the options of `delivery(options)` and fills in the defaults.
  * @throws TypeError / RangeError naming the option (`delivery.ackTimeout`, …).
  */
 export function resolveDelivery(options: unknown): DeliveryConfig {
   assertOptionsObject('delivery', options);
+  // The options with their defaults, in the order they are checked (made here: a module-level
+  // object would stay in every bundle that imports the entry).
+  const DEFAULTS: DeliveryConfig = {
+    ackTimeout: 10_000,
+    maxAttempts: Number.POSITIVE_INFINITY,
+    window: 1_000,
+    maxPending: 10_000,
+    store: undefined,
+    codec: jsonCodec,
+  };
   const keys = Object.keys(DEFAULTS) as (keyof DeliveryConfig)[];
   assertKnownKeys('delivery', options, keys);
   const config = { ...DEFAULTS } as Record<string, unknown>;
