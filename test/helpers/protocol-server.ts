@@ -5,7 +5,8 @@
  * of the ids it has processed (a duplicate is acked again, not processed again). Sessions outlive
  * connections and restarts (as a server with its own session storage would keep them), so that a
  * test can flap it: `restart()` cuts every connection and listens again on a fresh port (clients
- * follow with a URL provider). It can lose a share of the acks it sends (`ackLoss`).
+ * follow with a URL provider). It can lose a share of the acks it sends (`ackLoss`) and of those it
+ * receives (`ackInLoss`: that message stays in the outbox, and the next hello sends it again).
  */
 import { WebSocket, WebSocketServer } from 'ws';
 
@@ -29,6 +30,8 @@ export interface ServerSession {
 export interface ProtocolServerOptions {
   /** The share (0 to 1) of the acks it sends that are lost on the way. */
   ackLoss?: number;
+  /** The share (0 to 1) of the client's acks that are lost on the way in. */
+  ackInLoss?: number;
   /** How many processed ids each session remembers. */
   window?: number;
   /** Random numbers in [0, 1) (for the ack loss). */
@@ -45,11 +48,13 @@ export class ProtocolServer {
   #wss: WebSocketServer | undefined;
   #url = '';
   readonly #ackLoss: number;
+  readonly #ackInLoss: number;
   readonly #window: number;
   readonly #random: () => number;
 
-  constructor({ ackLoss = 0, window = 10_000, random = Math.random }: ProtocolServerOptions = {}) {
+  constructor({ ackLoss = 0, ackInLoss = 0, window = 10_000, random = Math.random }: ProtocolServerOptions = {}) {
     this.#ackLoss = ackLoss;
+    this.#ackInLoss = ackInLoss;
     this.#window = window;
     this.#random = random;
   }
@@ -133,6 +138,7 @@ export class ProtocolServer {
       } else if (!session) {
         this.plain.push(raw.toString()); // before a hello, nothing is the protocol's
       } else if (frame.rs === 'ack') {
+        if (this.#random() < this.#ackInLoss) return;
         const pending = session.outbox.get(frame.id);
         session.outbox.delete(frame.id);
         pending?.acked();

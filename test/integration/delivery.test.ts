@@ -44,9 +44,9 @@ describe('acknowledged delivery against a server written from the protocol alone
     expect(socket.stats.delivery).toEqual({ pending: 0, acked: 1, resent: 0, duplicates: 0 });
   });
 
-  it('a flapping server that loses a third of its acks: 400 messages each way, all settled, each processed once and in order', async () => {
+  it('a flapping server that loses a third of its acks and a fifth of the client acks: 400 messages each way, all settled, each processed once and in order', async () => {
     const started = performance.now();
-    const server = cleanup.add(new ProtocolServer({ ackLoss: 1 / 3 }), (s) => s.stop());
+    const server = cleanup.add(new ProtocolServer({ ackLoss: 1 / 3, ackInLoss: 1 / 5 }), (s) => s.stop());
     await server.start();
     // Restarts every 100–250 ms (every connection cut, a fresh port, down for up to 20 ms).
     let flapping = true;
