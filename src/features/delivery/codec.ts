@@ -13,9 +13,26 @@
  * - `ack`: the acknowledgement of the `msg` with that `id`, sent once the receiver's listeners ran.
  */
 export type Frame =
-  | { readonly rs: 'hello'; readonly session: string }
-  | { readonly rs: 'msg'; readonly id: string; readonly data: unknown }
-  | { readonly rs: 'ack'; readonly id: string };
+  | {
+      /** A hello. */
+      readonly rs: 'hello';
+      /** The client's session id. */
+      readonly session: string;
+    }
+  | {
+      /** A reliable message. */
+      readonly rs: 'msg';
+      /** Its id: the sender's sequence number in base 10. */
+      readonly id: string;
+      /** What was sent (a JSON value with the default codec). */
+      readonly data: unknown;
+    }
+  | {
+      /** An acknowledgement. */
+      readonly rs: 'ack';
+      /** The id of the `msg` it acknowledges. */
+      readonly id: string;
+    };
 
 /**
  * How frames go on the wire: the `delivery()` feature's `codec` option.

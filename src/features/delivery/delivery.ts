@@ -24,16 +24,7 @@
  */
 import type { Connection } from '../../core/connection.js';
 import type { DropReason } from '../../core/events.js';
-import {
-  clearTimer,
-  type Feature,
-  findFeature,
-  getData,
-  type Host,
-  hasTimer,
-  setData,
-  setTimer,
-} from '../../core/feature.js';
+import { clearTimer, type Feature, findFeature, getData, type Host, setData, setTimer } from '../../core/feature.js';
 import type { Data } from '../../data.js';
 import { type ErrorCode, ResilientSocketError } from '../../errors.js';
 import type { WebSocketLike } from '../../transports/websocket-like.js';
@@ -290,9 +281,9 @@ export function delivery(options?: DeliveryOptions): Feature {
       } else if (frame.rs === 'ack') {
         const id = frame.id;
         // Only a message sent already: one waiting for the store has no id yet.
-        const entry = st.out_.find((e) => e.id_ === id && e.sends_);
-        if (entry) {
-          st.out_.splice(st.out_.indexOf(entry), 1);
+        const at = st.out_.findIndex((e) => e.id_ === id && e.sends_);
+        if (at >= 0) {
+          const [entry] = st.out_.splice(at, 1) as [Entry];
           save(m, st, `out:${id}`);
           st.acked_++;
           entry.ok_();
@@ -375,7 +366,8 @@ export function delivery(options?: DeliveryOptions): Feature {
         number(m, st, entry);
         if (!st.live_) return;
         send(m, st, entry, raw);
-        if (!hasTimer(m, me, DUE)) setTimer(m, me, DUE, ackTimeout);
+        // While connected, the timer runs whenever the outbox holds anything: arm it for the first.
+        if (st.out_.length === 1) setTimer(m, me, DUE, ackTimeout);
       });
     },
     counts_(m, me) {

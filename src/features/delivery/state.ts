@@ -67,10 +67,8 @@ export function newState(store: DeliveryStore | undefined): State {
 /** A session id: random, made once per store. */
 export function newSession(): string {
   const crypto = (globalThis as { crypto?: { randomUUID?(): string } }).crypto;
-  // randomUUID exists in secure contexts (and Node); elsewhere about 100 random bits.
-  return crypto?.randomUUID
-    ? crypto.randomUUID()
-    : Math.random().toString(36).slice(2) + Math.random().toString(36).slice(2);
+  // randomUUID exists in secure contexts (and Node); elsewhere Math.random() and the time.
+  return crypto?.randomUUID?.() ?? Math.random().toString(36).slice(2) + Date.now().toString(36);
 }
 
 /**
