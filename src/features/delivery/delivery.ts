@@ -207,7 +207,7 @@ export function delivery(options?: DeliveryOptions): Feature {
       m.deliver_(frame.data as Data);
       seen.add(frame.id);
       if (seen.size > window) seen.delete(seen.values().next().value as string);
-      save(m, st, 'seen', [...seen]);
+      if (st.store_) save(m, st, 'seen', [...seen]); // not a copy per message with no store
     }
     if (m.attempt_ === attempt) write(m, attempt.socket, { rs: 'ack', id: frame.id });
   };
