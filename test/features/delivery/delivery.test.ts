@@ -193,6 +193,28 @@ describe('sending reliably', () => {
   });
 });
 
+describe('listeners that throw are contained', () => {
+  it('an acked or message listener that throws: reported, the promise still resolves, the ack still goes', async () => {
+    const peer = startPeer();
+    const socket = createSocket(peer.server.url, { delivery: {} });
+    const errors: string[] = [];
+    socket.on('error', (error) => errors.push(error.code));
+    socket.on('acked', () => {
+      throw new Error('acked listener');
+    });
+    socket.on('message', () => {
+      throw new Error('message listener');
+    });
+    const sent = outcome(socket.sendReliable('x'));
+    await advance(MOCK_DELAY * 3);
+    peer.send('1', 'in');
+    await advance(MOCK_DELAY);
+    expect(sent.value).toBe('resolved');
+    expect(errors).toEqual(['ERR_RS_LISTENER_THREW', 'ERR_RS_LISTENER_THREW']);
+    expect(peer.log().filter((l) => l.startsWith('ack'))).toEqual(['ack:1']);
+  });
+});
+
 describe('receiving reliably', () => {
   it('a msg reaches listeners once as its data, then is acked; a duplicate is acked again, not delivered', async () => {
     const peer = startPeer();
