@@ -121,7 +121,8 @@ export function delivery(options?: DeliveryOptions): Feature {
 
   /** Takes `lost` out of the outbox and the store, rejects their promises and reports them dropped. */
   const forget = (m: Host, st: State, lost: Entry[], failure: ResilientSocketError, reason: DropReason): void => {
-    st.out_ = st.out_.filter((entry) => !lost.includes(entry));
+    const gone = new Set(lost);
+    st.out_ = st.out_.filter((entry) => !gone.has(entry));
     for (const entry of lost) {
       if (entry.id_) save(m, st, `out:${entry.id_}`);
       entry.no_(failure);
