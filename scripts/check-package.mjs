@@ -325,6 +325,7 @@ const FEATURES = [
   'asyncIteration',
   'abortSignal',
   'unref',
+  'delivery',
 ];
 
 // The body shared by test.mjs and test.cjs; `root`, `m` and `b` are the entry points' namespaces.
@@ -379,6 +380,7 @@ else bad('resilient-socket and resilient-socket/backoff export different retry/c
       m.asyncIteration(),
       m.abortSignal(),
       m.unref(),
+      m.delivery(),
     ];
     const socket = new m.BaseSocket('ws://127.0.0.1:9', { autoConnect: false, WebSocket: class {}, features });
     if (socket.state === 'idle') ok(\`\${label}: new BaseSocket() with every feature is idle\`);

@@ -86,6 +86,21 @@ const IMPORTS: readonly [names: string, from: string, texts: readonly string[]][
       'Expected every entry of',
     ],
   ],
+  [
+    'delivery, jsonCodec',
+    'modular.ts',
+    [
+      'No acknowledgement after',
+      'the store keeps nothing across sessions',
+      'stays in the persistent store',
+      'The delivery store failed',
+      'reliable messages already wait',
+      'cannot encode',
+      'it has no JSON form',
+      'a store (persistent',
+      'a codec (encode',
+    ],
+  ],
 ];
 
 describe('production bundles carry the codes and the names, not the development text', () => {

@@ -11,10 +11,17 @@ import {
   type CloseEventInfo,
   type ConnectingInfo,
   type Data,
+  type DeliveryCodec,
+  type DeliveryOptions,
+  type DeliveryStats,
+  type DeliveryStore,
   type DropInfo,
   type ErrorCode,
+  type Frame,
   type GiveUpInfo,
   isResilientSocketError,
+  jsonCodec,
+  memoryStore,
   type OpenInfo,
   type ReconnectingInfo,
   ResilientSocket,
@@ -85,6 +92,18 @@ expectTypeOf(socket.stats).toEqualTypeOf<SocketStats>();
 expectTypeOf(socket.stats.nextRetryAt).toEqualTypeOf<number | undefined>();
 expectTypeOf(socket.bufferedCount).toEqualTypeOf<number>();
 expectTypeOf(socket[Symbol.asyncIterator]()).toEqualTypeOf<AsyncIterableIterator<Data>>();
+
+// --- acknowledged delivery.
+expectTypeOf(socket.sendReliable({ any: ['json'] })).toEqualTypeOf<Promise<void>>();
+expectTypeOf(socket.stats.delivery).toEqualTypeOf<DeliveryStats | undefined>();
+expectTypeOf<ResilientSocketOptions['delivery']>().toEqualTypeOf<DeliveryOptions | undefined>();
+expectTypeOf(memoryStore()).toEqualTypeOf<DeliveryStore>();
+expectTypeOf(jsonCodec).toEqualTypeOf<DeliveryCodec>();
+expectTypeOf(jsonCodec.decode).returns.toEqualTypeOf<Frame | undefined>();
+socket.on('acked', ({ id, data }) => {
+  expectTypeOf(id).toEqualTypeOf<string>();
+  expectTypeOf(data).toEqualTypeOf<unknown>();
+});
 
 // --- options: what is accepted, and what is not.
 expectTypeOf<ResilientSocketOptions['maxDelay']>().toEqualTypeOf<number | undefined>();
