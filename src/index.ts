@@ -44,6 +44,11 @@ export {
   ResilientSocketError,
 } from './errors.js';
 export type { BufferOptions, OverflowPolicy } from './features/buffer-policy/buffer-policy.js';
+export {
+  type IndexedDbFactoryLike,
+  type IndexedDbStoreOptions,
+  indexedDbStore,
+} from './features/delivery/indexed-db.js';
 export type { HandshakeConnection } from './features/handshake/handshake.js';
 export type { HeartbeatOptions } from './features/heartbeat/heartbeat.js';
 export type { ResumeOptions } from './features/resume/resume.js';

@@ -35,6 +35,11 @@ export {
   type OverflowPolicy,
 } from './features/buffer-policy/buffer-policy.js';
 export {
+  type IndexedDbFactoryLike,
+  type IndexedDbStoreOptions,
+  indexedDbStore,
+} from './features/delivery/indexed-db.js';
+export {
   type HandshakeConnection,
   type HandshakeHook,
   type HandshakeOptions,
