@@ -399,8 +399,11 @@ function scriptedFactory() {
       return request;
     }),
   };
-  /** Makes open request `i` succeed with a database whose transactions commit at once. */
-  const succeed = (i: number) => {
+  /**
+   * Makes open request `i` succeed with a database whose transactions commit at once, or, while
+   * `abortWith()` gives an error, abort with it (as a browser aborts a write past the quota).
+   */
+  const succeed = (i: number, abortWith: () => unknown = () => null) => {
     const request = requests[i] as (typeof requests)[number];
     const db = {
       onversionchange: null as (() => void) | null,
@@ -409,11 +412,11 @@ function scriptedFactory() {
       transaction: () => {
         const transaction = {
           oncomplete: null as (() => void) | null,
-          onabort: null,
-          error: null,
+          onabort: null as (() => void) | null,
+          error: abortWith(),
           objectStore: () => ({ put: () => undefined, delete: () => undefined }),
         };
-        setImmediate(() => transaction.oncomplete?.());
+        setImmediate(() => (transaction.error ? transaction.onabort?.() : transaction.oncomplete?.()));
         return transaction;
       },
     };
@@ -454,6 +457,21 @@ describe('indexedDbStore(): the connection', () => {
     expect(factory.open).toHaveBeenCalledTimes(2);
     succeed(1);
     await third;
+  });
+
+  it('a write past the quota (its transaction aborted with QuotaExceededError) rejects with it as the cause; the store goes on', async () => {
+    const { factory, succeed } = scriptedFactory();
+    const store = indexedDbStore('outbox', { indexedDB: factory });
+    const quota = new DOMException('the quota has been exceeded', 'QuotaExceededError');
+    let full = true;
+    const put = store.put('out:1', { data: 'x'.repeat(1_000) });
+    succeed(0, () => (full ? quota : null));
+    const error = await rejection(put);
+    expectStoreFailed(error, /^indexedDbStore\("outbox"\): put\("out:1"\) failed: .*quota has been exceeded/);
+    expect((error as Error & { cause?: unknown }).cause).toBe(quota);
+    full = false;
+    await store.put('out:2', { data: 'y' });
+    expect(factory.open).toHaveBeenCalledTimes(1);
   });
 
   it('no timer is left behind by an open that succeeded, nor with openTimeout Infinity', async () => {
