@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -203,6 +204,24 @@ describe('indexedDbStore in Chromium: other tabs, and a database that cannot ope
     expect(await run(holder.page, (t) => t.load('shared'))).toEqual({ ok: true, value: {} });
     expect(await run(holder.page, (t) => t.put('shared', [['seq', 2]]))).toEqual({ ok: true });
     expect(await run(other.page, (t) => t.load('shared'))).toEqual({ ok: true, value: { seq: 2 } });
+  });
+
+  it('a write past the origin’s quota rejects with ERR_RS_STORE_FAILED (QuotaExceededError); smaller ones go on', async () => {
+    const { page, url } = await openTestPage();
+    const cdp = await page.context().newCDPSession(page);
+    const origin = new URL(url).origin;
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: 512 * 1024 });
+    try {
+      expect(await run(page, (t) => t.put('outbox', [['seq', 1]]))).toEqual({ ok: true });
+      // Random text (Chromium compresses large values: a repeated character would fit).
+      const noise = randomBytes(1_500_000).toString('base64');
+      const big = await run(page, (t, data) => t.put('outbox', [['out:1', { data }]]), noise);
+      expectStoreFailed(big, /^indexedDbStore\("outbox"\): put\("out:1"\) failed: /, 'QuotaExceededError');
+      expect(await run(page, (t) => t.put('outbox', [['seq', 2]]))).toEqual({ ok: true });
+      expect(await run(page, (t) => t.load('outbox'))).toEqual({ ok: true, value: { seq: 2 } });
+    } finally {
+      await cdp.send('Storage.overrideQuotaForOrigin', { origin });
+    }
   });
 
   it('no IndexedDB in the page: load, put and delete reject with ERR_RS_STORE_FAILED, none throws', async () => {
