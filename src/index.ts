@@ -26,7 +26,7 @@ export type {
   StateChange,
 } from './core/events.js';
 export type { ProtocolsProvider, UrlProvider } from './core/options.js';
-export type { SendOptions, SendResult, SocketStats } from './core/socket.js';
+export type { DeliveryStats, SendOptions, SendResult, SocketStats } from './core/socket.js';
 export {
   CLOSE_TIMEOUT,
   type Deadline,
@@ -44,11 +44,14 @@ export {
   ResilientSocketError,
 } from './errors.js';
 export type { BufferOptions, OverflowPolicy } from './features/buffer-policy/buffer-policy.js';
+export { type DeliveryCodec, type Frame, jsonCodec } from './features/delivery/codec.js';
 export {
   type IndexedDbFactoryLike,
   type IndexedDbStoreOptions,
   indexedDbStore,
 } from './features/delivery/indexed-db.js';
+export type { DeliveryOptions } from './features/delivery/options.js';
+export { type DeliveryStore, memoryStore } from './features/delivery/store.js';
 export type { HandshakeConnection } from './features/handshake/handshake.js';
 export type { HeartbeatOptions } from './features/heartbeat/heartbeat.js';
 export type { ResumeOptions } from './features/resume/resume.js';

@@ -24,7 +24,7 @@ export type {
 } from './core/events.js';
 export type { Feature } from './core/feature.js';
 export type { BaseSocketOptions, ProtocolsProvider, QueueOptions, UrlProvider } from './core/options.js';
-export type { SendOptions, SendResult, SocketStats } from './core/socket.js';
+export type { DeliveryStats, SendOptions, SendResult, SocketStats } from './core/socket.js';
 export type { SocketState } from './core/states.js';
 export type { Data } from './data.js';
 export { abortSignal } from './features/abort-signal/abort-signal.js';
@@ -34,11 +34,15 @@ export {
   bufferPolicy,
   type OverflowPolicy,
 } from './features/buffer-policy/buffer-policy.js';
+export { type DeliveryCodec, type Frame, jsonCodec } from './features/delivery/codec.js';
+export { delivery } from './features/delivery/delivery.js';
 export {
   type IndexedDbFactoryLike,
   type IndexedDbStoreOptions,
   indexedDbStore,
 } from './features/delivery/indexed-db.js';
+export type { DeliveryOptions } from './features/delivery/options.js';
+export { type DeliveryStore, memoryStore } from './features/delivery/store.js';
 export {
   type HandshakeConnection,
   type HandshakeHook,

@@ -9,6 +9,7 @@ import type { Clock } from '../clock.js';
 import type { CloseInfo } from '../core/close-codes.js';
 import type { ProtocolsProvider } from '../core/options.js';
 import type { BufferOptions } from '../features/buffer-policy/buffer-policy.js';
+import type { DeliveryOptions } from '../features/delivery/options.js';
 import type { HandshakeConnection } from '../features/handshake/handshake.js';
 import type { HeartbeatOptions } from '../features/heartbeat/heartbeat.js';
 import type { ResumeOptions } from '../features/resume/resume.js';
@@ -247,6 +248,19 @@ export interface ResilientSocketOptions {
    */
   resume?: ResumeOptions | false;
   /**
+   * Acknowledged delivery: `socket.sendReliable(data)`, kept and sent again until the peer
+   * acknowledges it, and incoming reliable messages delivered once each, over the protocol of
+   * `docs/protocol.md` (see {@link DeliveryOptions}). Off unless given; `{}` turns it on with its
+   * defaults. `ResilientWebSocket` does not take it.
+   * @default undefined (off: sendReliable() throws `ERR_RS_NEEDS_FEATURE`)
+   * @example
+   * ```ts
+   * const socket = new ResilientSocket(url, { delivery: { ackTimeout: 5_000 } });
+   * await socket.sendReliable({ type: 'order', id: 42 }); // the server acknowledged it
+   * ```
+   */
+  delivery?: DeliveryOptions;
+  /**
    * The clock for every timer and timestamp; inject one to drive time in tests.
    * @default global timers and Date.now
    * @example
@@ -285,5 +299,6 @@ export const OPTION_NAMES: Readonly<Record<keyof ResilientSocketOptions, true>> 
   signal: true,
   unref: true,
   resume: true,
+  delivery: true,
   clock: true,
 };

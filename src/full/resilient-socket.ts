@@ -10,6 +10,7 @@ import { BaseSocket } from '../core/socket.js';
 import { abortSignal } from '../features/abort-signal/abort-signal.js';
 import { asyncIteration } from '../features/async-iteration/async-iteration.js';
 import { bufferPolicy } from '../features/buffer-policy/buffer-policy.js';
+import { delivery } from '../features/delivery/delivery.js';
 import { handshake } from '../features/handshake/handshake.js';
 import { createHeartbeat } from '../features/heartbeat/heartbeat.js';
 import { checkSubprotocols } from '../features/providers/protocols.js';
@@ -22,12 +23,13 @@ import { assertBoolean, assertKnownKeys, assertNumber, assertOptionsObject, with
 import { OPTION_NAMES, type ResilientSocketOptions } from './options.js';
 
 /** The options only features take, and those of `buffer`: taken out before the rest goes to the core. */
-const OWN = ['heartbeat', 'resume', 'handshake', 'handshakeTimeout', 'maxRetryAfter', 'unref', 'buffer'];
+const OWN = ['heartbeat', 'resume', 'handshake', 'handshakeTimeout', 'maxRetryAfter', 'unref', 'buffer', 'delivery'];
 
 /**
  * A WebSocket client that stays connected: `BaseSocket` with every feature (heartbeat, resume
  * awareness, handshake hook, refused-upgrade handling, buffer policies, abort signal, unref,
- * stats, async iteration) and their options flat on one object. For a smaller browser bundle,
+ * stats, async iteration, and acknowledged delivery with its `delivery` option) and their options
+ * flat on one object. For a smaller browser bundle,
  * import `BaseSocket` and only the features you use from `resilient-socket/modular`.
  *
  * @example
@@ -61,13 +63,15 @@ export class ResilientSocket extends BaseSocket {
 
 /**
  * `ResilientSocket`'s flat options made into the core's options and the features (every feature
- * installed); `ResilientWebSocket` from the main entry takes them too.
+ * installed, `delivery` when given); `ResilientWebSocket` from the main entry takes them too, except
+ * `delivery` (`dropIn`: a WebSocket has no `sendReliable()`).
  * @internal
  */
-export function prepareFull(options: unknown): unknown {
+export function prepareFull(options: unknown, dropIn = false): unknown {
   assertOptionsObject('options', options);
   const o = (options ?? {}) as ResilientSocketOptions & Record<string, unknown>;
-  assertKnownKeys('', o, Object.keys(OPTION_NAMES), undefined, foreignOption);
+  const names = Object.keys(OPTION_NAMES);
+  assertKnownKeys('', o, dropIn ? names.filter((name) => name !== 'delivery') : names, undefined, foreignOption);
   const buffer = (o.buffer ?? {}) as Record<string, unknown>;
   assertOptionsObject('buffer', o.buffer);
   assertKnownKeys('buffer', o.buffer, ['maxMessages', 'maxBytes', 'overflow', 'ttl']);
@@ -90,6 +94,7 @@ export function prepareFull(options: unknown): unknown {
     ...(unrefs ? [unref()] : []),
     stats(),
     asyncIteration(),
+    ...(o.delivery === undefined ? [] : [delivery(o.delivery)]),
   ];
   const core: Record<string, unknown> = { features };
   for (const key of Object.keys(o)) if (!OWN.includes(key)) core[key] = o[key];

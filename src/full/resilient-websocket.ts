@@ -9,8 +9,11 @@ import { BaseWebSocket } from '../websocket/resilient-websocket.js';
 import type { ResilientSocketOptions } from './options.js';
 import { prepareFull } from './resilient-socket.js';
 
-/** Options of the main entry's `new ResilientWebSocket(url, protocols, options)`: `ResilientSocket`'s, except `protocols`. */
-export type FullResilientWebSocketOptions = Omit<ResilientSocketOptions, 'protocols'>;
+/**
+ * Options of the main entry's `new ResilientWebSocket(url, protocols, options)`: `ResilientSocket`'s,
+ * except `protocols` and `delivery` (a WebSocket has no `sendReliable()`).
+ */
+export type FullResilientWebSocketOptions = Omit<ResilientSocketOptions, 'protocols' | 'delivery'>;
 
 /**
  * The drop-in `WebSocket` with every feature: `new ResilientWebSocket(url, protocols?, options?)`,
@@ -37,7 +40,7 @@ export class ResilientWebSocket extends BaseWebSocket {
    * `new ResilientWebSocket(url, protocols?, options?)`.
    * @param args `url`: a `ws:`/`wss:` (or `http:`/`https:`) URL, or a function returning one before
    *   every attempt. `protocols`: one subprotocol or several, each an HTTP token, none twice.
-   * `options`: `ResilientSocket`'s options, except `protocols`.
+   * `options`: `ResilientSocket`'s options, except `protocols` and `delivery`.
    * @throws DOMException `SyntaxError` for a bad URL or subprotocol, as `WebSocket` throws it;
    *   TypeError / RangeError naming a bad option.
    */
@@ -50,6 +53,6 @@ export class ResilientWebSocket extends BaseWebSocket {
 
   /** Flat options → the core's options and the features. @internal */
   protected static override prepare(options: unknown): unknown {
-    return prepareFull(options);
+    return prepareFull(options, true);
   }
 }

@@ -571,6 +571,7 @@ describe('unknown options', () => {
       signal: controller.signal,
       unref: true,
       resume: { probeTimeout: 1, pauseWhileOffline: false, detectSuspend: false },
+      delivery: { ackTimeout: 1_000, maxAttempts: 3, window: 10, maxPending: 10 },
       clock: { setTimeout, clearTimeout, now: Date.now },
     };
     expect(() => new ResilientSocket('ws://localhost:1', everything)).not.toThrow();

@@ -2,9 +2,14 @@
  * `stats()`: `socket.stats`, a snapshot of the core's counters (attempts, connects, messages in
  * and out, drops, uptime and downtime, the last error, when the next retry is due).
  */
-import type { Feature, Host } from '../../core/feature.js';
+import { type Feature, findFeature, type Host } from '../../core/feature.js';
 import type { Machine } from '../../core/machine.js';
-import type { SocketStats } from '../../core/socket.js';
+import type { DeliveryStats, SocketStats } from '../../core/socket.js';
+
+/** What the `delivery()` feature offers the snapshot: its counters. */
+interface DeliveryCounts {
+  counts_(m: Host, me: number): DeliveryStats;
+}
 
 const STATS: Feature & { snapshot(m: Host): SocketStats } = {
   name: 'stats',
@@ -14,6 +19,7 @@ const STATS: Feature & { snapshot(m: Host): SocketStats } = {
     const now = c.config_.clock.now();
     // An opened attempt is current from open until its connection is torn down (closing included).
     const opened = c.attempt_?.opened === true;
+    const delivery = findFeature(m, 'delivery');
     return {
       attempts: c.attempts_,
       connects: c.connects_,
@@ -26,6 +32,7 @@ const STATS: Feature & { snapshot(m: Host): SocketStats } = {
       lastError: c.lastError_,
       // Only while the retry is pending (not while offline or deciding, nor once it has started).
       nextRetryAt: c.state_ === 'reconnecting' && !c.deciding_ && c.timers_[1] !== 0 ? c.nextRetryAt_ : undefined,
+      ...(delivery && { delivery: (delivery[0] as Feature & DeliveryCounts).counts_(m, delivery[1]) }),
     };
   },
 };

@@ -1,0 +1,130 @@
+/**
+ * The options of the `delivery()` feature (`ResilientSocket`'s `delivery` option), and their
+ * validation: the factory checks them once.
+ */
+import { assertKnownKeys, assertNumber, assertOptionsObject, assertThat, withDefault } from '../../validation.js';
+import { type DeliveryCodec, jsonCodec } from './codec.js';
+import type { DeliveryStore } from './store.js';
+
+/** Options of the `delivery()` feature (`ResilientSocket`'s `delivery` option). */
+export interface DeliveryOptions {
+  /**
+   * How long a message sent on an open connection may wait for its acknowledgement, in ms (> 0),
+   * before it is sent again. After a reconnect every unacknowledged message is sent again anyway.
+   * @default 10_000
+   * @example
+   * ```ts
+   * delivery({ ackTimeout: 3_000 })
+   * ```
+   */
+  ackTimeout?: number;
+  /**
+   * How many times a message is sent without an acknowledgement before it is given up: its promise
+   * rejects with `ERR_RS_NOT_ACKNOWLEDGED` and a `drop` (reason `'unacknowledged'`) reports it, one
+   * `ackTimeout` after its last send (at once if that connection ended). An integer ≥ 1, or
+   * `Infinity`: never give up.
+   * @default Infinity
+   * @example
+   * ```ts
+   * delivery({ maxAttempts: 5 })
+   * ```
+   */
+  maxAttempts?: number;
+  /**
+   * Where the outbox, the session id, the sequence and the de-duplication window are kept. A
+   * persistent store (`indexedDbStore(name)` in browsers, or your own {@link DeliveryStore}) keeps
+   * them across reloads: the next page's socket says the same hello and sends what this one could
+   * not. One store serves one socket at a time.
+   * @default undefined (the socket's own memory, as a fresh memoryStore() per socket)
+   * @example
+   * ```ts
+   * delivery({ store: indexedDbStore('chat') })
+   * ```
+   */
+  store?: DeliveryStore;
+  /**
+   * How frames go on the wire: replace it to speak an existing server protocol (see
+   * {@link DeliveryCodec}).
+   * @default jsonCodec
+   * @example
+   * ```ts
+   * delivery({ codec: { encode: (frame) => msgpack.encode(frame), decode: (raw) => decodeFrame(raw) } })
+   * ```
+   */
+  codec?: DeliveryCodec;
+  /**
+   * How many recent incoming ids are remembered to drop duplicates (an integer ≥ 1). A duplicate
+   * older than the window is delivered again: keep it above what the server may resend at once.
+   * @default 1000
+   * @example
+   * ```ts
+   * delivery({ window: 10_000 })
+   * ```
+   */
+  window?: number;
+  /**
+   * How many messages may wait for their acknowledgement at once (an integer ≥ 1). `sendReliable()`
+   * past it rejects at once with `ERR_RS_BUFFER_OVERFLOW`, and nothing is kept.
+   * @default 10_000
+   * @example
+   * ```ts
+   * delivery({ maxPending: 500 })
+   * ```
+   */
+  maxPending?: number;
+}
+
+/** The options, checked, with their defaults. */
+export interface DeliveryConfig {
+  readonly ackTimeout: number;
+  readonly maxAttempts: number;
+  readonly window: number;
+  readonly maxPending: number;
+  readonly store: DeliveryStore | undefined;
+  readonly codec: DeliveryCodec;
+}
+
+/** The defaults of {@link DeliveryOptions}. */
+export const DELIVERY_DEFAULTS = /* @__PURE__ */ Object.freeze({
+  ackTimeout: 10_000,
+  maxAttempts: Number.POSITIVE_INFINITY,
+  window: 1_000,
+  maxPending: 10_000,
+});
+
+/**
+ * Checks the options of `delivery(options)` and fills in the defaults.
+ * @throws TypeError / RangeError naming the option (`delivery.ackTimeout`, …).
+ */
+export function resolveDelivery(options: unknown): DeliveryConfig {
+  assertOptionsObject('delivery', options);
+  assertKnownKeys('delivery', options, ['ackTimeout', 'maxAttempts', 'store', 'codec', 'window', 'maxPending']);
+  const o = (options ?? {}) as DeliveryOptions;
+  const ackTimeout = withDefault(o.ackTimeout, DELIVERY_DEFAULTS.ackTimeout);
+  assertNumber('delivery.ackTimeout', ackTimeout, { above: 0 });
+  const maxAttempts = withDefault(o.maxAttempts, DELIVERY_DEFAULTS.maxAttempts);
+  assertNumber('delivery.maxAttempts', maxAttempts, { min: 1, integer: true, allowInfinity: true });
+  const window = withDefault(o.window, DELIVERY_DEFAULTS.window);
+  assertNumber('delivery.window', window, { min: 1, integer: true });
+  const maxPending = withDefault(o.maxPending, DELIVERY_DEFAULTS.maxPending);
+  assertNumber('delivery.maxPending', maxPending, { min: 1, integer: true });
+  const { store, codec = jsonCodec } = o;
+  const s = store as Partial<DeliveryStore> | undefined;
+  assertThat(
+    store === undefined ||
+      (typeof s?.load === 'function' &&
+        typeof s.put === 'function' &&
+        typeof s.delete === 'function' &&
+        typeof s.persistent === 'boolean'),
+    'delivery.store',
+    process.env.NODE_ENV !== 'production' ? 'a store (persistent, load(), put() and delete())' : '',
+    store,
+  );
+  assertThat(
+    typeof codec?.encode === 'function' && typeof codec.decode === 'function',
+    'delivery.codec',
+    process.env.NODE_ENV !== 'production' ? 'a codec (encode() and decode())' : '',
+    codec,
+  );
+  return { ackTimeout, maxAttempts, window, maxPending, store, codec };
+}
