@@ -5,16 +5,16 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, startStaticServer } from '../../examples/lib/static-server.js';
 import type * as Lib from '../../src/index.js';
-import { ECHO, TestWsServer } from '../../src/testing/ws-server.js';
 import { errorMessage, pageIsProduction } from '../helpers/mode.js';
-import { Cleanup } from '../helpers/wait.js';
-import { useBrowser } from './harness.js';
+import { startProtocolServer } from '../helpers/protocol-server.js';
+import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
+import { useBrowser, WEBSOCKET_FAILED } from './harness.js';
 
 // `indexedDbStore` in Chromium: the test page (test/browser/pages/delivery/) loads the browser build
-// (dist/index.js, production flavour) through an import map, and the store: the package's export
-// where the build has one, else the store module alone, bundled here from src/ (production flavour,
-// as the page's build) and served as /store/indexed-db.js. Tests drive `window.rsTest` with
-// page.evaluate. Every wait is bounded.
+// (dist/index.js, production flavour) through an import map; its sandboxed frame runs the store
+// module alone, bundled here from src/ (production flavour, as the page's build) and served as
+// /store/indexed-db.js. The end-to-end tests run a server of the protocol (test/helpers/
+// protocol-server.ts). Tests drive `window.rsTest` with page.evaluate. Every wait is bounded.
 
 const PAGE_DIR = join(import.meta.dirname, 'pages', 'delivery');
 const PRODUCTION = pageIsProduction(PAGE_DIR);
@@ -42,7 +42,6 @@ type Outcome<T = unknown> =
 /** `window.rsTest` of pages/delivery/recorder.js. */
 interface RsTest {
   readonly lib: typeof Lib;
-  readonly storeFrom: 'package' | 'standalone';
   store(name: string, options?: { openTimeout?: number }): unknown;
   load(name: string): Promise<Outcome<Record<string, unknown>>>;
   put(name: string, entries: [string, unknown][]): Promise<Outcome>;
@@ -140,7 +139,7 @@ function expectStoreFailed(outcome: Outcome, text: RegExp, causeName?: string): 
 describe('indexedDbStore in Chromium: what it stored survives a reload', () => {
   it('a page writes entries through the store, reloads, and reads them all back; another name stays apart', async () => {
     const { page } = await openTestPage();
-    expect(['package', 'standalone']).toContain(await run(page, (t) => t.storeFrom));
+    expect(await run(page, (t) => typeof t.lib.indexedDbStore)).toBe('function');
     const written = await run(page, async (t) => [
       await t.put('chat', [
         ['session', 'c0ffee-1'],
@@ -282,27 +281,133 @@ describe('indexedDbStore in Chromium: other tabs, and a database that cannot ope
   });
 });
 
-// ─── the page's sockets, for the end-to-end tests ────────────────────────────────────────────────
+// ─── end to end: a reload with an unacknowledged outbox ─────────────────────────────────────────
 
-describe('the delivery test page: its sockets', () => {
-  it('connects a ResilientSocket from the build and logs what it receives', async () => {
-    const server = cleanup.add(await TestWsServer.start(ECHO), (s) => s.stop());
+/** Polls `fn(window.rsTest)` in the page (every 20 ms, at most `timeout` ms) until it is true. */
+async function pageUntil(page: Page, fn: (t: RsTest) => boolean, what: string, timeout = 10_000): Promise<void> {
+  await page
+    .waitForFunction(`(${fn.toString()})(window.rsTest)`, undefined, { timeout, polling: 20 })
+    .catch(async (error: unknown) => {
+      const dump = await run(page, (t) => t.dump()).catch(() => 'unavailable');
+      throw new Error(`${what}: ${String(error)}\n  page: ${JSON.stringify(dump)}`);
+    });
+}
+
+/** Polls store `name`'s entries until `ok` accepts them (the socket writes to its store without waiting). */
+async function storeUntil(
+  page: Page,
+  name: string,
+  ok: (entries: Record<string, unknown>) => boolean,
+  what: string,
+): Promise<Record<string, unknown>> {
+  let last: Outcome<Record<string, unknown>> | undefined;
+  const started = performance.now();
+  while (performance.now() - started < 10_000) {
+    last = await run(page, (t, n) => t.load(n), name);
+    if (last.ok && ok(last.value)) return last.value;
+    await sleep(20);
+  }
+  throw new Error(`the store never held ${what}; last: ${JSON.stringify(last)}`);
+}
+
+const outKeys = (entries: Record<string, unknown>): string[] =>
+  Object.keys(entries)
+    .filter((key) => key.startsWith('out:'))
+    .sort();
+
+const MESSAGES = [{ text: 'one' }, ['two', 2], 'three'];
+
+describe('a page reload with unacknowledged messages in an indexedDbStore (real ws server of the protocol)', () => {
+  it('received but never acknowledged: the reloaded page sends them again under its session, and the server delivers each once', async () => {
+    const server = cleanup.add(await startProtocolServer(), (s) => s.stop());
+    server.acking = false; // the acks are lost: the page keeps all three as unacknowledged
     const { page } = await openTestPage();
-    await run(page, (t, url) => t.connect('a', url), server.url);
-    await page.waitForFunction(
-      () => (window as unknown as { rsTest: RsTest }).rsTest.log('a', 'open').length === 1,
-      undefined,
-      {
-        timeout: 5_000,
-        polling: 20,
+    await run(
+      page,
+      (t, { url, messages }) => {
+        t.connect('before', url, { delivery: { store: t.store('chat') } });
+        for (const data of messages) void t.reliable('before', data);
       },
+      { url: server.url, messages: MESSAGES },
     );
-    await run(page, (t) => t.socket('a').send('hello'));
-    await page.waitForFunction(
-      () => (window as unknown as { rsTest: RsTest }).rsTest.log('a', 'message').length === 1,
-      undefined,
-      { timeout: 5_000, polling: 20 },
+    await waitFor(() => server.delivered.length === 3, 10_000, 'the server has the three messages', {
+      describe: () => server.frames,
+    });
+    const before = await storeUntil(page, 'chat', (e) => outKeys(e).length === 3, 'the three messages');
+    expect(outKeys(before)).toEqual(['out:1', 'out:2', 'out:3']);
+    const [session] = server.hellos;
+    expect(before.session).toBe(session);
+
+    await page.reload();
+    await ready(page);
+    server.acking = true;
+    await run(page, (t, url) => t.connect('after', url, { delivery: { store: t.store('chat') } }), server.url);
+    await pageUntil(page, (t) => t.log('after', 'acked').length === 3, 'the three resent messages acknowledged');
+
+    // Each delivered once, in order, under the one session; the resends were duplicates to the server.
+    expect(server.delivered).toEqual(MESSAGES.map((data, i) => ({ session, id: String(i + 1), data })));
+    expect(server.duplicates).toEqual(['1', '2', '3']);
+    expect(server.hellos).toEqual([session, session]);
+    // On the new connection: the hello first, then the three in the order first sent.
+    const second = server.frames.filter((f) => f.connection === 2).map((f) => f.frame);
+    expect(second.slice(0, 4)).toEqual([
+      { rs: 'hello', session },
+      ...MESSAGES.map((data, i) => ({ rs: 'msg', id: String(i + 1), data })),
+    ]);
+    expect(await run(page, (t) => t.log('after', 'acked').map(({ id, data }) => ({ id, data })))).toEqual(
+      MESSAGES.map((data, i) => ({ id: String(i + 1), data })),
     );
-    expect(await run(page, (t) => t.log('a', 'message').map((e) => e.data))).toEqual(['hello']);
+
+    // The next message goes on from the stored sequence; the outbox ends empty.
+    expect(await run(page, (t) => t.reliable('after', 'four'))).toEqual({ ok: true });
+    expect(server.delivered.at(-1)).toEqual({ session, id: '4', data: 'four' });
+    const after = await storeUntil(page, 'chat', (e) => outKeys(e).length === 0 && e.seq === 4, 'an empty outbox');
+    expect(after.session).toBe(session);
+    expect(server.delivered).toHaveLength(4);
+    expect(await run(page, (t) => t.log('after', 'error'))).toEqual([]);
+  });
+
+  it('sent while the server was down: after a reload, the new page delivers them once when the server is up', async () => {
+    browser.allowConsoleErrors(WEBSOCKET_FAILED); // Chromium logs every refused attempt while the server is down
+    const down = await startProtocolServer();
+    const deadUrl = down.url;
+    await down.stop(); // nothing listens there now
+    const { page } = await openTestPage();
+    await run(
+      page,
+      (t, { url, messages }) => {
+        t.connect('offline', url, { delivery: { store: t.store('outbox') } });
+        for (const data of messages) void t.reliable('offline', data);
+      },
+      { url: deadUrl, messages: MESSAGES },
+    );
+    await storeUntil(
+      page,
+      'outbox',
+      (e) => outKeys(e).length === 3 && typeof e.session === 'string',
+      'the three messages',
+    );
+
+    await page.reload();
+    await ready(page);
+    const server = cleanup.add(await startProtocolServer(), (s) => s.stop());
+    await run(page, (t, url) => t.connect('online', url, { delivery: { store: t.store('outbox') } }), server.url);
+    await pageUntil(page, (t) => t.log('online', 'acked').length === 3, 'the three stored messages acknowledged');
+
+    const [session] = server.hellos;
+    expect(server.delivered).toEqual(MESSAGES.map((data, i) => ({ session, id: String(i + 1), data })));
+    expect(server.duplicates).toEqual([]);
+    const stored = await storeUntil(page, 'outbox', (e) => outKeys(e).length === 0, 'an empty outbox');
+    expect(stored.session).toBe(session);
+    // A second reload finds nothing to send: nothing is delivered twice.
+    await page.reload();
+    await ready(page);
+    await run(page, (t, url) => t.connect('again', url, { delivery: { store: t.store('outbox') } }), server.url);
+    await pageUntil(page, (t) => t.log('again', 'open').length === 1, 'the third page connected');
+    await waitFor(() => server.hellos.length === 2, 5_000, 'the third page said hello');
+    await sleep(200); // room for a wrong resend to arrive
+    expect(server.hellos).toEqual([session, session]);
+    expect(server.delivered).toHaveLength(3);
+    expect(server.frames.filter((f) => (f.frame as { rs?: string }).rs === 'msg')).toHaveLength(3);
   });
 });

@@ -1,20 +1,18 @@
-// The test page of test/browser/indexed-db-store.test.ts (and of the end-to-end tests of acknowledged
-// delivery): it exposes `window.rsTest`, which the tests drive with page.evaluate:
-// - `store(name, options)`: an `indexedDbStore` (one object per name, so a test can reach it again),
-//   and `load`/`put`/`remove` on it, each answering with what happened (`attempt`);
+// The test page of test/browser/indexed-db-store.test.ts: it exposes `window.rsTest`, which the
+// tests drive with page.evaluate:
+// - `store(name, options)`: the package's `indexedDbStore` (one object per name, so a test can reach
+//   it again), and `load`/`put`/`remove` on it, each answering with what happened (`attempt`);
 // - `connect(name, url, options)`: a `ResilientSocket` whose events are logged, e.g.
 //   `t.connect('a', url, { delivery: { store: t.store('chat') } })`, and `reliable(name, data)`,
 //   which sends reliably and logs how its promise settled;
 // - `sandboxedLoad(name)`: a store used in a sandboxed frame (an opaque origin, where the browser
-//   refuses IndexedDB), answering with what its `load()` did.
-//
-// `indexedDbStore` is the package's export when the build has one, else the store module alone
-// (/store/indexed-db.js, which the test bundles from src/ and serves); `storeFrom` says which.
+//   refuses IndexedDB), answering with what its `load()` did. The frame cannot fetch from this
+//   origin, so it runs the store module alone inline (/store/indexed-db.js, which the test bundles
+//   from src/, production flavour as the build, and serves).
 import * as lib from 'resilient-socket';
 
 const STANDALONE = '/store/indexed-db.js';
-const storeFrom = typeof lib.indexedDbStore === 'function' ? 'package' : 'standalone';
-const indexedDbStore = lib.indexedDbStore ?? (await import(STANDALONE)).indexedDbStore;
+const { indexedDbStore } = lib;
 
 /** What a rejection or a throw was, as JSON. */
 function describeError(error) {
@@ -49,7 +47,6 @@ function socketEntry(name) {
 
 window.rsTest = {
   lib,
-  storeFrom,
   attempt,
 
   /** The store of `name`: made on first use (with `options`), the same object after. */
@@ -138,7 +135,7 @@ window.rsTest = {
   },
   /** For failure messages: each socket's state and its last events. */
   dump() {
-    const out = { storeFrom, stores: [...stores.keys()] };
+    const out = { stores: [...stores.keys()] };
     for (const [name, { socket, log }] of sockets) out[name] = { state: socket.state, recent: log.slice(-25) };
     return out;
   },
