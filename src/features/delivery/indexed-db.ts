@@ -42,6 +42,7 @@ import type { DeliveryStore } from './store.js';
 
 /** What {@link indexedDbStore} needs of IndexedDB: its factory, `open`. A real `IDBFactory` is one. */
 export interface IndexedDbFactoryLike {
+  /** `IDBFactory.open`: asks for the database `name` at `version`, answering with an `IDBOpenDBRequest`. */
   open(name: string, version?: number): unknown;
 }
 
@@ -136,7 +137,10 @@ export const INDEXED_DB_STORE_DEFAULTS = { openTimeout: 5_000 } as const;
 export function indexedDbStore(
   name: string,
   options?: IndexedDbStoreOptions,
-): DeliveryStore & { readonly persistent: true } {
+): DeliveryStore & {
+  /** Always `true`: what it holds outlives the page. */
+  readonly persistent: true;
+} {
   if (typeof name !== 'string') {
     throw typeError(
       'name',
