@@ -6,15 +6,15 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, startStaticServer } from '../../examples/lib/static-server.js';
 import type * as Lib from '../../src/index.js';
 import { errorMessage, pageIsProduction } from '../helpers/mode.js';
-import { startProtocolServer } from '../helpers/protocol-server.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
+import { startProtocolServer } from './delivery-server.js';
 import { useBrowser, WEBSOCKET_FAILED } from './harness.js';
 
 // `indexedDbStore` in Chromium: the test page (test/browser/pages/delivery/) loads the browser build
 // (dist/index.js, production flavour) through an import map; its sandboxed frame runs the store
 // module alone, bundled here from src/ (production flavour, as the page's build) and served as
-// /store/indexed-db.js. The end-to-end tests run a server of the protocol (test/helpers/
-// protocol-server.ts). Tests drive `window.rsTest` with page.evaluate. Every wait is bounded.
+// /store/indexed-db.js. The end-to-end tests run a server of the protocol
+// (./delivery-server.ts). Tests drive `window.rsTest` with page.evaluate. Every wait is bounded.
 
 const PAGE_DIR = join(import.meta.dirname, 'pages', 'delivery');
 const PRODUCTION = pageIsProduction(PAGE_DIR);
