@@ -113,6 +113,7 @@ export const FEATURES: readonly string[] = [
   'asyncIteration',
   'abortSignal',
   'unref',
+  'delivery',
 ];
 
 /** The two builds an app can get: the default (production) or the `development` condition's. */
@@ -197,6 +198,14 @@ export const ADDONS: readonly Addon[] = [
     external: ['react'],
     gate: 1_800,
     target: 1_500,
+  },
+  {
+    // Acknowledged delivery: its codec, outbox, store handling and de-duplication window.
+    label: "{ BaseSocket, delivery } from 'resilient-socket/modular'",
+    names: 'BaseSocket, delivery',
+    from: 'resilient-socket/modular',
+    external: [],
+    gate: 1_500,
   },
   {
     label: "{ SharedSocket } from 'resilient-socket/shared'",

@@ -52,14 +52,6 @@ export interface DeliveryCodec {
   decode(raw: unknown): Frame | undefined;
 }
 
-/** Whether a parsed value is one of the three frames, as {@link jsonCodec} reads them. */
-function isFrame(value: unknown): value is Frame {
-  const f = value as { rs?: unknown; id?: unknown; session?: unknown } | null;
-  if (typeof f !== 'object' || f === null) return false;
-  if (f.rs === 'hello') return typeof f.session === 'string';
-  return (f.rs === 'ack' || (f.rs === 'msg' && 'data' in f)) && typeof f.id === 'string';
-}
-
 /**
  * The default codec: one JSON text frame each, `{"rs":"hello","session":"…"}`,
  * `{"rs":"msg","id":"…","data":…}` and `{"rs":"ack","id":"…"}`. Any other message (text that is not
@@ -83,12 +75,16 @@ export const jsonCodec: DeliveryCodec = {
     return `{"rs":"msg","id":${JSON.stringify(frame.id)},"data":${data}}`;
   },
   decode(raw) {
-    if (typeof raw !== 'string' || !raw.includes('"rs"')) return undefined;
-    try {
-      const value: unknown = JSON.parse(raw);
-      return isFrame(value) ? value : undefined;
-    } catch {
-      return undefined;
+    if (typeof raw === 'string' && raw.includes('"rs"')) {
+      try {
+        const f = JSON.parse(raw) as { rs?: unknown; id?: unknown; session?: unknown };
+        // The field that must be a string: a hello's session, a msg's (with its data) or an ack's id.
+        const key = f.rs === 'hello' ? f.session : f.rs === 'ack' || (f.rs === 'msg' && 'data' in f) ? f.id : 0;
+        if (typeof key === 'string') return f as Frame;
+      } catch {
+        // not JSON, or not an object: not a frame
+      }
     }
+    return undefined;
   },
 };

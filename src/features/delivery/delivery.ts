@@ -6,7 +6,8 @@
  *   on every connection the hello goes first (the feature's `gate`, before the core flushes plain
  *   queued messages), then every unacknowledged message in the order it was first sent (the `open`
  *   hook), then newer ones as they are sent; one unacknowledged `ackTimeout` after its last send on
- *   an open connection is sent again; `maxAttempts` sends without an acknowledgement give it up;
+ *   an open connection is sent again; after `maxAttempts` sends without an acknowledgement it is
+ *   given up when the next would be due (`ackTimeout` later, or the next connection);
  * - in: a `msg` frame reaches the `deliver` hooks and `message` listeners as its `data`, then its
  *   id joins the window of recent ids (the store keeps it), then it is acknowledged; an id in the
  *   window is acknowledged again and not delivered again. A `msg` that arrives while a later gate
@@ -14,7 +15,8 @@
  *
  * Per socket it keeps one object in its data slot (the outbox in first-sent order, the session id,
  * the sequence, the window, its counters) and one timer slot: while the store loads, the load's
- * deadline (the socket's `connectTimeout`); afterwards, the earliest acknowledgement deadline.
+ * deadline (the socket's `connectTimeout`); afterwards, the earliest acknowledgement deadline. The
+ * outbox is an array: acknowledgements come in order, so the one acknowledged is found first.
  *
  * Why it ranks 15: before the handshake (20), so that the hello is the first frame of every
  * connection and the handshake never takes a protocol frame for its own; protocol frames it
@@ -56,13 +58,14 @@ const DUE = 0;
  * ```
  */
 export function delivery(options?: DeliveryOptions): Feature {
-  const { ackTimeout, maxAttempts, window, maxPending, store, codec } = resolveDelivery(options);
+  const config = resolveDelivery(options);
+  const { ackTimeout, maxAttempts, window, maxPending, store, codec } = config;
   const stateOf = (m: Host, me: number): State => getData(m, me) as State;
   const error = (code: ErrorCode, text: string, cause?: unknown): ResilientSocketError =>
-    new ResilientSocketError(code, text, cause === undefined ? {} : { cause });
+    new ResilientSocketError(code, text, { cause });
 
   /** A user codec's failure: reported (`ERR_RS_CALLBACK_FAILED`), never thrown into the socket. */
-  const codecFailed = (m: Host, what: string, thrown: unknown): undefined => {
+  const codecFailed = (m: Host, what: string, thrown: unknown): void =>
     m.reportUserError_(
       error(
         'ERR_RS_CALLBACK_FAILED',
@@ -70,35 +73,31 @@ export function delivery(options?: DeliveryOptions): Feature {
         thrown,
       ),
     );
-    return undefined;
-  };
 
-  /** Sends `frame` on `ws`, if it can be encoded (a socket that refuses it is going down: its close tells). */
+  /** Sends `frame` (or its encoding `raw`) on `ws` if it is open (a socket that refuses it is going down: its close tells). */
   const write = (m: Host, ws: WebSocketLike | undefined, frame: Frame, raw?: unknown): void => {
+    let encoded = raw !== undefined;
     try {
       raw ??= codec.encode(frame);
-    } catch (thrown) {
-      codecFailed(m, 'encode', thrown);
-      return;
-    }
-    try {
+      encoded = true;
       if (ws?.readyState === 1) {
         ws.send(raw as never);
         m.messagesOut_++;
       }
-    } catch {
-      // going down
+    } catch (thrown) {
+      if (!encoded) codecFailed(m, 'encode', thrown);
     }
   };
 
-  /** A store call, not waited for; its failure lets the store go (reported once, not after close()). */
+  /** A store call (a delete without `value`), not waited for; a failure lets the store go (reported once, not after close()). */
   const save = (m: Host, st: State, key: string, value?: unknown): void => {
     const kept = st.store_;
-    if (!kept) return;
-    new Promise<void>((resolve) => resolve(value === undefined ? kept.delete(key) : kept.put(key, value))).then(
-      undefined,
-      (thrown: unknown) => failed(m, st, thrown),
-    );
+    if (kept) {
+      new Promise<void>((resolve) => resolve(value === undefined ? kept.delete(key) : kept.put(key, value))).then(
+        undefined,
+        (thrown: unknown) => failed(m, st, thrown),
+      );
+    }
   };
 
   const failed = (m: Host, st: State, thrown: unknown): void => {
@@ -115,10 +114,9 @@ export function delivery(options?: DeliveryOptions): Feature {
     );
   };
 
-  /** Gives `entry` its id and puts it in the outbox and the store. */
-  const add = (m: Host, st: State, entry: Entry): void => {
+  /** Gives `entry` its id and puts it in the store. */
+  const number = (m: Host, st: State, entry: Entry): void => {
     entry.id_ = String(++st.seq_);
-    st.out_.set(entry.id_, entry);
     save(m, st, `out:${entry.id_}`, { data: entry.data_ });
     save(m, st, 'seq', st.seq_);
   };
@@ -126,29 +124,29 @@ export function delivery(options?: DeliveryOptions): Feature {
   /** Sends `entry` on the open connection. */
   const send = (m: Host, st: State, entry: Entry, raw?: unknown): void => {
     write(m, st.live_?.socket, { rs: 'msg', id: entry.id_, data: entry.data_ }, raw);
-    if (entry.attempts_++) st.resent_++;
+    if (entry.sends_++) st.resent_++;
     entry.at_ = m.config_.clock.now();
   };
 
-  /** Takes `entries` out of the outbox and the store, rejects their promises and reports them dropped. */
-  const forget = (m: Host, st: State, entries: Entry[], failure: ResilientSocketError, reason: DropReason): void => {
-    for (const entry of entries) {
-      if (entry.id_ && st.out_.delete(entry.id_)) save(m, st, `out:${entry.id_}`);
-      entry.reject_(failure);
+  /** Takes `lost` out of the outbox and the store, rejects their promises and reports them dropped. */
+  const forget = (m: Host, st: State, lost: Entry[], failure: ResilientSocketError, reason: DropReason): void => {
+    st.out_ = st.out_.filter((entry) => !lost.includes(entry));
+    for (const entry of lost) {
+      if (entry.id_) save(m, st, `out:${entry.id_}`);
+      entry.no_(failure);
     }
     m.drop_(
       reason,
-      entries.map((entry) => entry.data_ as Data),
+      lost.map((entry) => entry.data_ as Data),
     );
   };
 
-  /** Gives up the messages sent `maxAttempts` times, unacknowledged: `overdue` decides which. */
-  const exhaust = (m: Host, st: State, overdue: (entry: Entry) => boolean): void => {
-    const lost = [...st.out_.values()].filter((entry) => entry.attempts_ >= maxAttempts && overdue(entry));
+  /** Gives up the messages sent `maxAttempts` times whose next send is due (at `now`; any, at a new connection). */
+  const exhaust = (m: Host, st: State, now = Number.POSITIVE_INFINITY): void =>
     forget(
       m,
       st,
-      lost,
+      st.out_.filter((entry) => entry.sends_ >= maxAttempts && entry.at_ + ackTimeout <= now),
       error(
         'ERR_RS_NOT_ACKNOWLEDGED',
         process.env.NODE_ENV !== 'production'
@@ -157,37 +155,33 @@ export function delivery(options?: DeliveryOptions): Feature {
       ),
       'unacknowledged',
     );
-  };
 
   /**
    * `close()` or a give-up: a persistent store keeps what it holds for the next session (the
    * promises reject with `ERR_RS_DELIVERY_DEFERRED`; after a give-up the messages also stay here,
    * sent again if `open()` starts the socket again); otherwise every message is given up
-   * (`ERR_RS_DELIVERY_STOPPED`, a `drop` with reason `'closed'`).
+   * (`ERR_RS_DELIVERY_STOPPED`, a `drop` with reason `'closed'`). A message sent while the store
+   * loaded is not in it: it is given up too.
    */
   const stop = (m: Host, st: State): void => {
-    const keep = st.store_?.persistent === true;
     const over = m.disposed_;
+    const kept = (entry: Entry): unknown => st.store_?.persistent && entry.id_;
     const deferred = error(
       'ERR_RS_DELIVERY_DEFERRED',
       process.env.NODE_ENV !== 'production'
-        ? `The socket ${over ? 'was closed' : 'gave up'} before the acknowledgement; the message stays in the persistent store and is sent again by ${over ? 'the next socket on it' : 'open() or the next socket on it'}`
+        ? `The socket ${over ? 'was closed' : 'gave up'} before the acknowledgement; the message stays in the persistent store and is sent by ${over ? 'the next socket on it' : 'open() or the next socket on it'}`
         : '',
     );
-    const lost: Entry[] = [];
-    for (const entry of [...st.out_.values(), ...st.early_]) {
-      // A message sent while the store loaded is not in it yet: after close(), it never will be.
-      if (keep && (entry.id_ || !over)) {
-        entry.reject_(deferred);
-        entry.resolve_ = entry.reject_ = noop;
-      } else lost.push(entry);
+    for (const entry of st.out_) {
+      if (kept(entry)) {
+        entry.no_(deferred);
+        entry.ok_ = entry.no_ = noop;
+      }
     }
-    if (over || !keep) st.early_ = [];
-    if (over) st.out_.clear();
     forget(
       m,
       st,
-      lost,
+      st.out_.filter((entry) => !kept(entry)),
       error(
         'ERR_RS_DELIVERY_STOPPED',
         process.env.NODE_ENV !== 'production'
@@ -196,22 +190,22 @@ export function delivery(options?: DeliveryOptions): Feature {
       ),
       'closed',
     );
+    if (over) st.out_ = [];
   };
 
-  /** The store loaded (or failed, or outlasted its deadline): the session and the early messages get their ids. */
+  /** The store loaded (or failed, or outlasted its deadline): the session, and ids for what was sent meanwhile. */
   const ready = (m: Host, me: number, st: State): void => {
     const done = st.ready_;
     if (!done) return;
     st.wait_ = st.ready_ = undefined;
     clearTimer(m, me, DUE);
     done();
-    if (m.disposed_) return; // close() settled the early messages
+    if (m.disposed_) return; // close() settled what was sent meanwhile
     if (!st.session_) {
       st.session_ = newSession();
       save(m, st, 'session', st.session_);
     }
-    for (const entry of st.early_) add(m, st, entry);
-    st.early_ = [];
+    for (const entry of st.out_) if (!entry.id_) number(m, st, entry);
   };
 
   /** An incoming `msg`: delivered once, remembered, then acknowledged on its connection. */
@@ -222,7 +216,7 @@ export function delivery(options?: DeliveryOptions): Feature {
       m.deliver_(frame.data as Data);
       seen.add(frame.id);
       if (seen.size > window) seen.delete(seen.values().next().value as string);
-      if (st.store_) save(m, st, 'seen', [...seen]);
+      save(m, st, 'seen', [...seen]);
     }
     if (m.attempt_ === attempt) write(m, attempt.socket, { rs: 'ack', id: frame.id });
   };
@@ -235,7 +229,7 @@ export function delivery(options?: DeliveryOptions): Feature {
     name: 'delivery',
     rank: 15,
     slots: 1,
-    options_: { ackTimeout, maxAttempts, window, maxPending, store, codec },
+    options_: config,
     init(m, me) {
       const st = newState(store);
       setData(m, me, st);
@@ -264,9 +258,12 @@ export function delivery(options?: DeliveryOptions): Feature {
     },
     open(m, me, attempt) {
       const st = stateOf(m, me);
+      // Sent for the last time on a connection that ended: its acknowledgement can no longer come.
+      exhaust(m, st);
+      if (m.attempt_ !== attempt) return; // a drop listener ended the connection
       st.live_ = attempt;
-      for (const entry of st.out_.values()) send(m, st, entry);
-      if (st.out_.size) setTimer(m, me, DUE, ackTimeout);
+      for (const entry of st.out_) send(m, st, entry);
+      if (st.out_.length) setTimer(m, me, DUE, ackTimeout);
       const inbox = st.inbox_;
       // After `open` is emitted: listeners hear of the connection before its messages.
       if (inbox.length) {
@@ -284,19 +281,22 @@ export function delivery(options?: DeliveryOptions): Feature {
         codecFailed(m, 'decode', thrown);
       }
       if (!frame) return false;
+      // A sign of life for the heartbeat (later in rank, it does not see what is consumed here).
       const heartbeat = findFeature(m, 'heartbeat');
       heartbeat?.[0].message?.(m, heartbeat[1], attempt, data);
       if (frame.rs === 'msg') {
         if (attempt.opened) receive(m, st, attempt, frame);
         else st.inbox_.push(frame);
       } else if (frame.rs === 'ack') {
-        const entry = st.out_.get(frame.id);
+        const id = frame.id;
+        // Only a message sent already: one waiting for the store has no id yet.
+        const entry = st.out_.find((e) => e.id_ === id && e.sends_);
         if (entry) {
-          st.out_.delete(frame.id);
-          save(m, st, `out:${frame.id}`);
+          st.out_.splice(st.out_.indexOf(entry), 1);
+          save(m, st, `out:${id}`);
           st.acked_++;
-          entry.resolve_();
-          m.emit_('acked', { id: frame.id, data: entry.data_ });
+          entry.ok_();
+          m.emit_('acked', { id, data: entry.data_ });
         }
       }
       return true;
@@ -316,29 +316,23 @@ export function delivery(options?: DeliveryOptions): Feature {
         ready(m, me, st);
         return;
       }
-      if (!st.live_) return;
       const now = m.config_.clock.now();
-      const overdue = (entry: Entry): boolean => entry.at_ + ackTimeout <= now;
-      exhaust(m, st, overdue);
-      if (!st.live_) return; // a drop listener ended the connection
+      if (st.live_) exhaust(m, st, now);
       let next = Number.POSITIVE_INFINITY;
-      for (const entry of st.out_.values()) {
-        if (overdue(entry)) send(m, st, entry);
+      for (const entry of st.out_) {
+        if (!st.live_) return; // the connection ended (a drop listener) or never was
+        if (entry.at_ + ackTimeout <= now) send(m, st, entry);
         next = Math.min(next, entry.at_ + ackTimeout);
       }
       if (next < Number.POSITIVE_INFINITY) setTimer(m, me, DUE, next - now);
     },
     end(m, me) {
-      const st = stateOf(m, me);
-      st.live_ = undefined;
-      // Sent for the last time on a connection that ended: its acknowledgement can no longer come.
-      if (maxAttempts < Number.POSITIVE_INFINITY) Promise.resolve().then(() => exhaust(m, st, () => !st.live_));
+      stateOf(m, me).live_ = undefined;
     },
     state(m, me, _previous, next) {
       // A give-up (close() is the `dispose` hook): after the core told of it, unless open() followed.
-      const st = stateOf(m, me);
       if (next === 'closed' && !m.disposed_) {
-        Promise.resolve().then(() => m.state_ === 'closed' && !m.disposed_ && stop(m, st));
+        Promise.resolve().then(() => m.state_ === 'closed' && !m.disposed_ && stop(m, stateOf(m, me)));
       }
     },
     dispose(m, me) {
@@ -346,7 +340,7 @@ export function delivery(options?: DeliveryOptions): Feature {
     },
     sendReliable(m, me, data) {
       const st = stateOf(m, me);
-      return new Promise<void>((resolve, reject) => {
+      return new Promise<void>((ok, no) => {
         if (m.disposed_ || m.state_ === 'closed') {
           m.drop_('closed', [data as Data]);
           throw error(
@@ -356,7 +350,7 @@ export function delivery(options?: DeliveryOptions): Feature {
               : '',
           );
         }
-        if (st.out_.size + st.early_.length >= maxPending) {
+        if (st.out_.length >= maxPending) {
           throw error(
             'ERR_RS_BUFFER_OVERFLOW',
             process.env.NODE_ENV !== 'production'
@@ -364,10 +358,9 @@ export function delivery(options?: DeliveryOptions): Feature {
               : '',
           );
         }
-        const entry: Entry = { id_: '', data_: data, attempts_: 0, at_: 0, resolve_: resolve, reject_: reject };
         let raw: unknown;
         try {
-          raw = codec.encode({ rs: 'msg', id: st.wait_ ? '' : String(st.seq_ + 1), data });
+          raw = codec.encode({ rs: 'msg', id: String(st.seq_ + 1), data });
         } catch (thrown) {
           throw typeError(
             'data',
@@ -376,11 +369,10 @@ export function delivery(options?: DeliveryOptions): Feature {
               : '',
           );
         }
-        if (st.wait_) {
-          st.early_.push(entry);
-          return;
-        }
-        add(m, st, entry);
+        const entry: Entry = { id_: '', data_: data, sends_: 0, at_: 0, ok_: ok, no_: no };
+        st.out_.push(entry);
+        if (st.wait_) return;
+        number(m, st, entry);
         if (!st.live_) return;
         send(m, st, entry, raw);
         if (!hasTimer(m, me, DUE)) setTimer(m, me, DUE, ackTimeout);
@@ -388,12 +380,7 @@ export function delivery(options?: DeliveryOptions): Feature {
     },
     counts_(m, me) {
       const st = stateOf(m, me);
-      return {
-        pending: st.out_.size + st.early_.length,
-        acked: st.acked_,
-        resent: st.resent_,
-        duplicates: st.duplicates_,
-      };
+      return { pending: st.out_.length, acked: st.acked_, resent: st.resent_, duplicates: st.duplicates_ };
     },
   };
   return intern(feature);

@@ -84,38 +84,41 @@ export interface DeliveryConfig {
   readonly codec: DeliveryCodec;
 }
 
-/** The defaults of {@link DeliveryOptions}. */
-export const DELIVERY_DEFAULTS = /* @__PURE__ */ Object.freeze({
-  ackTimeout: 10_000,
-  maxAttempts: Number.POSITIVE_INFINITY,
-  window: 1_000,
-  maxPending: 10_000,
-});
-
 /**
  * Checks the options of `delivery(options)` and fills in the defaults.
  * @throws TypeError / RangeError naming the option (`delivery.ackTimeout`, …).
  */
 export function resolveDelivery(options: unknown): DeliveryConfig {
   assertOptionsObject('delivery', options);
-  assertKnownKeys('delivery', options, ['ackTimeout', 'maxAttempts', 'store', 'codec', 'window', 'maxPending']);
-  const o = (options ?? {}) as DeliveryOptions;
-  const ackTimeout = withDefault(o.ackTimeout, DELIVERY_DEFAULTS.ackTimeout);
-  assertNumber('delivery.ackTimeout', ackTimeout, { above: 0 });
-  const maxAttempts = withDefault(o.maxAttempts, DELIVERY_DEFAULTS.maxAttempts);
-  assertNumber('delivery.maxAttempts', maxAttempts, { min: 1, integer: true, allowInfinity: true });
-  const window = withDefault(o.window, DELIVERY_DEFAULTS.window);
-  assertNumber('delivery.window', window, { min: 1, integer: true });
-  const maxPending = withDefault(o.maxPending, DELIVERY_DEFAULTS.maxPending);
-  assertNumber('delivery.maxPending', maxPending, { min: 1, integer: true });
-  const { store, codec = jsonCodec } = o;
-  const s = store as Partial<DeliveryStore> | undefined;
+  // The options with their defaults, in the order they are checked (made here: a module-level
+  // object would stay in every bundle that imports the entry).
+  const DEFAULTS: DeliveryConfig = {
+    ackTimeout: 10_000,
+    maxAttempts: Number.POSITIVE_INFINITY,
+    window: 1_000,
+    maxPending: 10_000,
+    store: undefined,
+    codec: jsonCodec,
+  };
+  const keys = Object.keys(DEFAULTS) as (keyof DeliveryConfig)[];
+  assertKnownKeys('delivery', options, keys);
+  const config = { ...DEFAULTS } as Record<string, unknown>;
+  for (const key of keys) {
+    const value = withDefault((options as Record<string, unknown> | undefined)?.[key], config[key]);
+    config[key] = value;
+    // ackTimeout: > 0; the other numbers: integers >= 1 (maxAttempts may be Infinity).
+    if (typeof DEFAULTS[key] === 'number') {
+      assertNumber(`delivery.${key}`, value, {
+        ...(key === 'ackTimeout' ? { above: 0 } : { min: 1, integer: true }),
+        allowInfinity: key === 'maxAttempts',
+      });
+    }
+  }
+  const { store, codec } = config as { store: Partial<DeliveryStore> | undefined; codec: Partial<DeliveryCodec> };
   assertThat(
-    store === undefined ||
-      (typeof s?.load === 'function' &&
-        typeof s.put === 'function' &&
-        typeof s.delete === 'function' &&
-        typeof s.persistent === 'boolean'),
+    !store ||
+      (typeof store.persistent === 'boolean' &&
+        [store.load, store.put, store.delete].every((method) => typeof method === 'function')),
     'delivery.store',
     process.env.NODE_ENV !== 'production' ? 'a store (persistent, load(), put() and delete())' : '',
     store,
@@ -126,5 +129,5 @@ export function resolveDelivery(options: unknown): DeliveryConfig {
     process.env.NODE_ENV !== 'production' ? 'a codec (encode() and decode())' : '',
     codec,
   );
-  return { ackTimeout, maxAttempts, window, maxPending, store, codec };
+  return config as unknown as DeliveryConfig;
 }

@@ -13,12 +13,12 @@ export interface Entry {
   id_: string;
   readonly data_: unknown;
   /** Sends so far, in this socket's life. */
-  attempts_: number;
+  sends_: number;
   /** When it was last sent (clock time). */
   at_: number;
   /** Its promise's (no-ops for a message loaded from the store, or one whose promise already settled). */
-  resolve_: () => void;
-  reject_: (error: ResilientSocketError) => void;
+  ok_: () => void;
+  no_: (error: ResilientSocketError) => void;
 }
 
 /** A `msg` frame. */
@@ -26,10 +26,8 @@ export type Msg = Extract<Frame, { rs: 'msg' }>;
 
 /** A socket's delivery state. */
 export interface State {
-  /** The outbox, in first-sent order. */
-  readonly out_: Map<string, Entry>;
-  /** Messages sent while the store loads, in order (given ids after the loaded ones). */
-  early_: Entry[];
+  /** The outbox, in first-sent order (what the store held first, then what was sent while it loaded). */
+  out_: Entry[];
   /** The ids of the latest incoming messages, oldest first. */
   readonly seen_: Set<string>;
   /** `msg` frames that arrived before the connection was open. */
@@ -54,20 +52,16 @@ export const noop = (): void => undefined;
 /** A fresh state; without a store its session is made now, with one once the store loaded. */
 export function newState(store: DeliveryStore | undefined): State {
   return {
-    out_: new Map(),
-    early_: [],
+    out_: [],
     seen_: new Set(),
     inbox_: [],
     store_: store,
     session_: store ? '' : newSession(),
     seq_: 0,
-    wait_: undefined,
-    ready_: undefined,
-    live_: undefined,
     acked_: 0,
     resent_: 0,
     duplicates_: 0,
-  };
+  } as Partial<State> as State;
 }
 
 /** A session id: random, made once per store. */
@@ -82,28 +76,19 @@ export function newSession(): string {
 /**
  * Takes in what a store held: the session, the sequence (at least the highest id in the outbox,
  * should the two writes have been cut apart), the latest `window` ids seen, and the outbox in
- * sequence order. Values it cannot read are left out.
+ * sequence order, before what was sent while it loaded. Values it cannot read are left out.
  */
 export function restore(st: State, entries: Iterable<[string, unknown]>, window: number): void {
-  let session = '';
-  let seq = 0;
-  let seen: unknown[] = [];
   const out: Entry[] = [];
   for (const [key, value] of entries) {
-    if (key === 'session' && typeof value === 'string') session = value;
-    else if (key === 'seq') seq = Math.max(seq, Number(value) || 0);
-    else if (key === 'seen' && Array.isArray(value)) seen = value;
-    else if (key.startsWith('out:')) {
+    if (key === 'session' && typeof value === 'string') st.session_ = value;
+    else if (key === 'seq') st.seq_ = Math.max(st.seq_, Number(value) || 0);
+    else if (key === 'seen' && Array.isArray(value)) for (const id of value.slice(-window)) st.seen_.add(String(id));
+    else if (key.startsWith('out:') && typeof value === 'object' && value !== null && 'data' in value) {
       const id = key.slice(4);
-      seq = Math.max(seq, Number(id) || 0);
-      if (typeof value === 'object' && value !== null && 'data' in value) {
-        out.push({ id_: id, data_: value.data, attempts_: 0, at_: 0, resolve_: noop, reject_: noop });
-      }
+      st.seq_ = Math.max(st.seq_, Number(id) || 0);
+      out.push({ id_: id, data_: value.data, sends_: 0, at_: 0, ok_: noop, no_: noop });
     }
   }
-  out.sort((a, b) => Number(a.id_) - Number(b.id_));
-  for (const entry of out) st.out_.set(entry.id_, entry);
-  for (const id of seen.slice(-window)) st.seen_.add(String(id));
-  st.session_ = session;
-  st.seq_ = seq;
+  st.out_.unshift(...out.sort((a, b) => Number(a.id_) - Number(b.id_)));
 }
