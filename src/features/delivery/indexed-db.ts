@@ -105,14 +105,11 @@ interface ObjectStore {
 }
 
 /** The prefix of every database name (`resilient-socket:<name>`). */
-export const DATABASE_PREFIX = 'resilient-socket:';
+const DATABASE_PREFIX = 'resilient-socket:';
 /** The object store of the entries, in each database. */
-export const OBJECT_STORE = 'delivery';
+const OBJECT_STORE = 'delivery';
 /** The schema version: one object store of string keys. */
 const VERSION = 1;
-
-/** The defaults of {@link IndexedDbStoreOptions}. */
-export const INDEXED_DB_STORE_DEFAULTS = { openTimeout: 5_000 } as const;
 
 /**
  * A persistent {@link DeliveryStore} on IndexedDB (browsers), for the `delivery()` feature: the
@@ -159,7 +156,7 @@ export function indexedDbStore(
   }
   assertOptionsObject('options', options);
   assertKnownKeys('', options, ['openTimeout', 'indexedDB'], 'indexedDbStore()');
-  const { openTimeout = INDEXED_DB_STORE_DEFAULTS.openTimeout, indexedDB: factory } = options ?? {};
+  const { openTimeout = 5_000, indexedDB: factory } = options ?? {};
   assertNumber('openTimeout', openTimeout, { above: 0, max: 2_147_483_647, allowInfinity: true });
   if (factory !== undefined && typeof (factory as Partial<IndexedDbFactoryLike> | null)?.open !== 'function') {
     throw typeError(
