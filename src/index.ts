@@ -45,6 +45,11 @@ export {
 } from './errors.js';
 export type { BufferOptions, OverflowPolicy } from './features/buffer-policy/buffer-policy.js';
 export { type DeliveryCodec, type Frame, jsonCodec } from './features/delivery/codec.js';
+export {
+  type IndexedDbFactoryLike,
+  type IndexedDbStoreOptions,
+  indexedDbStore,
+} from './features/delivery/indexed-db.js';
 export type { DeliveryOptions } from './features/delivery/options.js';
 export { type DeliveryStore, memoryStore } from './features/delivery/store.js';
 export type { HandshakeConnection } from './features/handshake/handshake.js';

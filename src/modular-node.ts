@@ -36,6 +36,11 @@ export {
 } from './features/buffer-policy/buffer-policy.js';
 export { type DeliveryCodec, type Frame, jsonCodec } from './features/delivery/codec.js';
 export { delivery } from './features/delivery/delivery.js';
+export {
+  type IndexedDbFactoryLike,
+  type IndexedDbStoreOptions,
+  indexedDbStore,
+} from './features/delivery/indexed-db.js';
 export type { DeliveryOptions } from './features/delivery/options.js';
 export { type DeliveryStore, memoryStore } from './features/delivery/store.js';
 export {

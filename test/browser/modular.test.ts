@@ -170,6 +170,7 @@ const MODULAR_EXPORTS = [
   'bufferPolicy',
   'handshake',
   'heartbeat',
+  'indexedDbStore',
   'providers',
   'resume',
   'stats',
