@@ -8,7 +8,7 @@ import { ensureBuilt } from '../lib/ensure-build.js';
 ensureBuilt();
 const { runOrders } = await import('./orders.js');
 const orders = Number(process.env.ORDERS ?? 300);
-const r = await runOrders({ orders, log: process.env.VERBOSE ? (line) => console.log(line) : undefined });
+const r = await runOrders({ orders, ...(process.env.VERBOSE ? { log: (line: string) => console.log(line) } : {}) });
 
 const inOrder = (list: readonly number[]) => list.every((n, i) => n === i + 1);
 console.log(`
