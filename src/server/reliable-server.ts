@@ -24,9 +24,9 @@ const SEQ_RANGE = 2 ** 48;
  */
 export interface ConnectionSource<S extends ServerSocket = ServerSocket> {
   /** Adds the `connection` listener: `(socket, request)`. */
-  on(event: 'connection', listener: (socket: S, ...rest: never[]) => void): unknown;
+  on(event: 'connection', listener: (socket: S, ...rest: unknown[]) => void): unknown;
   /** Removes it (at `close()`). */
-  off(event: 'connection', listener: (socket: S, ...rest: never[]) => void): unknown;
+  off(event: 'connection', listener: (socket: S, ...rest: unknown[]) => void): unknown;
 }
 
 /** The events of {@link ReliableServer}, by name: each listener's arguments. */
