@@ -12,9 +12,26 @@
  * - `ack`: the acknowledgement of the `msg` with that `id`, sent once the receiver's listeners ran.
  */
 export type Frame =
-  | { readonly rs: 'hello'; readonly session: string }
-  | { readonly rs: 'msg'; readonly id: string; readonly data: unknown }
-  | { readonly rs: 'ack'; readonly id: string };
+  | {
+      /** The frame's kind. */
+      readonly rs: 'hello';
+      /** The client's session id. */
+      readonly session: string;
+    }
+  | {
+      /** The frame's kind. */
+      readonly rs: 'msg';
+      /** The message's id, unique per sender and session. */
+      readonly id: string;
+      /** What the message carries. */
+      readonly data: unknown;
+    }
+  | {
+      /** The frame's kind. */
+      readonly rs: 'ack';
+      /** The id of the message acknowledged. */
+      readonly id: string;
+    };
 
 /**
  * How frames go on the wire: `ReliableServer`'s `codec` option (and the client's). Replace it to
