@@ -55,7 +55,7 @@ export class SessionState<S extends ServerSocket> implements Session<S> {
   readonly outbox_ = new Map<string, Outgoing>();
   /** Recent incoming ids, oldest first (at most `window`). */
   readonly seen_ = new Set<string>();
-  /** The last outgoing id's number. */
+  /** The last outgoing id's number (ids are this sequence in base 10). */
   seq_: number;
   /** When the last connection went away (clock time); meaningful while disconnected. */
   disconnectedAt_ = 0;
@@ -83,12 +83,6 @@ export class SessionState<S extends ServerSocket> implements Session<S> {
 
   get pending(): number {
     return this.outbox_.size;
-  }
-
-  /** The next outgoing id: the sequence number in base 10. */
-  nextId_(): string {
-    this.seq_ += 1;
-    return String(this.seq_);
   }
 
   /** Adds an incoming id to the window, forgetting the oldest past `window` ids. */

@@ -298,6 +298,26 @@ describe('ReliableServer: send()', () => {
   });
 });
 
+describe('ReliableServer: sessions', () => {
+  it('a hello for another session on the same connection moves the connection to it', async () => {
+    const { server, connect } = await start(cleanup);
+    const seen: [unknown, string][] = [];
+    server.on('message', (data, session) => seen.push([data, session.id]));
+    const client = await connect();
+    client.hello('s1');
+    client.msg('1', 'for s1');
+    client.hello('s2');
+    client.msg('1', 'for s2'); // another session: its own window
+    await settle(client);
+    expect(seen).toEqual([
+      ['for s1', 's1'],
+      ['for s2', 's2'],
+    ]);
+    expect(server.sessions.get('s1')?.connected).toBe(false);
+    expect(server.sessions.get('s2')?.socket).toBeDefined();
+  });
+});
+
 describe('ReliableServer: bounded memory', () => {
   it('forgets a session `sessionTtl` after its client went away; its sends reject', async () => {
     const { server, clock, connect } = await start(cleanup, { sessionTtl: 5_000 });
