@@ -19,14 +19,19 @@ const OPEN = 1;
 const SEQ_RANGE = 2 ** 48;
 
 /**
- * What `ReliableServer` needs of a server: a `ws` `WebSocketServer` (any object with these two
+ * What `ReliableServer` needs of a server: a `ws` `WebSocketServer` (any object with these
  * members that emits `connection` with the server side of each new connection will do).
  */
 export interface ConnectionSource<S extends ServerSocket = ServerSocket> {
+  /**
+   * The connected clients (ws's `clients`): never read; its type tells the type of the sessions'
+   * sockets (ws's `WebSocket` for a `WebSocketServer`).
+   */
+  readonly clients?: ReadonlySet<S>;
   /** Adds the `connection` listener: `(socket, request)`. */
-  on(event: 'connection', listener: (socket: S, ...rest: unknown[]) => void): unknown;
+  on(event: 'connection', listener: (socket: ServerSocket, ...rest: unknown[]) => void): unknown;
   /** Removes it (at `close()`). */
-  off(event: 'connection', listener: (socket: S, ...rest: unknown[]) => void): unknown;
+  off(event: 'connection', listener: (socket: ServerSocket, ...rest: unknown[]) => void): unknown;
 }
 
 /** The events of {@link ReliableServer}, by name: each listener's arguments. */
@@ -57,7 +62,7 @@ interface Connection<S extends ServerSocket> {
   readonly socket: S;
   /** The session the client said hello for on this connection. */
   session: SessionState<S> | undefined;
-  readonly onMessage: (data: unknown, isBinary?: boolean) => void;
+  readonly onMessage: (data: unknown, isBinary: boolean) => void;
   readonly onClose: () => void;
 }
 
@@ -93,7 +98,7 @@ export class ReliableServer<S extends ServerSocket = ServerSocket> extends Event
   readonly #sessions = new Map<string, SessionState<S>>();
   readonly #connections = new Set<Connection<S>>();
   readonly #outbox: Outbox<S>;
-  readonly #onConnection = (socket: S): void => this.#attach(socket);
+  readonly #onConnection = (socket: ServerSocket): void => this.#attach(socket as S);
   #closed = false;
 
   /**
@@ -143,7 +148,7 @@ export class ReliableServer<S extends ServerSocket = ServerSocket> extends Event
    *   (after `close()`); with a TypeError (`ERR_RS_INVALID_TYPE`) for a bad session or data the
    *   codec cannot encode.
    */
-  send(session: string | Session<S>, data: unknown): Promise<void> {
+  send(session: string | Session, data: unknown): Promise<void> {
     if (this.#closed) return Promise.reject(closedError());
     const id = typeof session === 'string' ? session : (session as Partial<Session> | null)?.id;
     if (typeof id !== 'string') {
@@ -200,14 +205,14 @@ export class ReliableServer<S extends ServerSocket = ServerSocket> extends Event
       onClose: () => this.#detach(c, true),
     };
     this.#connections.add(c);
-    socket.on('message', c.onMessage as (...args: never[]) => void);
+    socket.on('message', c.onMessage);
     socket.on('close', c.onClose);
   }
 
   /** Stops following a connection; `gone`: it closed (its session starts counting `sessionTtl`). */
   #detach(c: Connection<S>, gone: boolean): void {
     if (!this.#connections.delete(c)) return;
-    c.socket.off('message', c.onMessage as (...args: never[]) => void);
+    c.socket.off('message', c.onMessage);
     c.socket.off('close', c.onClose);
     const s = c.session;
     if (gone && s !== undefined && s.socket_ === c.socket) this.#disconnected(s);
@@ -224,7 +229,7 @@ export class ReliableServer<S extends ServerSocket = ServerSocket> extends Event
   }
 
   /** One incoming message: a frame of the protocol, or one that passes through. */
-  #receive(c: Connection<S>, data: unknown, isBinary: boolean | undefined): void {
+  #receive(c: Connection<S>, data: unknown, isBinary: boolean): void {
     if (this.#closed) return;
     const raw = isBinary === false ? textOf(data) : data;
     let frame: Frame | undefined;

@@ -16,10 +16,14 @@ export interface ServerSocket {
   send(data: string | ArrayBuffer | Uint8Array): void;
   /** Closes the connection with a close frame. */
   close(code?: number, reason?: string): void;
-  /** Adds a listener (`message`: `(data, isBinary)`; `close`). */
-  on(event: 'message' | 'close', listener: (...args: never[]) => void): unknown;
+  /** Adds the listener of incoming messages: `(data, isBinary)`. */
+  on(event: 'message', listener: (data: unknown, isBinary: boolean) => void): unknown;
+  /** Adds the listener of the connection's end. */
+  on(event: 'close', listener: () => void): unknown;
   /** Removes a listener added with `on`. */
-  off(event: 'message' | 'close', listener: (...args: never[]) => void): unknown;
+  off(event: 'message', listener: (data: unknown, isBinary: boolean) => void): unknown;
+  /** Removes a listener added with `on`. */
+  off(event: 'close', listener: () => void): unknown;
 }
 
 /** A client's session, as `ReliableServer` shows it (read-only). */

@@ -29,7 +29,7 @@ export interface RawClient {
 
 export interface Harness {
   readonly wss: WebSocketServer;
-  readonly server: ReliableServer;
+  readonly server: ReliableServer<WebSocket>;
   readonly clock: TestClock;
   readonly url: string;
   /** Connects a raw client and waits until it is open. */
