@@ -6,7 +6,7 @@ import { EventEmitter } from 'eventemitter3';
 import { listenerError, surface } from '../core/report.js';
 import { isResilientSocketError, type ResilientSocketError } from '../errors.js';
 import { typeError } from '../validation.js';
-import type { Frame } from './codec.js';
+import { type Frame, isFrame } from './codec.js';
 import { closedError, codecFailed, stopped, tooManyPending, tooManySessions, unencodable } from './failures.js';
 import { type ReliableServerOptions, type ResolvedServerOptions, resolveServerOptions } from './options.js';
 import { Outbox } from './outbox.js';
@@ -235,9 +235,13 @@ export class ReliableServer<S extends ServerSocket = ServerSocket> extends Event
     let frame: Frame | undefined;
     try {
       frame = this.#o.codec.decode(raw);
+      if (frame !== undefined && !isFrame(frame)) {
+        frame = undefined;
+        throw new TypeError('not a hello, msg or ack with the fields it needs');
+      }
     } catch (thrown) {
       // Not read as a frame: it passes through, and the failure is told.
-      this.#report(codecFailed('decode', 'threw', thrown));
+      this.#report(codecFailed('decode', 'failed', thrown));
     }
     const s = c.session;
     if (frame?.rs === 'hello') this.#hello(c, frame.session);

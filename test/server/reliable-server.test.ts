@@ -468,6 +468,21 @@ describe('ReliableServer: codec', () => {
     await settle(client);
     expect(plain).toEqual(['anything']);
     expect(errors[0]).toMatchObject({ code: 'ERR_RS_CALLBACK_FAILED' });
-    expect(errors[0]?.message).toContain('`codec.decode` threw: cannot read');
+    expect(errors[0]?.message).toContain('`codec.decode` failed: cannot read');
+  });
+
+  it('reports a codec that decodes to something that is not a frame, and passes the message through', async () => {
+    const { server, connect } = await start(cleanup, {
+      codec: { encode: () => '', decode: () => ({ rs: 'msg' }) as never },
+    });
+    const errors: Error[] = [];
+    server.on('error', (e) => errors.push(e));
+    const plain: unknown[] = [];
+    server.on('plain', (data) => plain.push(data));
+    const client = await connect();
+    client.send('x');
+    await settle(client);
+    expect(plain).toEqual(['x']);
+    expect(errors[0]?.message).toContain('`codec.decode` failed: not a hello, msg or ack');
   });
 });
