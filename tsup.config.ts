@@ -16,7 +16,7 @@ const BROWSER_ENTRIES = {
   backoff: 'src/backoff/index.ts',
 };
 
-/** The entries for Node (the ws transport; the test kit): development flavour only. */
+/** The entries for Node (the ws transport; the test kit; the server helper): development flavour only. */
 const NODE_ENTRIES = {
   node: 'src/node.ts',
   'modular-node': 'src/modular-node.ts',
@@ -24,6 +24,7 @@ const NODE_ENTRIES = {
   'react-node': 'src/react-node.ts',
   'shared-node': 'src/shared-node.ts',
   testing: 'src/testing/index.ts',
+  server: 'src/server/index.ts',
 };
 
 /**

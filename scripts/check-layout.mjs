@@ -33,6 +33,7 @@ const ENTRIES = [
   'src/shared-node.ts',
   'src/backoff/index.ts',
   'src/testing/index.ts',
+  'src/server/index.ts',
   'src/cli/bin.ts',
 ];
 

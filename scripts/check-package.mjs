@@ -16,7 +16,10 @@
 //      minified and gzipped sizes; the `resilient-socket/backoff` bundle must not pull in eventemitter3
 //      or ws, and no browser bundle may contain ws's Node code) and as CommonJS for Node (through the
 //      `node` and `require` conditions: the development flavour);
-//   5. the flavours (scripts/check-package-modes.mjs): no browser file reads `process`; bundled for
+//   5. `resilient-socket/server` (scripts/check-package-server.mjs): a ReliableServer round trip
+//      from the tarball (ESM and CJS) against a raw ws client; a browser bundle of it is refused,
+//      and no browser bundle of the other entries holds it;
+//   6. the flavours (scripts/check-package-modes.mjs): no browser file reads `process`; bundled for
 //      the browser and run where `process` does not exist, in production mode (with and without a
 //      bundler's define) and development mode, and in Node, bad input throws the same classes and
 //      codes, with short messages in production and the full text in development and Node.
@@ -34,6 +37,7 @@ import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 import { checkNoProcess, runModeChecks } from './check-package-modes.mjs';
 import { REACT_SSR, REACT_TYPES } from './check-package-react.mjs';
+import { checkServerNotForBrowsers, SERVER_ROUND_TRIP } from './check-package-server.mjs';
 import { checkWebSocketTypes, WEBSOCKET_CLASS_NAME, WEBSOCKET_ECHO } from './check-package-websocket.mjs';
 
 const repoDir = fileURLToPath(new URL('..', import.meta.url));
@@ -52,7 +56,11 @@ const ENTRY_POINTS = [
 // back): they add the ws transport, so no browser bundle may contain them.
 const NODE_VARIANTS = ['node', 'modular-node', 'websocket-node', 'react-node', 'shared-node'];
 // Entry points for Node and test runners only (not bundled for the browser below).
-const NODE_ENTRY_POINTS = [{ specifier: 'resilient-socket/testing', file: 'testing' }];
+const NODE_ENTRY_POINTS = [
+  { specifier: 'resilient-socket/testing', file: 'testing' },
+  // `node` condition only: a bundler (attw's `bundler` resolution, a browser build) finds its types, no code.
+  { specifier: 'resilient-socket/server', file: 'server', nodeOnly: true },
+];
 // dist/: the production flavour of the browser entries and the one set of declarations;
 // dist/dev/: the development flavour of every entry (the Node ones and the test kit only there).
 const BROWSER_FILES = ENTRY_POINTS.map(({ file }) => file);
@@ -248,7 +256,7 @@ function runAttw(tarball) {
   const { analysis } = report;
   const problems = [];
   if (analysis?.types?.kind !== 'included') problems.push(`types are "${analysis?.types?.kind}", not included`);
-  for (const { specifier } of [...ENTRY_POINTS, ...NODE_ENTRY_POINTS]) {
+  for (const { specifier, nodeOnly } of [...ENTRY_POINTS, ...NODE_ENTRY_POINTS]) {
     const subpath = specifier === 'resilient-socket' ? '.' : `.${specifier.slice('resilient-socket'.length)}`;
     const entry = analysis?.entrypoints?.[subpath];
     if (!entry) {
@@ -260,7 +268,9 @@ function runAttw(tarball) {
       const res = entry.resolutions?.[kind];
       const types = res?.resolution?.fileName;
       const impl = res?.implementationResolution?.fileName;
-      if (!types || !impl) problems.push(`"${subpath}" does not resolve under ${kind}`);
+      if (nodeOnly && kind === 'bundler') {
+        if (!types || impl) problems.push(`"${subpath}" (Node only) should resolve to types and no code under bundler`);
+      } else if (!types || !impl) problems.push(`"${subpath}" does not resolve under ${kind}`);
       console.log(`  ${specifier.padEnd(26)} ${kind.padEnd(11)} types ${types ?? '-'}  js ${impl ?? '-'}`);
     }
   }
@@ -510,6 +520,18 @@ function runSocketChecks(consumerDir) {
     }
   }
   return `${SOCKET_CLASSES.map(({ className, specifier }) => `${className} (${specifier})`).join(', ')}: no ws → ERR_RS_NO_WEBSOCKET; with ws → echo over a real server; process exits after close()`;
+}
+
+/** `resilient-socket/server` from the tarball (ws is installed by runSocketChecks), ESM and CJS. */
+function runServerChecks(consumerDir) {
+  for (const format of ['esm', 'cjs']) {
+    const file = `server-round-trip.${format === 'esm' ? 'mjs' : 'cjs'}`;
+    writeFileSync(join(consumerDir, file), SERVER_ROUND_TRIP(format));
+    const started = Date.now();
+    execFileSync(process.execPath, [file], { cwd: consumerDir, stdio: 'inherit', timeout: 10_000 });
+    console.log(`  ${file}: exited by itself after ${Date.now() - started} ms`);
+  }
+  return 'import and require; delivered once, acknowledged, send() resolved; the process exits after close()';
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -842,7 +864,7 @@ function wrongFlavour(consumerDir, inputs, development) {
       input.includes('node_modules/ws/') ||
       (input.includes('node_modules/resilient-socket/dist/') &&
         (input.includes('/dist/dev/') !== development ||
-          [...NODE_VARIANTS, 'testing'].some(
+          [...NODE_VARIANTS, 'testing', 'server'].some(
             (name) => /\/dist\/dev\/[\w-]+\.c?js$/.test(input) && input.includes(`/dist/dev/${name}.`),
           ) ||
           isWsTransport(consumerDir, input))),
@@ -965,6 +987,9 @@ async function main() {
       await check('consumer: ResilientSocket, BaseSocket and ResilientWebSocket in Node (no ws, then ws)', () =>
         runSocketChecks(consumerDir),
       );
+      await check('consumer: resilient-socket/server (a ReliableServer round trip, ESM and CJS)', () =>
+        runServerChecks(consumerDir),
+      );
       await check('consumer: the class names in every entry (ESM and CJS)', () => runClassNameChecks(consumerDir));
       await check('consumer: ResilientWebSocket types (DOM and Node projects, skipLibCheck off)', () =>
         checkWebSocketTypes({
@@ -982,6 +1007,9 @@ async function main() {
       await check('consumer: test kit without mock-socket', () => runTestKitWithoutMockSocket(consumerDir));
       await check('consumer: test kit and CLI (resilient-socket/testing, bin)', () => runTestKitAndCli(consumerDir));
       await check('esbuild: browser bundles', () => browserBundles(consumerDir));
+      await check('esbuild: resilient-socket/server stays out of browser bundles', () =>
+        checkServerNotForBrowsers({ bundle, consumerDir, entries: ENTRY_POINTS, fail }),
+      );
       await check('esbuild: node CJS bundle', () => nodeCjsBundle(consumerDir));
       await check('no browser file of dist/ reads `process`', () =>
         checkNoProcess({ esbuild, distDir: join(consumerDir, 'node_modules', 'resilient-socket', 'dist'), fail }),

@@ -1,0 +1,16 @@
+/**
+ * `resilient-socket/server`: the server side of acknowledged delivery, for `ws` servers in Node.
+ *
+ * - {@link ReliableServer}: acknowledges and de-duplicates what each client session sends
+ *   reliably, and delivers to a session reliably (`send(session, data)`).
+ * - {@link jsonCodec}, {@link Frame}, {@link DeliveryCodec}: the protocol's frames and how they go
+ *   on the wire (the same codec shape as the client's `delivery({ codec })`).
+ *
+ * The protocol, for servers in any language: `docs/protocol.md`. Node only: no browser bundle
+ * resolves this entry.
+ * @packageDocumentation
+ */
+export { type DeliveryCodec, type Frame, jsonCodec } from './codec.js';
+export type { ReliableServerOptions } from './options.js';
+export { type ConnectionSource, ReliableServer, type ReliableServerEvents } from './reliable-server.js';
+export type { ServerSocket, Session } from './session.js';

@@ -1,0 +1,168 @@
+/** `ReliableServer`'s options: what each means, its default, and the check that refuses a bad one. */
+import { assertClock, type Clock, systemClock } from '../clock.js';
+import {
+  assertKnownKeys,
+  assertNumber,
+  assertOptionsObject,
+  expectedText,
+  typeError,
+  withDefault,
+} from '../validation.js';
+import { type DeliveryCodec, jsonCodec } from './codec.js';
+
+/** The longest a `setTimeout` can wait (2^31 - 1 ms, about 24.8 days); longer ones fire at once. */
+const MAX_DELAY = 2 ** 31 - 1;
+
+/**
+ * The options of `new ReliableServer(wss, options)`. Each bound keeps the helper's memory finite
+ * whatever clients do: see "The server helper" in `docs/protocol.md` for the sum.
+ */
+export interface ReliableServerOptions {
+  /**
+   * How long a message sent on an open connection may wait for its acknowledgement before it is
+   * sent again on that connection, in ms (> 0).
+   * @default 10_000
+   * @example
+   * ```ts
+   * new ReliableServer(wss, { ackTimeout: 5_000 })
+   * ```
+   */
+  ackTimeout?: number;
+  /**
+   * How many times one message is sent (the first time included) before `send()` gives up: a
+   * message that would be sent once more is not, and its promise rejects with
+   * `ERR_RS_NOT_ACKNOWLEDGED`. An integer >= 1, or `Infinity` (never give up; the session's expiry
+   * still ends it).
+   * @default Infinity
+   * @example
+   * ```ts
+   * new ReliableServer(wss, { maxAttempts: 5 })
+   * ```
+   */
+  maxAttempts?: number;
+  /**
+   * How many messages one session may have waiting for their acknowledgement (an integer >= 1).
+   * Past it `send()` rejects at once with `ERR_RS_BUFFER_OVERFLOW`: nothing is queued.
+   * @default 1000
+   * @example
+   * ```ts
+   * new ReliableServer(wss, { maxPending: 100 })
+   * ```
+   */
+  maxPending?: number;
+  /**
+   * How many recent incoming message ids each session remembers to drop duplicates (an integer
+   * >= 1). A message resent after its id left the window is delivered again: keep it at least as
+   * large as the number of messages a client may have waiting for acknowledgement at once.
+   * @default 1000
+   * @example
+   * ```ts
+   * new ReliableServer(wss, { window: 10_000 })
+   * ```
+   */
+  window?: number;
+  /**
+   * How long a session with no connection is kept, in ms (>= 0, at most 2^31 - 1, or `Infinity`):
+   * a client that says hello again within it finds its pending messages and its window; after
+   * it the session is forgotten and its pending `send()` promises reject with
+   * `ERR_RS_DELIVERY_STOPPED`.
+   * @default 300_000 (5 minutes)
+   * @example
+   * ```ts
+   * new ReliableServer(wss, { sessionTtl: 60_000 })
+   * ```
+   */
+  sessionTtl?: number;
+  /**
+   * How many sessions are kept at most (an integer >= 1). A new session past it makes room by
+   * forgetting the one disconnected the longest (its pending sends reject with
+   * `ERR_RS_DELIVERY_STOPPED`); when every session is connected, the new client's connection is
+   * closed with 1013 (try again later) and `error` reports `ERR_RS_BUFFER_OVERFLOW` (a `send()`
+   * to a new session rejects with it).
+   * @default 10_000
+   * @example
+   * ```ts
+   * new ReliableServer(wss, { maxSessions: 50_000 })
+   * ```
+   */
+  maxSessions?: number;
+  /**
+   * How frames are written and read: the same codec as the clients'.
+   * @default jsonCodec
+   * @example
+   * ```ts
+   * new ReliableServer(wss, { codec: myProtocolCodec })
+   * ```
+   */
+  codec?: DeliveryCodec;
+  /**
+   * The clock for the acknowledgement and expiry timers; inject one to drive time in tests. Its
+   * timers, when they have `unref` (Node's), never keep the process alive.
+   * @default the runtime's timers and `Date.now()`
+   * @example
+   * ```ts
+   * const clock = new TestClock(); // from resilient-socket/testing
+   * new ReliableServer(wss, { clock });
+   * await clock.advance(10_000);
+   * ```
+   */
+  clock?: Clock;
+}
+
+/** The options once checked, with their defaults. @internal */
+export interface ResolvedServerOptions {
+  readonly ackTimeout: number;
+  readonly maxAttempts: number;
+  readonly maxPending: number;
+  readonly window: number;
+  readonly sessionTtl: number;
+  readonly maxSessions: number;
+  readonly codec: DeliveryCodec;
+  readonly clock: Clock;
+}
+
+const KNOWN = [
+  'ackTimeout',
+  'maxAttempts',
+  'maxPending',
+  'window',
+  'sessionTtl',
+  'maxSessions',
+  'codec',
+  'clock',
+] as const;
+
+/**
+ * Checks `options` and fills in the defaults. @throws TypeError / RangeError (with a code) naming
+ * the option for bad input. @internal
+ */
+export function resolveServerOptions(options: ReliableServerOptions | undefined): ResolvedServerOptions {
+  assertOptionsObject('options', options);
+  assertKnownKeys('', options, KNOWN, '`ReliableServer`');
+  const o: ReliableServerOptions = options ?? {};
+  const ackTimeout = withDefault(o.ackTimeout, 10_000);
+  assertNumber('ackTimeout', ackTimeout, { above: 0, max: MAX_DELAY });
+  const maxAttempts = withDefault(o.maxAttempts, Number.POSITIVE_INFINITY);
+  assertNumber('maxAttempts', maxAttempts, { min: 1, integer: true, allowInfinity: true });
+  const maxPending = withDefault(o.maxPending, 1_000);
+  assertNumber('maxPending', maxPending, { min: 1, integer: true });
+  const window = withDefault(o.window, 1_000);
+  assertNumber('window', window, { min: 1, integer: true });
+  const sessionTtl = withDefault(o.sessionTtl, 300_000);
+  assertNumber('sessionTtl', sessionTtl, { min: 0, max: MAX_DELAY, allowInfinity: true });
+  const maxSessions = withDefault(o.maxSessions, 10_000);
+  assertNumber('maxSessions', maxSessions, { min: 1, integer: true });
+  const codec = withDefault(o.codec, jsonCodec);
+  const c = codec as Partial<DeliveryCodec> | null;
+  if (typeof c !== 'object' || c === null || typeof c.encode !== 'function' || typeof c.decode !== 'function') {
+    throw typeError(
+      'codec',
+      process.env.NODE_ENV !== 'production'
+        ? expectedText('codec', 'an object with encode and decode functions', codec)
+        : '',
+    );
+  }
+  const clock = withDefault(o.clock, systemClock);
+  assertClock('clock', clock);
+  return { ackTimeout, maxAttempts, maxPending, window, sessionTtl, maxSessions, codec, clock };
+}
