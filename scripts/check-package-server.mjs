@@ -91,3 +91,55 @@ export async function checkServerNotForBrowsers({ bundle, consumerDir, entries, 
   }
   return 'a browser bundle of resilient-socket/server is refused; no browser bundle of the entries holds it';
 }
+
+/**
+ * Both halves from the tarball, ESM: a `ResilientSocket` with `delivery` (and `indexedDbStore`
+ * exported beside it) against a `ReliableServer` that cuts the first connection before it
+ * acknowledges anything: each of three reliable messages reaches the server once, in order, every
+ * promise resolves, the server's own reliable message reaches the client once; after close() the
+ * process exits by itself.
+ */
+export const DELIVERY_ROUND_TRIP = `import { ResilientSocket, indexedDbStore, constant } from 'resilient-socket';
+import { ReliableServer } from 'resilient-socket/server';
+import { WebSocketServer } from 'ws';
+const fail = (why) => {
+  console.error('FAIL delivery round trip: ' + why);
+  process.exit(1);
+};
+const deadline = setTimeout(() => fail('not done within 8 s'), 8000);
+if (typeof indexedDbStore !== 'function') fail('indexedDbStore is not exported');
+const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+const server = new ReliableServer(wss, { ackTimeout: 200 });
+const got = [];
+let receipt;
+let cut = false;
+wss.on('connection', (ws) => {
+  if (cut) return;
+  cut = true;
+  // The first connection dies as the messages arrive: nothing acknowledged, everything resent.
+  ws.once('message', () => setImmediate(() => ws.terminate()));
+});
+server.on('message', (data, session) => {
+  got.push(data.n);
+  if (got.length === 3) receipt = server.send(session, 'receipt');
+});
+wss.on('listening', async () => {
+  const socket = new ResilientSocket('ws://127.0.0.1:' + wss.address().port, {
+    backoff: constant({ delay: 20 }),
+    delivery: { ackTimeout: 200 },
+  });
+  const heard = [];
+  socket.on('message', (data) => heard.push(data));
+  await Promise.all([1, 2, 3].map((n) => socket.sendReliable({ n })));
+  const until = Date.now() + 3000;
+  while (heard.length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  if (got.join() !== '1,2,3') fail('the server processed ' + got.join());
+  if (JSON.stringify(heard) !== '["receipt"]') fail('the client heard ' + JSON.stringify(heard));
+  await receipt; // the client's acknowledgement resolves the server's send()
+  clearTimeout(deadline);
+  socket.close();
+  server.close();
+  wss.close();
+  console.log('OK   delivery round trip: three messages through a cut connection, each processed once, in order; a receipt back');
+});
+`;

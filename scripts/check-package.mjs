@@ -17,7 +17,8 @@
 //      or ws, and no browser bundle may contain ws's Node code) and as CommonJS for Node (through the
 //      `node` and `require` conditions: the development flavour);
 //   5. `resilient-socket/server` (scripts/check-package-server.mjs): a ReliableServer round trip
-//      from the tarball (ESM and CJS) against a raw ws client; a browser bundle of it is refused,
+//      from the tarball (ESM and CJS) against a raw ws client, and one with ResilientSocket's
+//      delivery option through a cut connection; a browser bundle of it is refused,
 //      and no browser bundle of the other entries holds it;
 //   6. the flavours (scripts/check-package-modes.mjs): no browser file reads `process`; bundled for
 //      the browser and run where `process` does not exist, in production mode (with and without a
@@ -37,7 +38,7 @@ import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 import { checkNoProcess, runModeChecks } from './check-package-modes.mjs';
 import { REACT_SSR, REACT_TYPES } from './check-package-react.mjs';
-import { checkServerNotForBrowsers, SERVER_ROUND_TRIP } from './check-package-server.mjs';
+import { checkServerNotForBrowsers, DELIVERY_ROUND_TRIP, SERVER_ROUND_TRIP } from './check-package-server.mjs';
 import { checkWebSocketTypes, WEBSOCKET_CLASS_NAME, WEBSOCKET_ECHO } from './check-package-websocket.mjs';
 
 const repoDir = fileURLToPath(new URL('..', import.meta.url));
@@ -531,7 +532,11 @@ function runServerChecks(consumerDir) {
     execFileSync(process.execPath, [file], { cwd: consumerDir, stdio: 'inherit', timeout: 10_000 });
     console.log(`  ${file}: exited by itself after ${Date.now() - started} ms`);
   }
-  return 'import and require; delivered once, acknowledged, send() resolved; the process exits after close()';
+  writeFileSync(join(consumerDir, 'delivery-round-trip.mjs'), DELIVERY_ROUND_TRIP);
+  const started = Date.now();
+  execFileSync(process.execPath, ['delivery-round-trip.mjs'], { cwd: consumerDir, stdio: 'inherit', timeout: 15_000 });
+  console.log(`  delivery-round-trip.mjs: exited by itself after ${Date.now() - started} ms`);
+  return 'import and require; delivered once, acknowledged, send() resolved; with ResilientSocket delivery through a cut connection; the process exits after close()';
 }
 
 // ---------------------------------------------------------------------------------------------
