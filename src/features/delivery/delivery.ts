@@ -20,10 +20,13 @@
  * connection and the handshake never takes a protocol frame for its own; protocol frames it
  * consumes are shown to the heartbeat (30) first, which counts them as signs of life.
  */
-import { type Feature, getData, type Host, setData } from '../../core/feature.js';
+import type { Feature, Host } from '../../core/feature.js';
 import { intern } from '../intern.js';
 import { type DeliveryOptions, resolveDelivery } from './options.js';
-import { startDelivery } from './socket-delivery.js';
+import { HOOKS, startDelivery } from './socket-delivery.js';
+
+/** A hook or service of the socket's delivery. */
+type Hook = (...args: unknown[]) => unknown;
 
 /**
  * The `delivery` feature: `socket.sendReliable(data)`, resolved once the peer acknowledged it,
@@ -43,12 +46,16 @@ export function delivery(options?: DeliveryOptions): Feature {
     rank: 15,
     slots: 1,
     options_: config,
-    init: (m: Host, me: number) => setData(m, me, startDelivery(m, me, config)),
+    init(m: Host, me: number) {
+      // The socket's data slot (see `setData`), set directly: the array made on first need.
+      m.data_ ??= [];
+      m.data_[me] = startDelivery(m, me, config);
+    },
   };
   // The hooks and services (`sendReliable`, `counts` for the stats), handed to the socket's own.
-  for (const name of ['gate', 'open', 'message', 'timer', 'end', 'state', 'dispose', 'sendReliable', 'counts']) {
+  HOOKS.split(' ').forEach((name, i) => {
     feature[name] = (m: Host, me: number, ...args: unknown[]): unknown =>
-      (getData(m, me) as Record<string, (...a: unknown[]) => unknown>)[name]?.(...args);
-  }
+      ((m.data_ as unknown[])[me] as Hook[])[i]!(...args);
+  });
   return intern(feature as unknown as Feature & { readonly options_: object });
 }

@@ -88,9 +88,9 @@ export type DeliveryConfig = readonly [
   codec: DeliveryCodec,
 ];
 
-/** Whether `value` has a method of each name. */
-const hasMethods = (value: unknown, names: string[]): boolean =>
-  names.every((name) => typeof (value as Record<string, unknown> | undefined)?.[name] === 'function');
+/** Whether `value` has a method of each name (`names` space-separated). */
+const hasMethods = (value: unknown, names: string): boolean =>
+  names.split(' ').every((name) => typeof (value as Record<string, unknown> | undefined)?.[name] === 'function');
 
 /**
  * Checks the options of `delivery(options)` and fills in the defaults.
@@ -98,37 +98,32 @@ const hasMethods = (value: unknown, names: string[]): boolean =>
  */
 export function resolveDelivery(options: unknown): DeliveryConfig {
   assertOptionsObject('delivery', options);
-  // In the order they are checked; the defaults beside them (made here: module-level lists would
-  // stay in every bundle that imports the entry).
+  // In the order they are checked (made here: a module-level list would stay in every bundle that
+  // imports the entry).
   const keys = ['ackTimeout', 'maxAttempts', 'window', 'maxPending', 'store', 'codec'];
-  const defaults = [10_000, Number.POSITIVE_INFINITY, 1_000, 10_000, undefined, jsonCodec];
   assertKnownKeys('delivery', options, keys);
-  const config = keys.map((key, i) => {
-    const value = withDefault((options as Record<string, unknown> | undefined)?.[key], defaults[i]);
+  return keys.map((key, i) => {
+    const name = `delivery.${key}`;
+    const value = withDefault(
+      (options as Record<string, unknown> | undefined)?.[key],
+      [10_000, Number.POSITIVE_INFINITY, 1_000, 10_000, undefined, jsonCodec][i],
+    ) as Partial<DeliveryStore> | undefined;
     // The numbers: ackTimeout > 0; the others integers >= 1, maxAttempts also Infinity.
-    if (i < 4)
-      assertNumber(`delivery.${key}`, value, i ? { min: 1, integer: true, allowInfinity: i < 2 } : { above: 0 });
+    if (i < 4) assertNumber(name, value, i ? { min: 1, integer: true, allowInfinity: i < 2 } : { above: 0 });
+    else {
+      assertThat(
+        i > 4
+          ? hasMethods(value, 'encode decode')
+          : !value || (typeof value.persistent === 'boolean' && hasMethods(value, 'load put delete')),
+        name,
+        process.env.NODE_ENV !== 'production'
+          ? i > 4
+            ? 'a codec (encode() and decode())'
+            : 'a store (persistent, load(), put() and delete())'
+          : '',
+        value,
+      );
+    }
     return value;
   }) as unknown as DeliveryConfig;
-  const [, , , , store, codec] = config as unknown as [
-    unknown,
-    unknown,
-    unknown,
-    unknown,
-    Partial<DeliveryStore>?,
-    unknown?,
-  ];
-  assertThat(
-    !store || (typeof store.persistent === 'boolean' && hasMethods(store, ['load', 'put', 'delete'])),
-    'delivery.store',
-    process.env.NODE_ENV !== 'production' ? 'a store (persistent, load(), put() and delete())' : '',
-    store,
-  );
-  assertThat(
-    hasMethods(codec, ['encode', 'decode']),
-    'delivery.codec',
-    process.env.NODE_ENV !== 'production' ? 'a codec (encode() and decode())' : '',
-    codec,
-  );
-  return config;
 }

@@ -39,7 +39,10 @@ const newSession = (): string =>
   (globalThis as { crypto?: { randomUUID?(): string } }).crypto?.randomUUID?.() ??
   Date.now().toString(36) + Math.random().toString(36);
 
-/** The socket `m`'s delivery (`me` its feature's position): its hooks by name, `sendReliable` and `counts`. */
+/** The hooks and services the feature hands to the socket's delivery, in the order {@link startDelivery} returns them. */
+export const HOOKS = 'gate open message timer end state dispose sendReliable counts';
+
+/** The socket `m`'s delivery (`me` its feature's position): its hooks and services, in the order of {@link HOOKS}. */
 export function startDelivery(
   m: Host,
   me: number,
@@ -244,8 +247,9 @@ export function startDelivery(
     (async () => restore(await store.load()))().catch(failed).then(loaded);
   }
 
-  return {
-    gate(attempt: Connection): PromiseLike<void> | undefined {
+  // In the order of HOOKS.
+  return [
+    (attempt: Connection): PromiseLike<void> | undefined => {
       opening = new Promise((resolve) => {
         opened = resolve;
       });
@@ -256,7 +260,7 @@ export function startDelivery(
       hello();
       return undefined;
     },
-    open(attempt: Connection): void {
+    (attempt: Connection): void => {
       // Sent for the last time on a connection that ended: its acknowledgement can no longer come.
       exhaust(now());
       if (m.attempt_ !== attempt) return; // a drop listener ended the connection
@@ -266,7 +270,7 @@ export function startDelivery(
       // What arrived in the gates, after `open` is emitted: listeners hear of the connection first.
       opened();
     },
-    message(attempt: Connection, data: Data): boolean {
+    (attempt: Connection, data: Data): boolean => {
       let frame: Frame | undefined;
       try {
         frame = codec.decode(data);
@@ -294,7 +298,7 @@ export function startDelivery(
       }
       return true;
     },
-    timer(): void {
+    (): void => {
       if (ready) {
         failed(
           new Error(
@@ -317,15 +321,15 @@ export function startDelivery(
       }
       if (out.length) arm(first + ackTimeout - time);
     },
-    end(): void {
+    (): void => {
       live = undefined;
     },
-    state(_previous: SocketState, next: SocketState): void {
+    (_previous: SocketState, next: SocketState): void => {
       // A give-up (close() is the `dispose` hook): after the core told of it, unless open() followed.
       if (next === 'closed') queueMicrotask(() => m.state_ === 'closed' && !m.disposed_ && stop());
     },
-    dispose: stop,
-    sendReliable: (data: unknown): Promise<void> =>
+    stop,
+    (data: unknown): Promise<void> =>
       new Promise<void>((ok, no) => {
         if (m.disposed_ || m.state_ === 'closed') {
           m.drop_('closed', [data as Data]);
@@ -364,6 +368,6 @@ export function startDelivery(
         // While connected, the timer runs whenever the outbox holds anything: arm it for the first.
         if (out.length === 1) arm(ackTimeout);
       }),
-    counts: () => ({ pending: out.length, acked, resent, duplicates }),
-  };
+    () => ({ pending: out.length, acked, resent, duplicates }),
+  ];
 }
