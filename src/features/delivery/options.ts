@@ -106,10 +106,10 @@ export function resolveDelivery(options: unknown): DeliveryConfig {
     const name = `delivery.${key}`;
     const value = withDefault(
       (options as Record<string, unknown> | undefined)?.[key],
-      [10_000, Number.POSITIVE_INFINITY, 1_000, 10_000, undefined, jsonCodec][i],
+      [10_000, Infinity, 1_000, 10_000, undefined, jsonCodec][i],
     ) as Partial<DeliveryStore> | undefined;
     // The numbers: ackTimeout > 0; the others integers >= 1, maxAttempts also Infinity.
-    if (i < 4) assertNumber(name, value, i ? { min: 1, integer: true, allowInfinity: i < 2 } : { above: 0 });
+    if (i < 4) assertNumber(name, value, i ? { integer: true, min: 1, allowInfinity: i < 2 } : { above: 0 });
     else {
       assertThat(
         i > 4

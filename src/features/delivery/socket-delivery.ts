@@ -51,7 +51,7 @@ export function startDelivery(
   /** The outbox, in first-sent order (what the store held first, then what was sent while it loaded). */
   let out: Entry[] = [];
   /** The ids of the latest incoming messages, oldest first. */
-  const seen = new Set<string>();
+  let seen = new Set<string>();
   /** The store; let go (memory only) after it failed. */
   let kept = store;
   let session = store ? '' : newSession();
@@ -217,14 +217,14 @@ export function startDelivery(
     for (const [key, value] of entries) {
       const id = key.slice(4);
       if (key === 'session' && typeof value === 'string') session = value;
-      else if (key === 'seen' && Array.isArray(value)) for (const old of value.slice(-window)) seen.add(String(old));
+      else if (key === 'seen' && Array.isArray(value)) seen = new Set(value.slice(-window));
       else if (key === 'seq') seq = Math.max(seq, Number(value) || 0);
       else if (key === `out:${id}` && (value as { data?: unknown } | undefined)?.data !== undefined) {
         seq = Math.max(seq, Number(id) || 0);
         stored.push({ id_: id, data_: (value as { data: unknown }).data, sends_: 0, at_: 0 });
       }
     }
-    out.unshift(...stored.sort((a, b) => Number(a.id_) - Number(b.id_)));
+    out.unshift(...stored.sort((a, b) => +a.id_ - +b.id_));
   };
 
   /** An incoming `msg`: delivered once, remembered, then acknowledged on its connection. */
@@ -253,12 +253,11 @@ export function startDelivery(
       opening = new Promise((resolve) => {
         opened = resolve;
       });
-      const hello = (): void => {
+      const hello = (): undefined => {
         if (m.attempt_ === attempt) write(attempt, { rs: 'hello', session });
+        return undefined;
       };
-      if (wait) return wait.then(hello);
-      hello();
-      return undefined;
+      return wait?.then(hello) ?? hello();
     },
     (attempt: Connection): void => {
       // Sent for the last time on a connection that ended: its acknowledgement can no longer come.
