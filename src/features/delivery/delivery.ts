@@ -55,7 +55,7 @@ export function delivery(options?: DeliveryOptions): Feature {
   // The hooks and services (`sendReliable`, `counts` for the stats), handed to the socket's own.
   HOOKS.split(' ').forEach((name, i) => {
     feature[name] = (m: Host, me: number, ...args: unknown[]): unknown =>
-      ((m.data_ as unknown[])[me] as Hook[])[i]!(...args);
+      (((m.data_ as unknown[])[me] as Hook[])[i] as Hook)(...args);
   });
   return intern(feature as unknown as Feature & { readonly options_: object });
 }

@@ -75,16 +75,13 @@ export function startDelivery(
   const arm = (ms: number): unknown => m.disposed_ || m.arm_(slot, ms);
   const now = (): number => m.config_.clock.now();
 
-  const error = (code: ErrorCode, text: string, cause?: unknown): ResilientSocketError =>
-    new ResilientSocketError(code, text, { cause });
-
   /** A user codec's failure: reported (`ERR_RS_CALLBACK_FAILED`), never thrown into the socket. */
   const codecFailed = (what: string, thrown: unknown): void =>
     m.reportUserError_(
-      error(
+      new ResilientSocketError(
         'ERR_RS_CALLBACK_FAILED',
         process.env.NODE_ENV !== 'production' ? `\`delivery.codec.${what}\` threw: ${describeThrown(thrown)}` : '',
-        thrown,
+        { cause: thrown },
       ),
     );
 
@@ -107,12 +104,12 @@ export function startDelivery(
     if (kept && !m.disposed_) {
       kept = undefined;
       m.report_(
-        error(
+        new ResilientSocketError(
           'ERR_RS_STORE_FAILED',
           process.env.NODE_ENV !== 'production'
             ? `The delivery store failed (${describeThrown(thrown)}); delivery goes on in memory`
             : '',
-          thrown,
+          { cause: thrown },
         ),
       );
     }
@@ -142,7 +139,7 @@ export function startDelivery(
   const forget = (lost: (entry: Entry) => unknown, code: ErrorCode, text: string, reason: DropReason): void => {
     const gone: Entry[] = [];
     out = out.filter((entry) => !(lost(entry) && gone.push(entry)));
-    const failure = error(code, text);
+    const failure = new ResilientSocketError(code, text);
     for (const entry of gone) {
       if (entry.id_) save(`out:${entry.id_}`);
       entry.no_?.(failure);
@@ -172,7 +169,7 @@ export function startDelivery(
    * loaded is not in it: it is given up too.
    */
   const stop = (): void => {
-    const deferred = error(
+    const deferred = new ResilientSocketError(
       'ERR_RS_DELIVERY_DEFERRED',
       process.env.NODE_ENV !== 'production'
         ? `The socket ${m.disposed_ ? 'was closed' : 'gave up'} before the acknowledgement; the message stays in the persistent store and is sent by ${m.disposed_ ? 'the next socket on it' : 'open() or the next socket on it'}`
@@ -332,7 +329,7 @@ export function startDelivery(
       new Promise<void>((ok, no) => {
         if (m.disposed_ || m.state_ === 'closed') {
           m.drop_('closed', [data as Data]);
-          throw error(
+          throw new ResilientSocketError(
             'ERR_RS_DELIVERY_STOPPED',
             process.env.NODE_ENV !== 'production'
               ? `sendReliable() on a ${m.disposed_ ? 'socket closed for good' : 'socket that gave up (open() starts it again)'}`
@@ -340,7 +337,7 @@ export function startDelivery(
           );
         }
         if (out.length >= maxPending) {
-          throw error(
+          throw new ResilientSocketError(
             'ERR_RS_BUFFER_OVERFLOW',
             process.env.NODE_ENV !== 'production'
               ? `${maxPending} reliable messages already wait for their acknowledgement (\`delivery.maxPending\`)`
