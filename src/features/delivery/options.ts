@@ -89,8 +89,8 @@ export type DeliveryConfig = readonly [
 ];
 
 /** Whether `value` has a method of each name (`names` space-separated). */
-const hasMethods = (value: unknown, names: string): boolean =>
-  names.split(' ').every((name) => typeof (value as Record<string, unknown> | undefined)?.[name] === 'function');
+const hasMethods = (value: unknown, names: string[]): boolean =>
+  names.every((name) => typeof (value as Record<string, unknown> | undefined)?.[name] === 'function');
 
 /**
  * Checks the options of `delivery(options)` and fills in the defaults.
@@ -113,8 +113,8 @@ export function resolveDelivery(options: unknown): DeliveryConfig {
     else {
       assertThat(
         i > 4
-          ? hasMethods(value, 'encode decode')
-          : !value || (typeof value.persistent === 'boolean' && hasMethods(value, 'load put delete')),
+          ? hasMethods(value, ['encode', 'decode'])
+          : !value || (typeof value.persistent === 'boolean' && hasMethods(value, ['load', 'put', 'delete'])),
         name,
         process.env.NODE_ENV !== 'production'
           ? i > 4

@@ -37,7 +37,7 @@ type Msg = Extract<Frame, { rs: 'msg' }>;
 /** A session id: random, made once per store (randomUUID exists in secure contexts and Node). */
 const newSession = (): string =>
   (globalThis as { crypto?: { randomUUID?(): string } }).crypto?.randomUUID?.() ??
-  Date.now().toString(36) + Math.random().toString(36);
+  `${Date.now()}${Math.random()}`;
 
 /** The hooks and services the feature hands to the socket's delivery, in the order {@link startDelivery} returns them. */
 export const HOOKS = 'gate open message timer end state dispose sendReliable counts';
@@ -322,7 +322,7 @@ export function startDelivery(
     },
     (_previous: SocketState, next: SocketState): void => {
       // A give-up (close() is the `dispose` hook): after the core told of it, unless open() followed.
-      if (next === 'closed') queueMicrotask(() => m.state_ === 'closed' && !m.disposed_ && stop());
+      if (next === 'closed') Promise.resolve().then(() => m.state_ === 'closed' && !m.disposed_ && stop());
     },
     stop,
     (data: unknown): Promise<void> =>
