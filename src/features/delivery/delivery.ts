@@ -26,7 +26,7 @@ import { type DeliveryOptions, resolveDelivery } from './options.js';
 import { HOOKS, startDelivery } from './socket-delivery.js';
 
 /** A hook or service of the socket's delivery. */
-type Hook = (...args: unknown[]) => unknown;
+type Hook = (a: unknown, b: unknown) => unknown;
 
 /**
  * The `delivery` feature: `socket.sendReliable(data)`, resolved once the peer acknowledged it,
@@ -54,8 +54,9 @@ export function delivery(options?: DeliveryOptions): Feature {
   };
   // The hooks and services (`sendReliable`, `counts` for the stats), handed to the socket's own.
   HOOKS.split(' ').forEach((name, i) => {
-    feature[name] = (m: Host, me: number, ...args: unknown[]): unknown =>
-      (((m.data_ as unknown[])[me] as Hook[])[i] as Hook)(...args);
+    // Two arguments at most (the hooks' and services' own, after the socket and the position).
+    feature[name] = (m: Host, me: number, a: unknown, b: unknown): unknown =>
+      (((m.data_ as unknown[])[me] as Hook[])[i] as Hook)(a, b);
   });
   return intern(feature as unknown as Feature & { readonly options_: object });
 }
