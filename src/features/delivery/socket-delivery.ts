@@ -14,7 +14,7 @@ import type { SocketState } from '../../core/states.js';
 import type { Data } from '../../data.js';
 import { type ErrorCode, ResilientSocketError } from '../../errors.js';
 import { describeThrown, typeError } from '../../validation.js';
-import type { Frame } from './codec.js';
+import type { DeliveryCodec, Frame } from './codec.js';
 import type { DeliveryConfig } from './options.js';
 
 /** A reliable message in the outbox. */
@@ -36,8 +36,7 @@ type Msg = Extract<Frame, { rs: 'msg' }>;
 
 /** A session id: random, made once per store (randomUUID exists in secure contexts and Node). */
 const newSession = (): string =>
-  (globalThis as { crypto?: { randomUUID?(): string } }).crypto?.randomUUID?.() ??
-  `${Date.now()}${Math.random()}`;
+  (globalThis as { crypto?: { randomUUID?(): string } }).crypto?.randomUUID?.() ?? `${Date.now()}${Math.random()}`;
 
 /** The hooks and services the feature hands to the socket's delivery, in the order {@link startDelivery} returns them. */
 export const HOOKS = 'gate open message timer end state dispose sendReliable counts';
@@ -75,27 +74,33 @@ export function startDelivery(
   const arm = (ms: number): unknown => m.disposed_ || m.arm_(slot, ms);
   const now = (): number => m.config_.clock.now();
 
-  /** A user codec's failure: reported (`ERR_RS_CALLBACK_FAILED`), never thrown into the socket. */
-  const codecFailed = (what: string, thrown: unknown): void =>
-    m.reportUserError_(
-      new ResilientSocketError(
-        'ERR_RS_CALLBACK_FAILED',
-        process.env.NODE_ENV !== 'production' ? `\`delivery.codec.${what}\` threw: ${describeThrown(thrown)}` : '',
-        { cause: thrown },
-      ),
-    );
+  /** Calls the codec; what a user codec throws is reported (`ERR_RS_CALLBACK_FAILED`), never thrown into the socket. */
+  const call = <K extends 'encode' | 'decode'>(what: K, value: unknown): ReturnType<DeliveryCodec[K]> | undefined => {
+    try {
+      return codec[what](value as never) as ReturnType<DeliveryCodec[K]>;
+    } catch (thrown) {
+      m.reportUserError_(
+        new ResilientSocketError(
+          'ERR_RS_CALLBACK_FAILED',
+          process.env.NODE_ENV !== 'production' ? `\`delivery.codec.${what}\` threw: ${describeThrown(thrown)}` : '',
+          { cause: thrown },
+        ),
+      );
+      return undefined;
+    }
+  };
 
   /** Sends `frame` (or its encoding `raw`) on `attempt` if it is open (a socket that refuses it is going down: its close tells). */
   const write = (attempt: Connection | undefined, frame: Frame, raw?: unknown): void => {
     const ws = attempt?.socket;
+    raw ??= call('encode', frame);
     try {
-      raw ??= codec.encode(frame);
-      if (ws?.readyState === 1) {
+      if (raw !== undefined && ws?.readyState === 1) {
         ws.send(raw as never);
         m.messagesOut_++;
       }
-    } catch (thrown) {
-      if (raw === undefined) codecFailed('encode', thrown);
+    } catch {
+      // the socket is going down: its close tells
     }
   };
 
@@ -267,18 +272,12 @@ export function startDelivery(
       opened();
     },
     (attempt: Connection, data: Data): boolean => {
-      let frame: Frame | undefined;
-      try {
-        frame = codec.decode(data);
-      } catch (thrown) {
-        codecFailed('decode', thrown);
-      }
+      const frame = call('decode', data);
       if (!frame) return false;
       heartbeat?.[0].message?.(m, heartbeat[1], attempt, data);
-      const msg = frame as Msg;
       if (frame.rs === 'msg') {
-        if (attempt.opened) receive(attempt, msg);
-        else opening.then(() => live === attempt && receive(attempt, msg));
+        if (attempt.opened) receive(attempt, frame);
+        else opening.then(() => live === attempt && receive(attempt, frame));
       }
       if (frame.rs === 'ack') {
         const id = frame.id;
