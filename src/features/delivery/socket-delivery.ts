@@ -219,7 +219,7 @@ export function startDelivery(
     for (const [key, value] of entries) {
       const id = key.slice(4);
       if (key === 'session' && typeof value === 'string') session = value;
-      else if (key === 'seen' && Array.isArray(value)) seen = new Set(value.slice(-window));
+      else if (key === 'seen' && Array.isArray(value)) seen = new Set(value.slice(-window).map(String));
       else if (key === 'seq') seq = Math.max(seq, Number(value) || 0);
       else if (key === `out:${id}` && (value as { data?: unknown } | undefined)?.data !== undefined) {
         seq = Math.max(seq, Number(id) || 0);
@@ -263,7 +263,7 @@ export function startDelivery(
     },
     (attempt: Connection): void => {
       // Sent for the last time on a connection that ended: its acknowledgement can no longer come.
-      exhaust(now());
+      exhaust(Infinity);
       if (m.attempt_ !== attempt) return; // a drop listener ended the connection
       live = attempt;
       for (const entry of out) send(entry);
