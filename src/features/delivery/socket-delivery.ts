@@ -142,17 +142,16 @@ export function startDelivery(
 
   /** Takes the messages `lost` picks out of the outbox and the store, rejects their promises and reports them dropped. */
   const forget = (lost: (entry: Entry) => unknown, code: ErrorCode, text: string, reason: DropReason): void => {
-    const gone: Entry[] = [];
-    out = out.filter((entry) => !(lost(entry) && gone.push(entry)));
     const failure = new ResilientSocketError(code, text);
-    for (const entry of gone) {
+    const gone: Data[] = [];
+    out = out.filter((entry) => {
+      if (!lost(entry)) return true;
       if (entry.id_) save(`out:${entry.id_}`);
       entry.no_?.(failure);
-    }
-    m.drop_(
-      reason,
-      gone.map((entry) => entry.data_ as Data),
-    );
+      gone.push(entry.data_ as Data);
+      return false;
+    });
+    m.drop_(reason, gone);
   };
 
   /** Gives up the messages sent `maxAttempts` times whose last send was at `before` or earlier. */
