@@ -82,14 +82,13 @@ export interface DeliveryCodec {
  */
 export const jsonCodec: DeliveryCodec = {
   encode(frame) {
-    if (frame.rs !== 'msg') return JSON.stringify(frame);
-    // `data` on its own: JSON.stringify leaves out a property it cannot encode (undefined, a
-    // function), which would send a message without its data.
-    const data = JSON.stringify(frame.data) as string | undefined;
-    if (data === undefined) {
+    const text = JSON.stringify(frame);
+    // JSON.stringify leaves out a property it cannot encode (undefined, a function), which would
+    // send a message without its data. A `"data":` outside a string is that property's key.
+    if (frame.rs === 'msg' && !text.includes('"data":')) {
       throw new TypeError(process.env.NODE_ENV !== 'production' ? 'it has no JSON form' : '');
     }
-    return `{"rs":"msg","id":${JSON.stringify(frame.id)},"data":${data}}`;
+    return text;
   },
   decode(raw) {
     if (typeof raw === 'string' && raw.includes('"rs"')) {

@@ -74,15 +74,23 @@ export interface DeliveryOptions {
   maxPending?: number;
 }
 
-/** The options, checked, with their defaults. */
-export interface DeliveryConfig {
-  readonly ackTimeout: number;
-  readonly maxAttempts: number;
-  readonly window: number;
-  readonly maxPending: number;
-  readonly store: DeliveryStore | undefined;
-  readonly codec: DeliveryCodec;
-}
+/**
+ * The options, checked, with their defaults, in this order: `ackTimeout`, `maxAttempts`, `window`,
+ * `maxPending`, `store`, `codec`. A list rather than an object: it is what feature interning
+ * compares, and what the socket's delivery takes apart.
+ */
+export type DeliveryConfig = readonly [
+  ackTimeout: number,
+  maxAttempts: number,
+  window: number,
+  maxPending: number,
+  store: DeliveryStore | undefined,
+  codec: DeliveryCodec,
+];
+
+/** Whether `value` has a method of each name (`names` space-separated). */
+const hasMethods = (value: unknown, names: string[]): boolean =>
+  names.every((name) => typeof (value as Record<string, unknown> | undefined)?.[name] === 'function');
 
 /**
  * Checks the options of `delivery(options)` and fills in the defaults.
@@ -90,44 +98,32 @@ export interface DeliveryConfig {
  */
 export function resolveDelivery(options: unknown): DeliveryConfig {
   assertOptionsObject('delivery', options);
-  // The options with their defaults, in the order they are checked (made here: a module-level
-  // object would stay in every bundle that imports the entry).
-  const DEFAULTS: DeliveryConfig = {
-    ackTimeout: 10_000,
-    maxAttempts: Number.POSITIVE_INFINITY,
-    window: 1_000,
-    maxPending: 10_000,
-    store: undefined,
-    codec: jsonCodec,
-  };
-  const keys = Object.keys(DEFAULTS) as (keyof DeliveryConfig)[];
+  // In the order they are checked (made here: a module-level list would stay in every bundle that
+  // imports the entry).
+  const keys = ['ackTimeout', 'maxAttempts', 'window', 'maxPending', 'store', 'codec'];
   assertKnownKeys('delivery', options, keys);
-  const config = { ...DEFAULTS } as Record<string, unknown>;
-  for (const key of keys) {
-    const value = withDefault((options as Record<string, unknown> | undefined)?.[key], config[key]);
-    config[key] = value;
-    // ackTimeout: > 0; the other numbers: integers >= 1 (maxAttempts may be Infinity).
-    if (typeof DEFAULTS[key] === 'number') {
-      assertNumber(`delivery.${key}`, value, {
-        ...(key === 'ackTimeout' ? { above: 0 } : { min: 1, integer: true }),
-        allowInfinity: key === 'maxAttempts',
-      });
+  return keys.map((key, i) => {
+    const name = `delivery.${key}`;
+    const value = withDefault(
+      (options as Record<string, unknown> | undefined)?.[key],
+      [10_000, Infinity, 1_000, 10_000, undefined, jsonCodec][i],
+    ) as Partial<DeliveryStore> | undefined;
+    // The numbers: ackTimeout > 0; the others integers >= 1, maxAttempts also Infinity.
+    if (i < 4) assertNumber(name, value, i ? { integer: true, min: 1, allowInfinity: i < 2 } : { above: 0 });
+    else {
+      assertThat(
+        i > 4
+          ? hasMethods(value, ['encode', 'decode'])
+          : !value || (typeof value.persistent === 'boolean' && hasMethods(value, ['load', 'put', 'delete'])),
+        name,
+        process.env.NODE_ENV !== 'production'
+          ? i > 4
+            ? 'a codec (encode() and decode())'
+            : 'a store (persistent, load(), put() and delete())'
+          : '',
+        value,
+      );
     }
-  }
-  const { store, codec } = config as { store: Partial<DeliveryStore> | undefined; codec: Partial<DeliveryCodec> };
-  assertThat(
-    !store ||
-      (typeof store.persistent === 'boolean' &&
-        [store.load, store.put, store.delete].every((method) => typeof method === 'function')),
-    'delivery.store',
-    process.env.NODE_ENV !== 'production' ? 'a store (persistent, load(), put() and delete())' : '',
-    store,
-  );
-  assertThat(
-    typeof codec?.encode === 'function' && typeof codec.decode === 'function',
-    'delivery.codec',
-    process.env.NODE_ENV !== 'production' ? 'a codec (encode() and decode())' : '',
-    codec,
-  );
-  return config as unknown as DeliveryConfig;
+    return value;
+  }) as unknown as DeliveryConfig;
 }

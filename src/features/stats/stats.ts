@@ -8,7 +8,7 @@ import type { DeliveryStats, SocketStats } from '../../core/socket.js';
 
 /** What the `delivery()` feature offers the snapshot: its counters. */
 interface DeliveryCounts {
-  counts_(m: Host, me: number): DeliveryStats;
+  counts(m: Host, me: number): DeliveryStats;
 }
 
 const STATS: Feature & { snapshot(m: Host): SocketStats } = {
@@ -32,7 +32,7 @@ const STATS: Feature & { snapshot(m: Host): SocketStats } = {
       lastError: c.lastError_,
       // Only while the retry is pending (not while offline or deciding, nor once it has started).
       nextRetryAt: c.state_ === 'reconnecting' && !c.deciding_ && c.timers_[1] !== 0 ? c.nextRetryAt_ : undefined,
-      ...(delivery && { delivery: (delivery[0] as Feature & DeliveryCounts).counts_(m, delivery[1]) }),
+      ...(delivery && { delivery: (delivery[0] as Feature & DeliveryCounts).counts(m, delivery[1]) }),
     };
   },
 };
