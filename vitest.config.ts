@@ -59,12 +59,18 @@ export default defineConfig({
         resolve: {
           alias: [
             graphql,
-            ...['testing/index', 'server/index', 'websocket-node', 'backoff/index', 'modular-node', 'react-node', 'shared-node'].map(
-              (path) => ({
-                find: `resilient-socket/${path.replace(/-node$|\/index$/, '')}`,
-                replacement: fileURLToPath(new URL(`./src/${path}.ts`, import.meta.url)),
-              }),
-            ),
+            ...[
+              'testing/index',
+              'server/index',
+              'websocket-node',
+              'backoff/index',
+              'modular-node',
+              'react-node',
+              'shared-node',
+            ].map((path) => ({
+              find: `resilient-socket/${path.replace(/-node$|\/index$/, '')}`,
+              replacement: fileURLToPath(new URL(`./src/${path}.ts`, import.meta.url)),
+            })),
             { find: 'resilient-socket', replacement: fileURLToPath(new URL('./src/node.ts', import.meta.url)) },
           ],
         },

@@ -119,7 +119,8 @@ export async function runOrders(options: OrdersOptions = {}): Promise<OrdersResu
   });
   const receipts: number[] = [];
   socket.on('message', (data) => {
-    if (typeof data === 'object' && data !== null && 'receipt' in data) receipts.push((data as { receipt: number }).receipt);
+    if (typeof data === 'object' && data !== null && 'receipt' in data)
+      receipts.push((data as { receipt: number }).receipt);
   });
   socket.on('error', (error) => log(`client: ${error.message}`));
 

@@ -1,8 +1,9 @@
 /**
  * One socket's delivery: its outbox (in first-sent order), session id, sequence, de-duplication
  * window and counters, as the variables of one closure made with the socket (the feature's
- * `init`), and the hooks that work on them. The outbox is an array: acknowledgements come in
- * order, so the one acknowledged is found first.
+ * `init`), and the hooks that work on them. The outbox is a Map by id (a message still waiting for
+ * its id is its own key): insertion order is first-sent order, and an acknowledgement finds and
+ * takes out its message in constant time, however many wait.
  *
  * Its one timer slot holds, while the store loads, the load's deadline (the socket's
  * `connectTimeout`); afterwards, the earliest acknowledgement deadline.
@@ -48,7 +49,7 @@ export function startDelivery(
   [ackTimeout, maxAttempts, window, maxPending, store, codec]: DeliveryConfig,
 ) {
   /** The outbox, in first-sent order (what the store held first, then what was sent while it loaded). */
-  let out: Entry[] = [];
+  let out = new Map<unknown, Entry>();
   /** The ids of the latest incoming messages, oldest first. */
   let seen = new Set<string>();
   /** The store; let go (memory only) after it failed. */
@@ -129,8 +130,10 @@ export function startDelivery(
   /** Gives `entry` its id and puts it in the store. */
   const number = (entry: Entry): void => {
     entry.id_ = String(++seq);
-    save(`out:${entry.id_}`, { data: entry.data_ });
-    save('seq', seq);
+    if (kept) {
+      save(`out:${entry.id_}`, { data: entry.data_ });
+      save('seq', seq);
+    }
   };
 
   /** Sends `entry` on the open connection. */
@@ -144,13 +147,14 @@ export function startDelivery(
   const forget = (lost: (entry: Entry) => unknown, code: ErrorCode, text: string, reason: DropReason): void => {
     const failure = new ResilientSocketError(code, text);
     const gone: Data[] = [];
-    out = out.filter((entry) => {
-      if (!lost(entry)) return true;
-      if (entry.id_) save(`out:${entry.id_}`);
-      entry.no_?.(failure);
-      gone.push(entry.data_ as Data);
-      return false;
-    });
+    for (const [key, entry] of out) {
+      if (lost(entry)) {
+        out.delete(key);
+        if (entry.id_) save(`out:${entry.id_}`);
+        entry.no_?.(failure);
+        gone.push(entry.data_ as Data);
+      }
+    }
     m.drop_(reason, gone);
   };
 
@@ -188,7 +192,7 @@ export function startDelivery(
         : '',
       'closed',
     );
-    if (m.disposed_) out = [];
+    if (m.disposed_) out.clear();
   };
 
   /** The store loaded (or failed, or outlasted its deadline): the session, and ids for what was sent meanwhile. */
@@ -202,7 +206,13 @@ export function startDelivery(
         session = newSession();
         save('session', session);
       }
-      for (const entry of out) if (!entry.id_) number(entry);
+      // Ids for what was sent meanwhile, and the outbox keyed by them.
+      out = new Map(
+        [...out.values()].map((entry) => {
+          if (!entry.id_) number(entry);
+          return [entry.id_, entry];
+        }),
+      );
     }
   };
 
@@ -225,7 +235,7 @@ export function startDelivery(
         stored.push({ id_: id, data_: (value as { data: unknown }).data, sends_: 0, at_: 0 });
       }
     }
-    out.unshift(...stored.sort((a, b) => +a.id_ - +b.id_));
+    out = new Map([...stored.sort((a, b) => +a.id_ - +b.id_).map((e): [unknown, Entry] => [e.id_, e]), ...out]);
   };
 
   /** An incoming `msg`: delivered once, remembered, then acknowledged on its connection. */
@@ -265,8 +275,8 @@ export function startDelivery(
       exhaust(Infinity);
       if (m.attempt_ !== attempt) return; // a drop listener ended the connection
       live = attempt;
-      for (const entry of out) send(entry);
-      if (out.length) arm(ackTimeout);
+      for (const entry of out.values()) send(entry);
+      if (out.size) arm(ackTimeout);
       // What arrived in the gates, after `open` is emitted: listeners hear of the connection first.
       opened();
     },
@@ -280,10 +290,10 @@ export function startDelivery(
       }
       if (frame.rs === 'ack') {
         const id = frame.id;
-        // Only a message sent already: one waiting for the store has no id yet.
-        const at = out.findIndex((entry) => entry.id_ === id && entry.sends_);
-        if (at >= 0) {
-          const [entry] = out.splice(at, 1) as [Entry];
+        // Only a message sent already (one waiting for the store has no id yet).
+        const entry = out.get(id);
+        if (entry?.sends_) {
+          out.delete(id);
           save(`out:${id}`);
           acked++;
           entry.ok_?.();
@@ -308,12 +318,12 @@ export function startDelivery(
       const time = now();
       exhaust(time - ackTimeout);
       let first = time;
-      for (const entry of out) {
+      for (const entry of out.values()) {
         if (!live) return; // a listener ended the connection
         if (entry.at_ + ackTimeout <= time) send(entry);
         first = Math.min(first, entry.at_);
       }
-      if (out.length) arm(first + ackTimeout - time);
+      if (out.size) arm(first + ackTimeout - time);
     },
     (): void => {
       live = undefined;
@@ -334,7 +344,7 @@ export function startDelivery(
               : '',
           );
         }
-        if (out.length >= maxPending) {
+        if (out.size >= maxPending) {
           throw new ResilientSocketError(
             'ERR_RS_BUFFER_OVERFLOW',
             process.env.NODE_ENV !== 'production'
@@ -354,14 +364,17 @@ export function startDelivery(
           );
         }
         const entry: Entry = { id_: '', data_: data, sends_: 0, at_: 0, ok_: ok, no_: no };
-        out.push(entry);
-        if (wait) return;
+        if (wait) {
+          out.set(entry, entry); // its id comes once the store loaded
+          return;
+        }
         number(entry);
+        out.set(entry.id_, entry);
         if (!live) return;
         send(entry, raw);
         // While connected, the timer runs whenever the outbox holds anything: arm it for the first.
-        if (out.length === 1) arm(ackTimeout);
+        if (out.size === 1) arm(ackTimeout);
       }),
-    () => ({ pending: out.length, acked, resent, duplicates }),
+    () => ({ pending: out.size, acked, resent, duplicates }),
   ];
 }
