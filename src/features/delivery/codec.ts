@@ -83,10 +83,20 @@ export interface DeliveryCodec {
 export const jsonCodec: DeliveryCodec = {
   encode(frame) {
     const text = JSON.stringify(frame);
+    const data = (frame as { data?: unknown }).data;
     // JSON.stringify leaves out a property it cannot encode (undefined, a function), which would
-    // send a message without its data. A `"data":` outside a string is that property's key.
-    if (frame.rs === 'msg' && !text.includes('"data":')) {
-      throw new TypeError(process.env.NODE_ENV !== 'production' ? 'it has no JSON form' : '');
+    // send a message without its data (a `"data":` outside a string is that property's key), and
+    // turns binary data into `{}` or an object of indexes: refused, never sent changed.
+    if (
+      frame.rs === 'msg' &&
+      (!text.includes('"data":') ||
+        data instanceof ArrayBuffer ||
+        ArrayBuffer.isView(data) ||
+        (typeof Blob === 'function' && data instanceof Blob))
+    ) {
+      throw new TypeError(
+        process.env.NODE_ENV !== 'production' ? 'it has no JSON form (binary data needs a codec of your own)' : '',
+      );
     }
     return text;
   },
