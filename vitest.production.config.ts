@@ -9,11 +9,12 @@ import base from './vitest.config.js';
 // `test/helpers/mode.ts` tells a test which mode it runs in.
 //
 // Left out: what the package only ships in its development flavour, whatever the app's mode: the
-// CLI (its tests, and the chat example's, which drives it) and the test kit (`resilient-socket/testing`).
+// CLI (its tests, and the chat example's, which drives it), the test kit (`resilient-socket/testing`)
+// and the server helper (`resilient-socket/server`, Node only).
 // Also the two fresh-clone tests, which run the build (it makes both flavours itself) and measure
 // its output: the mode of the sources under test does not reach them.
 const DEVELOPMENT_ONLY: Record<string, string[]> = {
-  unit: ['test/cli/**', 'test/testing/**'],
+  unit: ['test/cli/**', 'test/testing/**', 'test/server/**'],
   integration: [
     'test/integration/cli.test.ts',
     'test/integration/cli-process.test.ts',
