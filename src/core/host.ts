@@ -33,14 +33,6 @@ export const RETIRE = 1;
 export const PRESSURE = 2;
 
 /**
- * How often `bufferedAmount` is read while it is above the high-water mark, in ms (never below
- * it). A WebSocket tells nobody when its buffer empties, so it is polled: 20 ms wakes a producer
- * well before a 64 KiB mark runs dry on a link of up to about 25 Mbit/s (64 KiB in 20 ms), for at
- * most 50 reads a second, and only while a connection is open and a producer outruns it.
- */
-export const PRESSURE_POLL = 20;
-
-/**
  * The object a socket's users hold, as the machine uses it: `BaseSocket` or `ResilientWebSocket`.
  * Its members end in `_` (the build shortens them).
  */
@@ -286,15 +278,18 @@ export abstract class SocketRecord implements Host {
   }
 
   /**
-   * Back-pressure, after a send, an open, and at each poll: above the high-water mark, it watches
-   * (`PRESSURE_POLL`) while a connection is open (only a WebSocket's buffer shrinks by itself; the
-   * queue changes through the machine, which looks again then); back at or under it, `drain`,
-   * once (none once `closed`: `close` and `giveup` said it). No timer while under the mark.
+   * Back-pressure, after a send, an open, and at each poll: above the high-water mark, it reads
+   * `bufferedAmount` again in 20 ms while a connection is open (only a WebSocket's buffer shrinks
+   * by itself, telling nobody; the queue changes through the machine, which looks again then);
+   * back at or under it, `drain`, once (none once `closed`: `close` and `giveup` said it). No timer
+   * while under the mark. 20 ms wakes a producer well before a 64 KiB mark runs dry on a link of
+   * up to about 25 Mbit/s (64 KiB in 20 ms), for at most 50 reads a second, and only while a
+   * producer outruns the connection.
    */
   pressure_(): void {
     if (this.buffered_() > this.config_.highWaterMark) {
       this.above_ = true;
-      if (this.state_ === 'open' && !this.timers_[2 * PRESSURE + 1]) this.arm_(PRESSURE, PRESSURE_POLL);
+      if (this.state_ === 'open') this.arm_(PRESSURE, 20);
     } else if (this.above_) {
       this.above_ = false;
       if (this.state_ !== 'closed') this.emit_('drain');

@@ -6,7 +6,6 @@
  * the test sets, under fake timers.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { PRESSURE_POLL } from '../../src/core/host.js';
 import { BaseSocket } from '../../src/core/socket.js';
 import { byteLengthOf, type Data } from '../../src/data.js';
 import { ResilientSocket } from '../../src/full/resilient-socket.js';
@@ -53,6 +52,9 @@ class HeldSocket extends EventTarget {
     this.dispatchEvent(Object.assign(new Event('close'), { code, reason, wasClean: code !== 1006 }));
   }
 }
+
+/** How often the socket reads `bufferedAmount` while above the mark (`pressure_` in src/core/host.ts). */
+const PRESSURE_POLL = 20;
 
 const WebSocket = HeldSocket as unknown as WebSocketConstructorLike;
 const URL = 'ws://127.0.0.1:9/feed';
