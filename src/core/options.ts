@@ -212,7 +212,7 @@ export interface BaseSocketOptions {
    * ```ts
    * const socket = new BaseSocket(url, { highWaterMark: 256 * 1024 });
    * for (const chunk of chunks) {
-   *   if (!socket.writable) await new Promise((resolve) => socket.once('drain', resolve));
+   *   if (!socket.writable) await new Promise<void>((resolve) => socket.once('drain', resolve));
    *   socket.send(chunk);
    * }
    * ```

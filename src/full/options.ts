@@ -191,7 +191,7 @@ export interface ResilientSocketOptions {
    * ```ts
    * const socket = new ResilientSocket(url, { highWaterMark: 256 * 1024 });
    * for (const chunk of chunks) {
-   *   if (!socket.writable) await new Promise((resolve) => socket.once('drain', resolve));
+   *   if (!socket.writable) await new Promise<void>((resolve) => socket.once('drain', resolve));
    *   socket.send(chunk);
    * }
    * ```

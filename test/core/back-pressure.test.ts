@@ -334,6 +334,20 @@ describe('highWaterMark, writable and drain', () => {
     expect(ws).not.toBe(held);
   });
 
+  it('the drop-in dispatches drain too, as an event of its own', async () => {
+    const dropIn = new BaseWebSocket(URL, [], { WebSocket, stableAfter: 0, highWaterMark: 4 });
+    sockets.push(dropIn);
+    const heard: (Event & { detail?: unknown })[] = [];
+    dropIn.addEventListener('drain', (event) => heard.push(event));
+    await vi.advanceTimersByTimeAsync(0);
+    last().open();
+    dropIn.send('hello');
+    expect(dropIn.bufferedAmount).toBe(5);
+    last().bufferedAmount = 0;
+    await vi.advanceTimersByTimeAsync(PRESSURE_POLL);
+    expect(heard.map((event) => [event.type, event.detail])).toEqual([['drain', null]]);
+  });
+
   it('ResilientSocket takes it too, with its features installed', async () => {
     const socket = new ResilientSocket(URL, { WebSocket, stableAfter: 0, heartbeat: false, highWaterMark: 4 });
     sockets.push(socket);

@@ -49,7 +49,7 @@ describe('back-pressure against a server that stops reading', () => {
       while (sent < total) {
         if (!socket.writable) {
           waits++;
-          await new Promise((resolve) => socket.once('drain', resolve));
+          await new Promise<void>((resolve) => socket.once('drain', resolve));
         }
         expect(socket.send(chunk)).toBe('sent');
         sent += chunk.length;
