@@ -279,17 +279,17 @@ export abstract class SocketRecord implements Host {
 
   /**
    * Back-pressure, after a send, an open, and at each poll: above the high-water mark, it reads
-   * `bufferedAmount` again in 20 ms while a connection is open (only a WebSocket's buffer shrinks
-   * by itself, telling nobody; the queue changes through the machine, which looks again then);
-   * back at or under it, `drain`, once (none once `closed`: `close` and `giveup` said it). No timer
-   * while under the mark. 20 ms wakes a producer well before a 64 KiB mark runs dry on a link of
-   * up to about 25 Mbit/s (64 KiB in 20 ms), for at most 50 reads a second, and only while a
-   * producer outruns the connection.
+   * `bufferedAmount` again in 20 ms while its own connection is open (only a WebSocket's buffer
+   * shrinks by itself, telling nobody; the queue changes through the machine, which looks again
+   * then); back at or under it, `drain`, once (none once `closed`: `close` and `giveup` said it).
+   * No timer while under the mark. 20 ms wakes a producer well before a 64 KiB mark runs dry on a
+   * link of up to about 25 Mbit/s (64 KiB in 20 ms), for at most 50 reads a second, and only
+   * while a producer outruns the connection.
    */
   pressure_(): void {
     if (this.buffered_() > this.config_.highWaterMark) {
       this.above_ = true;
-      if (this.state_ === 'open') this.arm_(PRESSURE, 20);
+      if (this.attempt_?.opened) this.arm_(PRESSURE, 20);
     } else if (this.above_) {
       this.above_ = false;
       if (this.state_ !== 'closed') this.emit_('drain');
