@@ -100,7 +100,7 @@ it("the leader's drain is its own (its sends filled its WebSocket's buffer): it 
   /** mock-socket's WebSocket with a `bufferedAmount` the test sets (mock-socket keeps none). */
   class Held extends MockWebSocket {
     static made: Held[] = [];
-    bufferedAmount = 0;
+    override bufferedAmount = 0;
     constructor(...args: ConstructorParameters<typeof MockWebSocket>) {
       super(...args);
       Held.made.push(this);
