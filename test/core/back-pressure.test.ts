@@ -189,6 +189,22 @@ describe('highWaterMark, writable and drain', () => {
     expect(socket.writable).toBe(false);
   });
 
+  it('a drain listener that throws is reported (ERR_RS_LISTENER_THREW), and the socket goes on', async () => {
+    const socket = make({ highWaterMark: 10 });
+    const errors: { code: string }[] = [];
+    socket.on('error', (error) => errors.push(error));
+    socket.on('drain', () => {
+      throw new Error('boom');
+    });
+    const ws = await opened(socket);
+    socket.send('x'.repeat(20));
+    ws.bufferedAmount = 0;
+    await vi.advanceTimersByTimeAsync(PRESSURE_POLL);
+    expect(errors.map((error) => error.code)).toEqual(['ERR_RS_LISTENER_THREW']);
+    expect([socket.state, socket.writable, vi.getTimerCount()]).toEqual(['open', true, 0]);
+    expect(socket.send('y')).toBe('sent');
+  });
+
   it('polls the WebSocket only while above the mark: no timer at all under it', async () => {
     const socket = make({ highWaterMark: 100 });
     const ws = await opened(socket);
