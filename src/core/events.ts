@@ -145,6 +145,12 @@ export interface ResilientSocketEvents {
   drop: [info: DropInfo];
   /** The peer acknowledged a reliable message (`sendReliable`, the `delivery()` feature); its promise resolved. */
   acked: [info: AckedInfo];
+  /**
+   * `bufferedAmount` is back at or under `highWaterMark` after it went above it (`writable` is true
+   * again): once per crossing, within 20 ms while a connection is open, else when the next opens or
+   * the connection is lost. Never once the socket is `closed`.
+   */
+  drain: [];
 }
 
 /**
@@ -163,4 +169,5 @@ export const EVENT_NAMES = [
   'giveup',
   'drop',
   'acked',
+  'drain',
 ] as const satisfies readonly (keyof ResilientSocketEvents)[];

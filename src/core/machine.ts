@@ -8,7 +8,7 @@ import type { CloseInfo } from './close-codes.js';
 import { Connection, closeSocket } from './connection.js';
 import { decide, retryDelay } from './decide.js';
 import type { Loss, Target } from './feature.js';
-import { type Face, PHASE, RETIRE, SocketRecord } from './host.js';
+import { type Face, PHASE, PRESSURE, RETIRE, SocketRecord } from './host.js';
 import { Queue } from './queue.js';
 import { callbackError, UNHEARD_GIVEUP, unheard } from './report.js';
 import { CLOSE_TIMEOUT, SHOULD_RECONNECT_TIMEOUT, type SocketState, STATES } from './states.js';
@@ -57,13 +57,14 @@ export class Machine extends SocketRecord implements Owner {
     this.emit_('state', { previous, current: next, reason });
   }
 
-  /** A timer is due (unless cleared or re-armed since it was set): the state's deadline, a retirement's, or a feature's. */
+  /** A timer is due (unless cleared or re-armed since it was set): the state's deadline, a retirement's, the back-pressure watch, or a feature's. */
   fire_(slot: number, arming: number): void {
     if (this.timers_[2 * slot + 1] !== arming) return;
     this.timers_[2 * slot] = this.timers_[2 * slot + 1] = 0;
     const { attempt_: attempt, deciding_: deciding, config_: config } = this;
     if (slot === RETIRE) this.dropRetiring_();
-    else if (slot > RETIRE) {
+    else if (slot === PRESSURE) this.pressure_();
+    else if (slot > PRESSURE) {
       const me = config.slotOwner[slot] as number;
       config.features[me]?.timer?.(this, me, slot - (config.slotBase[me] as number));
     } else {
@@ -215,6 +216,7 @@ export class Machine extends SocketRecord implements Owner {
     if (!this.isLive_(attempt)) return;
     this.run_('open', attempt, ws, later);
     this.emit_('open', { attempt: attempt.number, reconnected: this.connects_ > 1 });
+    if (this.isLive_(attempt)) this.pressure_(); // the flush may have gone past the mark, or back under it
     for (const data of later) if (this.isLive_(attempt)) this.deliver_(data);
     if (!this.config_.stableAfter) this.markStable_(attempt);
   }
@@ -475,6 +477,7 @@ export class Machine extends SocketRecord implements Owner {
       try {
         ws.send(data as never);
         this.messagesOut_++;
+        if (!this.above_) this.pressure_(); // (above it, the watch is on: drain comes from it, never from send())
         return 'sent';
       } catch (thrown) {
         // Still open: the socket refused this message itself, and always will. Otherwise it is
@@ -502,7 +505,9 @@ export class Machine extends SocketRecord implements Owner {
     }
     this.drop_('overflow', evicted);
     // A drop listener that closed the socket made close() report this message as dropped too.
-    return this.disposed_ ? 'dropped' : 'buffered';
+    if (this.disposed_) return 'dropped';
+    if (!this.above_) this.pressure_();
+    return 'buffered';
   }
 
   /** Starts connecting from `idle` or `closed` (after a give-up); does nothing in the other states. */

@@ -201,6 +201,24 @@ export interface BaseSocketOptions {
    */
   buffer?: QueueOptions;
   /**
+   * Back-pressure: once `bufferedAmount` (bytes queued here plus those the WebSocket has not
+   * written yet) goes above this, `writable` is false until the `drain` event, emitted once it is
+   * back at or under it. `send()` still sends and queues as before: the mark only tells a producer
+   * when to wait. An integer >= 0 (`0`: wait until everything is on the wire), or `Infinity` to turn
+   * it off. 64 KiB is Node streams' default high-water mark (since Node 22) and oh-my-pi's
+   * WebSocket watermark; it holds a producer back long before the queue's 1 MiB evicts anything.
+   * @default 65_536 (64 KiB)
+   * @example
+   * ```ts
+   * const socket = new BaseSocket(url, { highWaterMark: 256 * 1024 });
+   * for (const chunk of chunks) {
+   *   if (!socket.writable) await new Promise<void>((resolve) => socket.once('drain', resolve));
+   *   socket.send(chunk);
+   * }
+   * ```
+   */
+  highWaterMark?: number;
+  /**
    * The features this socket has, each from its factory (`heartbeat()`, `resume()`, …): see the
    * README's "Pay for what you use". An option of a feature that is not installed is a TypeError
    * naming the factory to import.

@@ -43,6 +43,8 @@ export interface Config {
   readonly shouldReconnect: (close: CloseInfo) => boolean | PromiseLike<boolean>;
   readonly maxMessages: number;
   readonly maxBytes: number;
+  /** Above this many bytes buffered, `writable` is false until `drain`. */
+  readonly highWaterMark: number;
   readonly clock: Clock;
   readonly unref: boolean;
   /** The features, in rank order. */
@@ -76,6 +78,7 @@ export const CORE_DEFAULTS = {
   maxRetries: Infinity,
   maxMessages: 1000,
   maxBytes: 1_048_576,
+  highWaterMark: 65_536,
   /**
    * `T` and `N` of the default backoff (as `truncatedBinaryExponential()`'s defaults; `N` is
    * lowered to fit a `maxDelay` under 512 ms, see `resolveCeiling`).
@@ -92,6 +95,7 @@ const NUMBERS: readonly [name: keyof typeof CORE_DEFAULTS, rule: NumberRule][] =
   ['stableAfter', { min: 0 }],
   ['connectTimeout', { above: 0, allowInfinity: true }],
   ['maxRetries', { integer: true, min: 0, allowInfinity: true }],
+  ['highWaterMark', { integer: true, min: 0, allowInfinity: true }],
 ];
 
 const CORE_OPTIONS = [
@@ -107,6 +111,7 @@ const CORE_OPTIONS = [
   'maxRetries',
   'shouldReconnect',
   'buffer',
+  'highWaterMark',
   'binaryType',
   'clock',
   'features',
@@ -233,7 +238,7 @@ export function resolveOptions(
     assertBackoffPolicy(typeof backoff === 'function' ? 'backoff()' : 'backoff', policy);
   }
   const slotBase: number[] = [];
-  const slotOwner: number[] = [-1, -1]; // the core's two: PHASE and RETIRE
+  const slotOwner: number[] = [-1, -1, -1]; // the core's three: PHASE, RETIRE and PRESSURE
   features.forEach((feature, me) => {
     slotBase.push(slotOwner.length);
     for (let n = 0; n < (feature.slots ?? 0); n++) slotOwner.push(me);
@@ -246,6 +251,7 @@ export function resolveOptions(
     stableAfter: numbers.stableAfter as number,
     connectTimeout: numbers.connectTimeout as number,
     maxRetries: numbers.maxRetries as number,
+    highWaterMark: numbers.highWaterMark as number,
     shouldReconnect,
     maxMessages,
     maxBytes,

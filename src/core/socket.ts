@@ -162,6 +162,24 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
     return this.#m.queue_?.length ?? 0;
   }
 
+  /**
+   * Bytes waiting to be sent: those in the outbound buffer (UTF-8 bytes for strings, `byteLength`
+   * for binary data, `size` for Blobs) plus the current WebSocket's `bufferedAmount` (written by
+   * `send()` but not on the wire yet). Compare it with `highWaterMark`, or read `writable`.
+   */
+  get bufferedAmount(): number {
+    return this.#m.buffered_();
+  }
+
+  /**
+   * False from the send that takes `bufferedAmount` above `highWaterMark` until the `drain` event
+   * (or for good, once closed with it above): a producer waits for `drain` before it sends more.
+   * Only a hint: `send()` still sends and queues as before.
+   */
+  get writable(): boolean {
+    return !this.#m.above_;
+  }
+
   /** WebSocket-style ready state: CONNECTING (0) until open, OPEN (1), CLOSING (2), CLOSED (3). */
   get readyState(): number {
     return readyStateOf(this.#m.state_);

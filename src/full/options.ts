@@ -180,6 +180,24 @@ export interface ResilientSocketOptions {
    */
   buffer?: BufferOptions;
   /**
+   * Back-pressure: once `bufferedAmount` (bytes queued here plus those the WebSocket has not
+   * written yet) goes above this, `writable` is false until the `drain` event, emitted once it is
+   * back at or under it. `send()` still sends and queues as before: the mark only tells a producer
+   * when to wait. An integer >= 0 (`0`: wait until everything is on the wire), or `Infinity` to turn
+   * it off. 64 KiB is Node streams' default high-water mark (since Node 22) and oh-my-pi's
+   * WebSocket watermark; it holds a producer back long before the buffer's 1 MiB evicts anything.
+   * @default 65_536 (64 KiB)
+   * @example
+   * ```ts
+   * const socket = new ResilientSocket(url, { highWaterMark: 256 * 1024 });
+   * for (const chunk of chunks) {
+   *   if (!socket.writable) await new Promise<void>((resolve) => socket.once('drain', resolve));
+   *   socket.send(chunk);
+   * }
+   * ```
+   */
+  highWaterMark?: number;
+  /**
    * Runs on every open before the buffer is flushed and before `open` is emitted: authenticate,
    * resubscribe, await the server's ack. If it throws or times out, the attempt counts as failed.
    * @default undefined (open at once)
@@ -293,6 +311,7 @@ export const OPTION_NAMES: Readonly<Record<keyof ResilientSocketOptions, true>> 
   shouldReconnect: true,
   heartbeat: true,
   buffer: true,
+  highWaterMark: true,
   handshake: true,
   handshakeTimeout: true,
   binaryType: true,

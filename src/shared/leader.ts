@@ -17,8 +17,8 @@ import { connection, current, now, post, type Tab, tellRole } from './tab.js';
 /** WebSocket `readyState` OPEN. */
 const OPEN = 1;
 
-/** The events that concern only this tab, never told to the others: its drops, its role. */
-const OWN_EVENTS = ['drop', 'role'];
+/** The events that concern only this tab, never told to the others: its drops, its role, its own sends' `drain`. */
+const OWN_EVENTS = ['drop', 'role', 'drain'];
 /** Errors about one tab's own doing (its listeners, its messages), never told to the others. */
 const OWN_ERRORS = ['ERR_RS_LISTENER_THREW', 'ERR_RS_UNSENDABLE', 'ERR_RS_CALLBACK_FAILED'];
 

@@ -29,6 +29,8 @@ export interface WebSocketLike {
   readonly readyState: number;
   /** The subprotocol the server selected ('' if none). */
   readonly protocol?: string;
+  /** Bytes `send()` took that are not on the wire yet (a WebSocket's; read by the back-pressure watch). */
+  readonly bufferedAmount?: number;
   /** How binary messages are delivered: `'blob'` or `'arraybuffer'` in browsers, also `'nodebuffer'` in ws. */
   binaryType?: string;
   /** Sends one message. */

@@ -75,6 +75,8 @@ export interface ResilientWebSocketEventMap {
   giveup: DetailEvent<GiveUpInfo>;
   /** Messages were dropped and will never be sent. */
   drop: DetailEvent<DropInfo>;
+  /** `bufferedAmount` is back at or under `highWaterMark` after it went above it (`detail` is null). */
+  drain: DetailEvent<null>;
 }
 
 /** A listener of an event `E`, as `addEventListener` takes it: a function (`this` the socket) or an object with `handleEvent`. */

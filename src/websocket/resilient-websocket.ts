@@ -219,11 +219,7 @@ export class BaseWebSocket extends Listeners {
    * by a WebSocket, those `send()` took while CLOSING or CLOSED, which are never sent.
    */
   get bufferedAmount(): number {
-    return (
-      this.#unsent +
-      (this.#m.queue_?.bytes ?? 0) +
-      ((this.#m.attempt_?.socket as { bufferedAmount?: number } | undefined)?.bufferedAmount ?? 0)
-    );
+    return this.#unsent + this.#m.buffered_();
   }
 
   // ─── beyond WebSocket ────────────────────────────────────────────────────────────────────

@@ -565,6 +565,7 @@ describe('unknown options', () => {
       shouldReconnect: () => true,
       heartbeat: { interval: 1_000, timeout: 1_000, message: 'ping', isPong: (data) => data === 'pong' },
       buffer: { maxMessages: 1, maxBytes: 10, overflow: 'error', ttl: 1 },
+      highWaterMark: 1_024,
       handshake: () => undefined,
       handshakeTimeout: 1_000,
       binaryType: 'arraybuffer',

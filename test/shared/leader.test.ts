@@ -4,9 +4,11 @@
  * handed over and that were not confirmed when it closed are sent by the leader; a follower's
  * message is written on the open connection, or handed back when it is too old.
  */
+import { WebSocket as MockWebSocket } from 'mock-socket';
 import { expect, it } from 'vitest';
 import type { ReconnectingInfo } from '../../src/core/events.js';
 import type { SharedSocket } from '../../src/shared/shared-socket.js';
+import type { WebSocketConstructorLike } from '../../src/transports/websocket-like.js';
 import { advance, MOCK_DELAY, startServer } from '../full/helpers.js';
 import { FakeBrowser, type FakeTab } from '../helpers/fake-tabs.js';
 import { useSharedSockets } from './helpers.js';
@@ -92,4 +94,34 @@ it('messages handed over but too old when the leader reads them are not written 
   await advance(20);
   expect(server.received).toEqual(['old']);
   expect(leader.role).toBe('leader');
+});
+
+it("the leader's drain is its own (its sends filled its WebSocket's buffer): it is not told to the followers", async () => {
+  /** mock-socket's WebSocket with a `bufferedAmount` the test sets (mock-socket keeps none). */
+  class Held extends MockWebSocket {
+    static made: Held[] = [];
+    override bufferedAmount = 0;
+    constructor(...args: ConstructorParameters<typeof MockWebSocket>) {
+      super(...args);
+      Held.made.push(this);
+    }
+    override send(data: string): void {
+      super.send(data);
+      this.bufferedAmount += data.length;
+    }
+  }
+  const server = startServer();
+  const browser = new FakeBrowser();
+  const options = { WebSocket: Held as unknown as WebSocketConstructorLike, highWaterMark: 4 };
+  const [leader, follower] = [share(browser.tab(), server, options), share(browser.tab(), server, options)];
+  await advance(20);
+  expect([leader.role, follower.role, Held.made.length]).toEqual(['leader', 'follower', 1]);
+  const heard: string[] = [];
+  leader.on('drain', () => heard.push('leader'));
+  follower.on('drain', () => heard.push('follower'));
+  expect(leader.send('hello')).toBe('sent');
+  (Held.made[0] as Held).bufferedAmount = 0;
+  await advance(100);
+  expect(heard).toEqual(['leader']);
+  expect(server.received).toEqual(['hello']);
 });

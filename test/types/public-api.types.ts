@@ -62,6 +62,7 @@ expectTypeOf<ResilientSocketEvents>().toEqualTypeOf<{
   giveup: [info: GiveUpInfo];
   drop: [info: DropInfo];
   acked: [info: AckedInfo];
+  drain: [];
 }>();
 socket.on('open', (info) => {
   expectTypeOf(info.reconnected).toEqualTypeOf<boolean>();

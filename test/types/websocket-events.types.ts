@@ -81,7 +81,17 @@ full.addEventListener('close', function () {
 
 // --- the map names every event the socket dispatches, each with its payload; DetailEvent<T> is a CustomEvent<T>.
 expectTypeOf<keyof ResilientWebSocketEventMap>().toEqualTypeOf<
-  'open' | 'message' | 'error' | 'close' | 'state' | 'connecting' | 'reconnecting' | 'stable' | 'giveup' | 'drop'
+  | 'open'
+  | 'message'
+  | 'error'
+  | 'close'
+  | 'state'
+  | 'connecting'
+  | 'reconnecting'
+  | 'stable'
+  | 'giveup'
+  | 'drop'
+  | 'drain'
 >();
 expectTypeOf<ResilientWebSocketEventMap['reconnecting']>().toEqualTypeOf<DetailEvent<ReconnectingInfo>>();
 expectTypeOf<DetailEvent<ReconnectingInfo>>().toEqualTypeOf<CustomEvent<ReconnectingInfo>>();
