@@ -30,7 +30,9 @@ describe('the back/forward cache over ws', () => {
   it('pagehide closes with 1001 "page hidden", the server sees it; nothing is tried while away; pageshow reconnects at once and flushes', async () => {
     const page = stubPage();
     const server = await startTestServer(cleanup);
-    const socket = cleanup.add(new ResilientSocket(server.url, { maxDelay: 60_000 }), (s) => closeAndExpectGone(s, server));
+    const socket = cleanup.add(new ResilientSocket(server.url, { maxDelay: 60_000 }), (s) =>
+      closeAndExpectGone(s, server),
+    );
     const rec = new SocketRecorder(socket);
     await waitFor(() => rec.count('open') === 1, 2_000, 'open');
 
