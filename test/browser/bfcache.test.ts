@@ -138,11 +138,10 @@ describe('a Chromium that keeps no page with an open WebSocket in its cache (bef
       // While the page is away, the server saw the socket's polite close.
       await waitFor(() => server.disconnects.length === 1, 2_000, 'the server to see the close');
     });
-    expect(server.disconnects[0]).toMatchObject({ code: 1000, reason: 'page hidden' });
-
     const after = await fixture.lifecycle();
     expect(fixture.notRestored).toEqual([]);
     expect(after).toEqual({ ...before, shows: [false, true] }); // the same document, shown from the cache
+    expect(server.disconnects[0]).toMatchObject({ code: 1000, reason: 'page hidden' });
     await until(page, 'a to reopen', 3_000, (t) => t.count('a', 'open') >= 2);
     await waitFor(() => server.received.includes('sent on pagehide'), 2_000, 'the message sent on pagehide');
     const log = await run(page, (t) => t.log('a'));
