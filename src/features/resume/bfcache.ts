@@ -54,11 +54,8 @@ export const PAGE_HIDDEN = 'page hidden';
 /** Sockets waiting for their page to be shown again (an entry only while they wait). */
 const waiting = /* @__PURE__ */ new WeakSet<object>();
 
-/**
- * Closes `ws` politely for a page that goes away: 1001 where the WebSocket accepts it, else 1000.
- * Returns the code sent, or undefined if the socket refused both (the retirement deadline cuts it).
- */
-function closeGoingAway(ws: WebSocketLike): number | undefined {
+/** Closes `ws` politely for a page that goes away: 1001 where the WebSocket accepts it, else 1000 (1006: it refused both). */
+function closeGoingAway(ws: WebSocketLike): number {
   for (const code of [1001, 1000]) {
     try {
       ws.close(code, PAGE_HIDDEN);
@@ -67,30 +64,28 @@ function closeGoingAway(ws: WebSocketLike): number | undefined {
       // a browser's WebSocket refuses 1001 from scripts: try 1000
     }
   }
-  return undefined;
+  return 1006; // the retirement deadline cuts it
 }
 
-/** The page is going (`reason`: into the cache, or unloaded): let the connection go and wait. */
+/** The page is going (`reason`: into the cache, or for good): let the connection go and wait. */
 function hide(m: Host, reason: string): void {
   const state = m.state_;
-  if (state !== 'open' && state !== 'connecting' && state !== 'reconnecting') return; // nothing to let go
-  waiting.add(m);
-  // An async `shouldReconnect` deciding goes on: its verdict meets `held()` (no retry while hidden).
   if (state === 'reconnecting') {
+    waiting.add(m);
+    // An async `shouldReconnect` deciding goes on (its deadline too): its verdict meets the hold.
     if (!m.deciding_) pauseRetry(m);
     return;
   }
+  if (state !== 'open' && state !== 'connecting') return; // idle, closing, closed: nothing to let go
+  waiting.add(m);
   const attempt = m.attempt_;
-  const ws = attempt?.socket;
-  let close: CloseInfo | undefined;
-  if (attempt && ws?.readyState === 1) {
+  let code: number | undefined;
+  if (attempt?.socket?.readyState === 1) {
     m.endAttempt_(attempt, 'retire'); // its close handshake finishes in the background, bounded
-    close = { code: closeGoingAway(ws) ?? 1006, reason: PAGE_HIDDEN, wasClean: false };
-  } else if (attempt && m.endAttempt_(attempt, 'abort', PAGE_HIDDEN)) {
-    close = { code: 1006, reason: PAGE_HIDDEN, wasClean: false };
-  }
-  m.enter_('reconnecting', `${reason}: waiting for the page to be shown again`);
-  if (close) m.emitClose_(close);
+    code = closeGoingAway(attempt.socket);
+  } else if (attempt && m.endAttempt_(attempt, 'abort', PAGE_HIDDEN)) code = 1006;
+  m.enter_('reconnecting', reason);
+  if (code) m.emitClose_({ code, reason: PAGE_HIDDEN, wasClean: false });
 }
 
 /**
@@ -114,5 +109,5 @@ export function pageHidden(m: Host): boolean {
 
 /** Follows the state: an attempt started by other means (`reconnect()`), or the end, ends the wait. */
 export function pageState(m: Host, next: SocketState): void {
-  if (next === 'connecting' || next === 'closed') waiting.delete(m);
+  if (next !== 'reconnecting') waiting.delete(m);
 }

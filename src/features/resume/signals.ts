@@ -85,7 +85,7 @@ function attachBrowser(env: BrowserEnvironment): () => void {
   const onPageHide = (event: Event) =>
     tell(
       'pagehide',
-      (event as Event & { persisted?: boolean }).persisted ? 'page in the back/forward cache' : 'page unloaded',
+      `page hidden ${(event as Event & { persisted?: boolean }).persisted ? 'for the back/forward cache' : 'for good'}`,
     );
   const onOnline = () => tell('resumed', 'network back online');
   const onOffline = () => tell('offline', 'network offline');

@@ -87,7 +87,7 @@ function countingBackoff(delay: number): BackoffPolicyLike & { drawn: number } {
   return policy;
 }
 
-const WAITING = 'page in the back/forward cache: waiting for the page to be shown again';
+const WAITING = 'page hidden for the back/forward cache';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -155,7 +155,7 @@ describe('pagehide with an open connection', () => {
     page.pagehide(false);
     expect(closes.at(-1)).toEqual([1000, 'page hidden']);
     expect(socket.state).toBe('reconnecting');
-    expect(log.of('state').at(-1)?.reason).toBe('page unloaded: waiting for the page to be shown again');
+    expect(log.of('state').at(-1)?.reason).toBe('page hidden for good');
     const attempts = server.attempts;
     await advance(10 * 60_000);
     expect(server.attempts).toBe(attempts);

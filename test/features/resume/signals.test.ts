@@ -114,7 +114,7 @@ describe('in a browser (window and document present)', () => {
     const stop = watch(subscriber, systemClock, true);
     browser.pagehide(true);
     browser.pagehide(false);
-    expect(calls).toEqual(['pagehide: page in the back/forward cache', 'pagehide: page unloaded']);
+    expect(calls).toEqual(['pagehide: page hidden for the back/forward cache', 'pagehide: page hidden for good']);
     stop();
   });
 
