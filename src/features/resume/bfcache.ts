@@ -12,15 +12,18 @@
  * - closes its connection politely: code 1001 (going away) where the WebSocket accepts it (`ws`),
  *   otherwise 1000 (a browser's WebSocket takes only 1000 and 3000–4999 from scripts), reason
  *   `'page hidden'`; an attempt still connecting is cut;
- * - waits in `reconnecting` with no timer: no attempt, no delay drawn, the failure count unchanged
- *   (this close is no failure), the queue kept (`send()` buffers);
+ * - waits in `reconnecting` with no timer (reason `'page hidden for the back/forward cache'`, or
+ *   `'page hidden for good'`): no attempt, no delay drawn, the failure count unchanged (this close
+ *   is no failure), the queue kept (`send()` buffers);
  * - tells it as a `close` with `willReconnect: true` (no `error`, no `reconnecting` event: no retry
  *   is scheduled).
- * The page's return (`pageshow` from the cache, or any other resume signal) starts an attempt at
- * once (`'retrying now: page restored from the back/forward cache'`), which flushes the queue once
- * open; `reconnect()` ends the wait too, and `close()` leaves nothing running.
+ * The page's return starts an attempt at once, which flushes the queue once open: `pageshow` from
+ * the cache (`'retrying now: page restored from the back/forward cache'`), or any other resume
+ * signal (Chromium makes a restored page visible just before its `pageshow`: `'retrying now: page
+ * visible'`); offline, it waits for the network. `reconnect()` ends the wait too, and `close()`
+ * leaves nothing running. A `pageshow` that is no restore (`persisted: false`: a page loaded anew)
+ * has no socket of the old page to resume.
  */
-import type { CloseInfo } from '../../core/close-codes.js';
 import { type Host, pauseRetry } from '../../core/feature.js';
 import type { SocketState } from '../../core/states.js';
 import type { WebSocketLike } from '../../transports/websocket-like.js';
