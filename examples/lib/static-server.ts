@@ -55,6 +55,12 @@ export interface StaticServerOptions {
   readonly config?: () => unknown;
   /** Extra handlers, keyed `'POST /api/crash'`. */
   readonly routes?: Readonly<Record<string, Route>>;
+  /**
+   * The `Cache-Control` header of every file. Chromium keeps no page served `no-store` in its
+   * back/forward cache: a test of that cache serves its page with `''` (no header).
+   * @default 'no-store'
+   */
+  readonly cacheControl?: string;
 }
 
 export interface StaticServer {
@@ -93,14 +99,20 @@ function resolveFile(root: string, pathname: string): string | undefined {
   return undefined;
 }
 
-function send(response: ServerResponse, status: number, body: string | Buffer, type = 'text/plain; charset=utf-8') {
-  response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+function send(
+  response: ServerResponse,
+  status: number,
+  body: string | Buffer,
+  type = 'text/plain; charset=utf-8',
+  cacheControl = 'no-store',
+) {
+  response.writeHead(status, { 'content-type': type, ...(cacheControl ? { 'cache-control': cacheControl } : {}) });
   response.end(body);
 }
 
 /** Starts the server on 127.0.0.1. */
 export function startStaticServer(options: StaticServerOptions): Promise<StaticServer> {
-  const { root, port = 0, config, routes = {} } = options;
+  const { root, port = 0, config, routes = {}, cacheControl } = options;
   const server: Server = createServer((request, response) => {
     void handle(request, response).catch((error: unknown) => {
       if (!response.headersSent) send(response, 500, String(error));
@@ -123,7 +135,7 @@ export function startStaticServer(options: StaticServerOptions): Promise<StaticS
     } catch {
       return send(response, 404, 'not found');
     }
-    send(response, 200, await readFile(file), TYPES[extname(file)] ?? 'application/octet-stream');
+    send(response, 200, await readFile(file), TYPES[extname(file)] ?? 'application/octet-stream', cacheControl);
   }
 
   return new Promise((resolvePromise, reject) => {

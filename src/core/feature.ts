@@ -121,6 +121,12 @@ export interface Host {
   fail_(attempt: Connection, code: string, message: string, reason: string, cause?: unknown): void;
   /** Starts an attempt now (from `reconnecting`: a resume signal). */
   startAttempt_(reason: string): void;
+  /** Enters `next` (the state funnel); `wait` is the `retry` deadline (none: no timer, a feature starts the next attempt). */
+  enter_(next: SocketState, reason: string, wait?: number): void;
+  /** Ends `attempt` (`abort`: cut now; `retire`: its close handshake finishes in the background); whether it had a socket. */
+  endAttempt_(attempt: Connection, how: 'abort' | 'release' | 'retire', reason?: string): boolean;
+  /** Emits the `close` of a connection that ended (`willReconnect` follows the state). */
+  emitClose_(close: CloseInfo): void;
 }
 
 /**

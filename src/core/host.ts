@@ -114,6 +114,8 @@ export abstract class SocketRecord implements Host {
   abstract fire_(slot: number, arming: number): void;
   abstract fail_(attempt: Connection, code: string, message: string, reason: string, cause?: unknown): void;
   abstract startAttempt_(reason: string): void;
+  abstract enter_(next: SocketState, reason: string, wait?: number): void;
+  abstract endAttempt_(attempt: Connection, how: 'abort' | 'release' | 'retire', reason?: string): boolean;
   abstract deliver_(data: Data): void;
 
   // ─── helpers of the machine ─────────────────────────────────────────────────────────────

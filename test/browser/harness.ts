@@ -49,7 +49,15 @@ export interface BrowserHarness {
   newContext(): Promise<BrowserContext>;
 }
 
-export function useBrowser(): BrowserHarness {
+/** How Chromium is launched, beyond {@link CHROMIUM_ARGS}. */
+export interface LaunchOptions {
+  /** More command-line flags (e.g. `--disable-features=…`). */
+  readonly args?: readonly string[];
+  /** Flags playwright adds by default that this file does without (e.g. `--disable-back-forward-cache`). */
+  readonly ignoreDefaultArgs?: readonly string[];
+}
+
+export function useBrowser(launch: LaunchOptions = {}): BrowserHarness {
   let browser: Browser | undefined;
   const contexts: BrowserContext[] = [];
   const problems: string[] = [];
@@ -62,7 +70,13 @@ export function useBrowser(): BrowserHarness {
           '(no browser is ever downloaded by playwright).',
       );
     }
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true, timeout: 20_000 });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [...CHROMIUM_ARGS, ...(launch.args ?? [])],
+      ignoreDefaultArgs: [...(launch.ignoreDefaultArgs ?? [])],
+      headless: true,
+      timeout: 20_000,
+    });
   });
 
   afterEach(async () => {

@@ -3,7 +3,8 @@
  * back/forward cache, or the network comes back (in Node: the process wakes from a suspension), a
  * connection that says it is open is probed (through the `heartbeat()` feature: it knows how to
  * ask) and a socket waiting out a backoff delay retries now, keeping its failure count. While the
- * browser is offline, no attempt is made and no delay drawn.
+ * browser is offline, no attempt is made and no delay drawn. On `pagehide` the connection is
+ * closed politely and the socket waits for the page to be shown again (`./bfcache.ts`).
  *
  * The signals come from one set of listeners shared by every socket (`./signals.ts`); a socket
  * costs one Map entry there, and nothing else.
@@ -19,13 +20,14 @@ import {
 } from '../../validation.js';
 import type { HeartbeatService } from '../heartbeat/heartbeat.js';
 import { intern } from '../intern.js';
+import { type BfcacheOptions, pageHidden, pageSignal, pageState } from './bfcache.js';
 import { isOffline, type ResumeSignal, unwatchResume, unwatchSuspend, watchResume, watchSuspend } from './signals.js';
 
 /**
  * Resume awareness: what the socket does when the page or the process comes back, or the network
  * goes and comes back.
  */
-export interface ResumeOptions {
+export interface ResumeOptions extends BfcacheOptions {
   /**
    * How long a connection that says it is open has to answer the probe sent on a resume, in ms
    * (> 0). No answer means it died while nobody was looking: it is closed (`ERR_RS_DEAD_LINK`,
@@ -67,12 +69,14 @@ export const RESUME_DEFAULTS = /* @__PURE__ */ Object.freeze({
   probeTimeout: 3_000,
   pauseWhileOffline: true,
   detectSuspend: true,
+  bfcache: true,
 });
 
 interface Resolved {
   readonly probeTimeout: number;
   readonly pauseWhileOffline: boolean;
   readonly detectSuspend: boolean;
+  readonly bfcache: boolean;
 }
 
 function resolve(value: object | undefined): Resolved {
@@ -84,7 +88,9 @@ function resolve(value: object | undefined): Resolved {
   assertBoolean('resume.pauseWhileOffline', pauseWhileOffline);
   const detectSuspend = withDefault(o.detectSuspend, RESUME_DEFAULTS.detectSuspend);
   assertBoolean('resume.detectSuspend', detectSuspend);
-  return { probeTimeout, pauseWhileOffline, detectSuspend };
+  const bfcache = withDefault(o.bfcache, RESUME_DEFAULTS.bfcache);
+  assertBoolean('resume.bfcache', bfcache);
+  return { probeTimeout, pauseWhileOffline, detectSuspend, bfcache };
 }
 
 /** The heartbeat feature of the socket and its position, if it has one. */
@@ -119,6 +125,7 @@ export function resume(options?: ResumeOptions): Feature {
   /** What the shared watchers tell this feature's sockets. */
   const listener = (socket: object, signal: ResumeSignal, reason: string): void => {
     const m = socket as Host;
+    if (pageSignal(m, signal, reason, o.bfcache)) return; // pagehide: ./bfcache.ts
     if (m.state_ === 'open') {
       // Whatever happened, an open connection may have died unnoticed: ask it.
       const heartbeat = heartbeatOf(m);
@@ -150,12 +157,13 @@ export function resume(options?: ResumeOptions): Feature {
     state(m, _me, previous, next) {
       // Everything ends with closed; leaving closed after a give-up listens to the page again.
       if (previous === 'open') unwatchSuspend(m, m.config_.clock);
+      pageState(m, next);
       if (next === 'closed') unwatchResume(m, m.config_.clock);
       else if (previous === 'closed') watchResume(m, listener);
     },
     // No network: the decision after a loss waits for it (no attempt burnt, no delay drawn), and
     // so does a retry whose wait is over.
-    hold: held,
+    hold: (m) => held() || pageHidden(m),
     dispose(m) {
       unwatchResume(m, m.config_.clock);
     },

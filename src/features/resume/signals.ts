@@ -2,7 +2,8 @@
  * Resume awareness: the signals that a connection may have died while nobody was looking, and
  * that waiting out a backoff delay is pointless. In a browser: the page became visible again
  * (`visibilitychange`), came back from the back/forward cache (`pageshow` with `persisted`), or
- * the network came back (`online`), and `offline` says attempts would be wasted. In Node: timers
+ * the network came back (`online`), `offline` says attempts would be wasted, and `pagehide` says
+ * the page is going into the back/forward cache (or away for good). In Node: timers
  * firing far later than asked mean the process (or the machine) was suspended.
  *
  * One set of listeners and at most one drift timer per clock serve every socket: a socket costs
@@ -13,10 +14,11 @@ import { type Clock, systemClock, type TimerHandle, unrefTimer } from '../../clo
 
 /**
  * What can happen: `'resumed'` (page visible, restored from the back/forward cache, process
- * resumed, network back online) or `'offline'` (the browser went offline).
+ * resumed, network back online), `'offline'` (the browser went offline) or `'pagehide'` (the page
+ * is going into the back/forward cache, or away for good).
  * @internal
  */
-export type ResumeSignal = 'resumed' | 'offline';
+export type ResumeSignal = 'resumed' | 'offline' | 'pagehide';
 
 /**
  * Who is told: one function per feature object, shared by all its sockets, called with the
@@ -80,15 +82,22 @@ function attachBrowser(env: BrowserEnvironment): () => void {
       tell('resumed', 'page restored from the back/forward cache');
     }
   };
+  const onPageHide = (event: Event) =>
+    tell(
+      'pagehide',
+      `page hidden ${(event as Event & { persisted?: boolean }).persisted ? 'for the back/forward cache' : 'for good'}`,
+    );
   const onOnline = () => tell('resumed', 'network back online');
   const onOffline = () => tell('offline', 'network offline');
   env.document?.addEventListener('visibilitychange', onVisibility);
   env.window.addEventListener('pageshow', onPageShow);
+  env.window.addEventListener('pagehide', onPageHide);
   env.window.addEventListener('online', onOnline);
   env.window.addEventListener('offline', onOffline);
   return () => {
     env.document?.removeEventListener('visibilitychange', onVisibility);
     env.window.removeEventListener('pageshow', onPageShow);
+    env.window.removeEventListener('pagehide', onPageHide);
     env.window.removeEventListener('online', onOnline);
     env.window.removeEventListener('offline', onOffline);
   };

@@ -6,6 +6,7 @@ import {
   DRIFT_THRESHOLD,
   isOffline,
   type ResumeListener,
+  type ResumeSignal,
   unwatchResume,
   watchResume,
   watchSuspend,
@@ -14,7 +15,7 @@ import { TestClock } from '../../../src/testing/test-clock.js';
 
 /** The method a test subscriber is told through (a socket is told through its feature's listener). */
 const RESUME = Symbol('tell');
-type ResumeSubscriber = { [RESUME]: (signal: 'resumed' | 'offline', reason: string) => void };
+type ResumeSubscriber = { [RESUME]: (signal: ResumeSignal, reason: string) => void };
 /** The one listener every test subscriber shares, as a feature's sockets share theirs. */
 const tell: ResumeListener = (subscriber, signal, reason) => (subscriber as ResumeSubscriber)[RESUME](signal, reason);
 
@@ -22,7 +23,7 @@ const tell: ResumeListener = (subscriber, signal, reason) => (subscriber as Resu
 function recorder() {
   const calls: string[] = [];
   const subscriber: ResumeSubscriber = {
-    [RESUME]: (signal, reason) => calls.push(signal === 'offline' ? 'offline' : `resumed: ${reason}`),
+    [RESUME]: (signal, reason) => calls.push(signal === 'offline' ? 'offline' : `${signal}: ${reason}`),
   };
   return { calls, subscriber };
 }
@@ -72,6 +73,9 @@ function stubBrowser() {
     pageshow(persisted: boolean) {
       window.dispatchEvent(Object.assign(new Event('pageshow'), { persisted }));
     },
+    pagehide(persisted: boolean) {
+      window.dispatchEvent(Object.assign(new Event('pagehide'), { persisted }));
+    },
     online(on: boolean) {
       vi.stubGlobal('navigator', { onLine: on });
       window.dispatchEvent(new Event(on ? 'online' : 'offline'));
@@ -104,18 +108,28 @@ describe('in a browser (window and document present)', () => {
     stop();
   });
 
+  it('pagehide: into the back/forward cache, or unloaded for good, each with its reason', () => {
+    const browser = stubBrowser();
+    const { calls, subscriber } = recorder();
+    const stop = watch(subscriber, systemClock, true);
+    browser.pagehide(true);
+    browser.pagehide(false);
+    expect(calls).toEqual(['pagehide: page hidden for the back/forward cache', 'pagehide: page hidden for good']);
+    stop();
+  });
+
   it('one set of listeners for every subscriber, removed with the last; unsubscribing twice is harmless', () => {
     const browser = stubBrowser();
     const a = recorder();
     const b = recorder();
     const stopA = watch(a.subscriber, systemClock, true);
     const stopB = watch(b.subscriber, systemClock, true);
-    expect(browser.listeners).toEqual({ window: 3, document: 1 });
+    expect(browser.listeners).toEqual({ window: 4, document: 1 });
     browser.show();
     expect([a.calls, b.calls]).toEqual([['resumed: page visible'], ['resumed: page visible']]);
     stopA();
     stopA();
-    expect(browser.listeners).toEqual({ window: 3, document: 1 });
+    expect(browser.listeners).toEqual({ window: 4, document: 1 });
     browser.online(false);
     expect(a.calls).toHaveLength(1);
     expect(b.calls).toEqual(['resumed: page visible', 'offline']);
