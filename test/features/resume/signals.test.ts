@@ -6,6 +6,7 @@ import {
   DRIFT_THRESHOLD,
   isOffline,
   type ResumeListener,
+  type ResumeSignal,
   unwatchResume,
   watchResume,
   watchSuspend,
@@ -14,7 +15,7 @@ import { TestClock } from '../../../src/testing/test-clock.js';
 
 /** The method a test subscriber is told through (a socket is told through its feature's listener). */
 const RESUME = Symbol('tell');
-type ResumeSubscriber = { [RESUME]: (signal: 'resumed' | 'offline', reason: string) => void };
+type ResumeSubscriber = { [RESUME]: (signal: ResumeSignal, reason: string) => void };
 /** The one listener every test subscriber shares, as a feature's sockets share theirs. */
 const tell: ResumeListener = (subscriber, signal, reason) => (subscriber as ResumeSubscriber)[RESUME](signal, reason);
 
@@ -22,7 +23,7 @@ const tell: ResumeListener = (subscriber, signal, reason) => (subscriber as Resu
 function recorder() {
   const calls: string[] = [];
   const subscriber: ResumeSubscriber = {
-    [RESUME]: (signal, reason) => calls.push(signal === 'offline' ? 'offline' : `resumed: ${reason}`),
+    [RESUME]: (signal, reason) => calls.push(signal === 'resumed' ? `resumed: ${reason}` : signal),
   };
   return { calls, subscriber };
 }
@@ -85,7 +86,7 @@ afterEach(() => {
 });
 
 describe('in a browser (window and document present)', () => {
-  it('visible again, restored from bfcache, back online: resumed with the reason; offline: offline', () => {
+  it('visible again, restored from bfcache, back online: resumed with the reason; offline: offline; hidden: hidden', () => {
     const browser = stubBrowser();
     const { calls, subscriber } = recorder();
     const stop = watch(subscriber, systemClock, true);
@@ -96,6 +97,7 @@ describe('in a browser (window and document present)', () => {
     browser.online(false);
     browser.online(true);
     expect(calls).toEqual([
+      'hidden',
       'resumed: page visible',
       'resumed: page restored from the back/forward cache',
       'offline',
