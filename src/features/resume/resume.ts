@@ -193,8 +193,8 @@ export function resume(options?: ResumeOptions): Feature {
   const restartHung = (m: Host, reason: string): void => {
     const attempt = m.attempt_;
     const started = attemptStarts.get(m);
-    const age = m.config_.clock.now() - (started ?? Number.POSITIVE_INFINITY);
-    if (!attempt || !(age > HUNG_ATTEMPT_GRACE)) return;
+    const age = m.config_.clock.now() - (started as number);
+    if (!attempt || started === undefined || age <= HUNG_ATTEMPT_GRACE) return;
     restarting = m;
     m.fail_(
       attempt,
@@ -218,13 +218,12 @@ export function resume(options?: ResumeOptions): Feature {
 
   /**
    * Whether retries wait, and why: for the network (`true`: the core's reason), or for the page
-   * once it has been hidden for `pauseWhileHidden` ms.
+   * once it has been hidden for `pauseWhileHidden` ms (`hiddenSince` has an entry only then).
    */
   const held = (m: Host): true | string | undefined => {
     if (o.pauseWhileOffline && isOffline()) return true;
     const since = hiddenSince.get(m);
-    const ms = o.pauseWhileHidden;
-    if (ms !== false && since !== undefined && isHidden() && m.config_.clock.now() - since >= ms) {
+    if (since !== undefined && m.config_.clock.now() - since >= (o.pauseWhileHidden as number)) {
       return 'page hidden: waiting for it to be visible';
     }
     return undefined;
@@ -250,7 +249,7 @@ export function resume(options?: ResumeOptions): Feature {
       if (previous === 'open' || previous === 'connecting') unwatchSuspend(m, clock);
       if (next === 'connecting') {
         attemptStarts.set(m, clock.now());
-        if (o.detectSuspend && m.config_.connectTimeout < Number.POSITIVE_INFINITY) watchSuspend(m, listener, clock);
+        if (o.detectSuspend && Number.isFinite(m.config_.connectTimeout)) watchSuspend(m, listener, clock);
       } else attemptStarts.delete(m);
       // Everything ends with closed; leaving closed after a give-up listens to the page again.
       if (next === 'closed') unwatchResume(m, clock);
