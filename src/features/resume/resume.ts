@@ -37,8 +37,9 @@ import {
  * How long an attempt may have been connecting when a resume signal arrives and still be left to
  * finish, in ms. An older one was most likely started on a network that is gone (it would hang
  * until `connectTimeout`): it is abandoned (`ERR_RS_CONNECT_TIMEOUT`, counted as a failure) and a
- * fresh attempt starts at once. A younger one was started by the signal's own wave, or has just
- * begun: it is left alone.
+ * fresh attempt starts at once. A younger one may well be on the network that is back: it is left
+ * alone. Not an option: a second is long for a WebSocket upgrade on a working network and short
+ * next to `connectTimeout`.
  */
 export const HUNG_ATTEMPT_GRACE = 1_000;
 
