@@ -11,7 +11,10 @@ export const ErrorCodes = /* @__PURE__ */ Object.freeze({
   NO_WEBSOCKET: 'ERR_RS_NO_WEBSOCKET',
   /** `SharedSocket` found no Web Locks API or no BroadcastChannel (an insecure context, an old browser) and none was passed. */
   NO_SHARING: 'ERR_RS_NO_SHARING',
-  /** An attempt did not open within `connectTimeout`. */
+  /**
+   * An attempt did not open within `connectTimeout`, or (`resume()`) had been connecting for over
+   * a second when the page or the network came back, and was abandoned for a fresh one.
+   */
   CONNECT_TIMEOUT: 'ERR_RS_CONNECT_TIMEOUT',
   /** The transport failed to connect, or the connection failed (the `error` event of the socket). */
   CONNECTION_FAILED: 'ERR_RS_CONNECTION_FAILED',

@@ -22,7 +22,7 @@ export interface LossFacts {
   readonly stop: ResilientSocketError | undefined;
   /** What failed, if anything (the cause of a give-up for `maxRetries`). */
   readonly error: ResilientSocketError | undefined;
-  /** The network is down and retries wait for it (`resume`). */
+  /** Retries wait: the network is down, or the page hidden (`resume`). */
   readonly offline: boolean;
 }
 

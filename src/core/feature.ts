@@ -171,8 +171,11 @@ export interface Feature {
   pong?(m: Host, me: number, attempt: Connection): void;
   /** @internal */
   lost?(m: Host, me: number, loss: Loss): void;
-  /** Whether retries wait for it (the network is down); it starts the retry itself later. @internal */
-  hold?(m: Host, me: number): boolean;
+  /**
+   * Whether retries wait for it (the network is down, the page hidden); it starts the retry itself
+   * later. A string is also the reason the `state` event gives (`true`: waiting for the network). @internal
+   */
+  hold?(m: Host, me: number): boolean | string | undefined;
   /** @internal */
   state?(m: Host, me: number, previous: SocketState, next: SocketState): void;
   /** Returns `'dropped'` to refuse the message (may throw: `send()` throws it). @internal */

@@ -410,7 +410,7 @@ export class Machine extends SocketRecord implements Owner {
    */
   act_(loss: Loss, again: boolean): void {
     const { close, stop, error } = loss;
-    const offline = !!this.run_('hold');
+    const held = this.run_<string | true>('hold');
     const decision = decide({
       failures: this.failures_,
       maxRetries: this.config_.maxRetries,
@@ -418,7 +418,7 @@ export class Machine extends SocketRecord implements Owner {
       close,
       stop,
       error,
-      offline,
+      offline: !!held,
     });
     if (decision.kind === 'give-up') {
       const queued = this.takeQueued_();
@@ -439,8 +439,9 @@ export class Machine extends SocketRecord implements Owner {
         }
       }
     } else if (decision.kind === 'wait-for-network') {
-      // No network: no delay drawn, no attempt burnt; the feature that saw it go retries when it is back.
-      this.enter_('reconnecting', 'offline: waiting for the network');
+      // No network (or a hidden page): no delay drawn, no attempt burnt; the feature that holds
+      // retries when it is back.
+      this.enter_('reconnecting', held === true ? 'offline: waiting for the network' : (held as string));
       this.tell_(loss);
     } else this.wait_(loss);
   }

@@ -257,8 +257,10 @@ export interface ResilientSocketOptions {
    * the process wakes from a suspension), a connection that says it is open is probed at once (a protocol ping with
    * ws, the heartbeat's `message` otherwise; connections with no way to ask are left to the
    * heartbeat) and replaced if it does not answer within `probeTimeout`, and a socket waiting out
-   * a backoff delay retries now (keeping its failure count). While offline, no attempt is made.
-   * @default { probeTimeout: 3_000, pauseWhileOffline: true, detectSuspend: true }
+   * a backoff delay retries now (keeping its failure count); an attempt connecting for over 1 s is
+   * abandoned for a fresh one. While offline, no attempt is made; with `pauseWhileHidden`, none
+   * either once the page has been hidden that long.
+   * @default { probeTimeout: 3_000, pauseWhileOffline: true, detectSuspend: true, pauseWhileHidden: false }
    * @example
    * ```ts
    * new ResilientSocket(url, { resume: false }) // keep the plain backoff schedule

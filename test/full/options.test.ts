@@ -345,7 +345,8 @@ describe('options reaching the WebSocket constructor', () => {
       now: () => 0,
     };
     const socket = createSocket(url, { clock, stableAfter: 777, connectTimeout: 1234 });
-    expect(pending.map((p) => p.ms)).toEqual([1234]);
+    // The connect deadline, and resume's suspension watch while connecting (DRIFT_CHECK_INTERVAL).
+    expect(pending.map((p) => p.ms)).toEqual([1234, 1000]);
     await advance(MOCK_DELAY);
     expect(socket.state).toBe('open');
     expect(pending.map((p) => p.ms)).toEqual([777]);

@@ -2,12 +2,15 @@
  * `resume()`: resume awareness. When the page becomes visible again, comes back from the
  * back/forward cache, or the network comes back (in Node: the process wakes from a suspension), a
  * connection that says it is open is probed (through the `heartbeat()` feature: it knows how to
- * ask) and a socket waiting out a backoff delay retries now, keeping its failure count. While the
- * browser is offline, no attempt is made and no delay drawn. On `pagehide` the connection is
- * closed politely and the socket waits for the page to be shown again (`./bfcache.ts`).
+ * ask), an attempt that has been connecting for longer than {@link HUNG_ATTEMPT_GRACE} is
+ * abandoned for a fresh one, and a socket waiting out a backoff delay retries now, keeping its
+ * failure count. While the browser is offline, or (`pauseWhileHidden`) the page has been hidden
+ * for a while, no attempt is made and no delay drawn. On `pagehide` the connection is closed
+ * politely and the socket waits for the page to be shown again (`./bfcache.ts`).
  *
  * The signals come from one set of listeners shared by every socket (`./signals.ts`); a socket
- * costs one Map entry there, and nothing else.
+ * costs one Map entry there, and, only while an attempt connects or the page is hidden, an entry
+ * in a WeakMap here.
  */
 import { type Feature, findFeature, type Host, pauseRetry } from '../../core/feature.js';
 import {
@@ -15,13 +18,32 @@ import {
   assertKnownKeys,
   assertNumber,
   assertObjectOrFalse,
+  expectedText,
   typeError,
   withDefault,
 } from '../../validation.js';
 import type { HeartbeatService } from '../heartbeat/heartbeat.js';
 import { intern } from '../intern.js';
 import { type BfcacheOptions, pageHidden, pageSignal, pageState } from './bfcache.js';
-import { isOffline, type ResumeSignal, unwatchResume, unwatchSuspend, watchResume, watchSuspend } from './signals.js';
+import {
+  isHidden,
+  isOffline,
+  type ResumeSignal,
+  unwatchResume,
+  unwatchSuspend,
+  watchResume,
+  watchSuspend,
+} from './signals.js';
+
+/**
+ * How long an attempt may have been connecting when a resume signal arrives and still be left to
+ * finish, in ms. An older one was most likely started on a network that is gone (it would hang
+ * until `connectTimeout`): it is abandoned (`ERR_RS_CONNECT_TIMEOUT`, counted as a failure) and a
+ * fresh attempt starts at once. A younger one may well be on the network that is back: it is left
+ * alone. Not an option: a second is long for a WebSocket upgrade on a working network and short
+ * next to `connectTimeout`.
+ */
+export const HUNG_ATTEMPT_GRACE = 1_000;
 
 /**
  * Resume awareness: what the socket does when the page or the process comes back, or the network
@@ -62,6 +84,20 @@ export interface ResumeOptions extends BfcacheOptions {
    * ```
    */
   detectSuspend?: boolean;
+  /**
+   * Stop reconnecting in a page hidden for this long, in ms (>= 0), or `false` to keep
+   * reconnecting in the background. Once the page has been hidden for `pauseWhileHidden` ms, no
+   * new attempt starts: a retry that falls due waits, and a loss draws no delay; a connection that
+   * is open stays open. When the page is visible again, a socket that is not open tries at once,
+   * keeping its failure count. `open()` and `reconnect()` connect when called, hidden or not; if
+   * that attempt fails, the retry waits for the page.
+   * @default false
+   * @example
+   * ```ts
+   * resume({ pauseWhileHidden: 60_000 }) // a tab left in the background for a minute stops retrying
+   * ```
+   */
+  pauseWhileHidden?: number | false;
 }
 
 /** The defaults of {@link ResumeOptions}. */
@@ -70,6 +106,7 @@ export const RESUME_DEFAULTS = /* @__PURE__ */ Object.freeze({
   pauseWhileOffline: true,
   detectSuspend: true,
   bfcache: true,
+  pauseWhileHidden: false as number | false,
 });
 
 interface Resolved {
@@ -77,6 +114,7 @@ interface Resolved {
   readonly pauseWhileOffline: boolean;
   readonly detectSuspend: boolean;
   readonly bfcache: boolean;
+  readonly pauseWhileHidden: number | false;
 }
 
 function resolve(value: object | undefined): Resolved {
@@ -88,10 +126,29 @@ function resolve(value: object | undefined): Resolved {
   assertBoolean('resume.pauseWhileOffline', pauseWhileOffline);
   const detectSuspend = withDefault(o.detectSuspend, RESUME_DEFAULTS.detectSuspend);
   assertBoolean('resume.detectSuspend', detectSuspend);
+  const pauseWhileHidden = withDefault(o.pauseWhileHidden, RESUME_DEFAULTS.pauseWhileHidden);
+  if (pauseWhileHidden !== false) {
+    if (typeof pauseWhileHidden !== 'number') {
+      throw typeError(
+        'resume.pauseWhileHidden',
+        process.env.NODE_ENV !== 'production'
+          ? expectedText('resume.pauseWhileHidden', 'a number (ms) or false', pauseWhileHidden)
+          : '',
+      );
+    }
+    assertNumber('resume.pauseWhileHidden', pauseWhileHidden, { min: 0, allowInfinity: true });
+  }
   const bfcache = withDefault(o.bfcache, RESUME_DEFAULTS.bfcache);
   assertBoolean('resume.bfcache', bfcache);
-  return { probeTimeout, pauseWhileOffline, detectSuspend, bfcache };
+  return { probeTimeout, pauseWhileOffline, detectSuspend, bfcache, pauseWhileHidden };
 }
+
+/** When each socket's current attempt started (by its clock), while it connects. */
+const attemptStarts = /* @__PURE__ */ new WeakMap<object, number>();
+/** When each socket saw the page hidden (by its clock), while it is (`pauseWhileHidden` only). */
+const hiddenSince = /* @__PURE__ */ new WeakMap<object, number>();
+/** The socket whose hung attempt is being abandoned: its loss is retried at once. */
+let restarting: object | undefined;
 
 /** The heartbeat feature of the socket and its position, if it has one. */
 function heartbeatOf(m: Host): [HeartbeatService, number] | undefined {
@@ -125,21 +182,60 @@ export function resume(options?: ResumeOptions): Feature {
   /** What the shared watchers tell this feature's sockets. */
   const listener = (socket: object, signal: ResumeSignal, reason: string): void => {
     const m = socket as Host;
+    noteVisibility(m);
     if (pageSignal(m, signal, reason, o.bfcache)) return; // pagehide: ./bfcache.ts
+    if (signal === 'hidden') return;
     if (m.state_ === 'open') {
       // Whatever happened, an open connection may have died unnoticed: ask it.
       const heartbeat = heartbeatOf(m);
       heartbeat?.[0].probe(m, heartbeat[1], o.probeTimeout);
+    } else if (m.state_ === 'connecting') {
+      if (signal === 'resumed') restartHung(m, reason);
     } else if (m.state_ === 'reconnecting' && !m.deciding_) {
-      if (signal === 'offline' || held()) {
-        if (o.pauseWhileOffline) pauseRetry(m);
-      } else {
-        m.startAttempt_(`retrying now: ${reason}`);
-      }
+      if (held(m)) pauseRetry(m);
+      else if (signal === 'resumed') m.startAttempt_(`retrying now: ${reason}`);
     }
   };
-  /** Retries wait for the network. */
-  const held = (): boolean => o.pauseWhileOffline && isOffline();
+
+  /** An attempt connecting for longer than the grace is abandoned (a failure) and a fresh one starts now. */
+  const restartHung = (m: Host, reason: string): void => {
+    const attempt = m.attempt_;
+    const started = attemptStarts.get(m);
+    const age = m.config_.clock.now() - (started as number);
+    if (!attempt || started === undefined || age <= HUNG_ATTEMPT_GRACE) return;
+    restarting = m;
+    m.fail_(
+      attempt,
+      'ERR_RS_CONNECT_TIMEOUT',
+      process.env.NODE_ENV !== 'production'
+        ? `Connection attempt ${attempt.number} had been connecting for ${age} ms at a resume (${reason}): abandoned for a fresh attempt`
+        : '',
+      'restarted on resume',
+    );
+    restarting = undefined;
+    // Unless it gave up, a listener took over, or retries wait (offline, hidden).
+    if (m.state_ === 'reconnecting' && !m.deciding_ && !held(m)) m.startAttempt_(`retrying now: ${reason}`);
+  };
+
+  /** Follows the page's visibility for `pauseWhileHidden`: since when it is hidden, by this socket's clock. */
+  const noteVisibility = (m: Host): void => {
+    if (o.pauseWhileHidden === false) return;
+    if (!isHidden()) hiddenSince.delete(m);
+    else if (!hiddenSince.has(m)) hiddenSince.set(m, m.config_.clock.now());
+  };
+
+  /**
+   * Whether retries wait, and why: for the network (`true`: the core's reason), or for the page
+   * once it has been hidden for `pauseWhileHidden` ms (`hiddenSince` has an entry only then).
+   */
+  const held = (m: Host): true | string | undefined => {
+    if (o.pauseWhileOffline && isOffline()) return true;
+    const since = hiddenSince.get(m);
+    if (since !== undefined && m.config_.clock.now() - since >= (o.pauseWhileHidden as number)) {
+      return 'page hidden: waiting for it to be visible';
+    }
+    return undefined;
+  };
 
   return intern<Feature & { readonly options_: Resolved }>({
     name: 'resume',
@@ -147,25 +243,46 @@ export function resume(options?: ResumeOptions): Feature {
     options_: o,
     init(m) {
       watchResume(m, listener);
+      noteVisibility(m);
     },
     open(m) {
-      // Suspension is watched only while a connection the heartbeat watches is open: the drift
-      // timer then adds no kind of timer that was not already running.
+      // Suspension is watched only while a connection the heartbeat watches is open (or an attempt
+      // with a connect deadline connects): the drift timer then adds no kind of timer that was not
+      // already running.
       const heartbeat = heartbeatOf(m);
       if (o.detectSuspend && heartbeat?.[0].watching(m, heartbeat[1])) watchSuspend(m, listener, m.config_.clock);
     },
     state(m, _me, previous, next) {
+      const clock = m.config_.clock;
+      if (previous === 'open' || previous === 'connecting') unwatchSuspend(m, clock);
+      if (next === 'connecting') {
+        attemptStarts.set(m, clock.now());
+        if (o.detectSuspend && Number.isFinite(m.config_.connectTimeout)) watchSuspend(m, listener, clock);
+      } else attemptStarts.delete(m);
       // Everything ends with closed; leaving closed after a give-up listens to the page again.
-      if (previous === 'open') unwatchSuspend(m, m.config_.clock);
       pageState(m, next);
-      if (next === 'closed') unwatchResume(m, m.config_.clock);
-      else if (previous === 'closed') watchResume(m, listener);
+      if (next === 'closed') unwatchResume(m, clock);
+      else if (previous === 'closed') {
+        watchResume(m, listener);
+        noteVisibility(m);
+      }
     },
-    // No network: the decision after a loss waits for it (no attempt burnt, no delay drawn), and
-    // so does a retry whose wait is over.
-    hold: (m) => held() || pageHidden(m),
+    // `reconnect()` while connecting replaces the attempt without a change of state.
+    end(m) {
+      if (m.state_ === 'connecting') attemptStarts.set(m, m.config_.clock.now());
+    },
+    // A hung attempt abandoned on a resume is retried at once (the delay is drawn all the same).
+    lost(m, _me, loss) {
+      if (restarting === m) loss.immediate = true;
+    },
+    // No network, a page hidden for long enough, or a page in the back/forward cache: the decision
+    // after a loss waits for it (no attempt burnt, no delay drawn), and so does a retry whose wait
+    // is over.
+    hold: (m) => held(m) || (pageHidden(m) ? 'page hidden for the back/forward cache' : undefined),
     dispose(m) {
       unwatchResume(m, m.config_.clock);
+      attemptStarts.delete(m);
+      hiddenSince.delete(m);
     },
   });
 }

@@ -2,8 +2,9 @@
  * Resume awareness: the signals that a connection may have died while nobody was looking, and
  * that waiting out a backoff delay is pointless. In a browser: the page became visible again
  * (`visibilitychange`), came back from the back/forward cache (`pageshow` with `persisted`), or
- * the network came back (`online`), `offline` says attempts would be wasted, and `pagehide` says
- * the page is going into the back/forward cache (or away for good). In Node: timers
+ * the network came back (`online`); `offline` says attempts would be wasted, a hidden page
+ * (`visibilitychange` to hidden) may soon want none, and `pagehide` says the page is going into the
+ * back/forward cache (or away for good). In Node: timers
  * firing far later than asked mean the process (or the machine) was suspended.
  *
  * One set of listeners and at most one drift timer per clock serve every socket: a socket costs
@@ -14,11 +15,11 @@ import { type Clock, systemClock, type TimerHandle, unrefTimer } from '../../clo
 
 /**
  * What can happen: `'resumed'` (page visible, restored from the back/forward cache, process
- * resumed, network back online), `'offline'` (the browser went offline) or `'pagehide'` (the page
- * is going into the back/forward cache, or away for good).
+ * resumed, network back online), `'offline'` (the browser went offline), `'hidden'` (the page
+ * was hidden) or `'pagehide'` (the page is going into the back/forward cache, or away for good).
  * @internal
  */
-export type ResumeSignal = 'resumed' | 'offline' | 'pagehide';
+export type ResumeSignal = 'resumed' | 'offline' | 'hidden' | 'pagehide';
 
 /**
  * Who is told: one function per feature object, shared by all its sockets, called with the
@@ -49,6 +50,12 @@ export function isOffline(): boolean {
   return navigator?.onLine === false;
 }
 
+/** Whether the page says it is hidden (`document.visibilityState === 'hidden'`); no page counts as visible. */
+export function isHidden(): boolean {
+  const document = (globalThis as { document?: { visibilityState?: unknown } }).document;
+  return document?.visibilityState === 'hidden';
+}
+
 function browserEnvironment(): BrowserEnvironment | undefined {
   const g = globalThis as unknown as Partial<EventTargetLike> & { document?: BrowserEnvironment['document'] };
   if (typeof g.addEventListener !== 'function' || typeof g.removeEventListener !== 'function') return undefined;
@@ -75,7 +82,9 @@ function notify(subscribers: ReadonlyMap<object, ResumeListener>, signal: Resume
 function attachBrowser(env: BrowserEnvironment): () => void {
   const tell = (signal: ResumeSignal, reason: string) => notify(browserSubscribers, signal, reason);
   const onVisibility = () => {
-    if (env.document?.visibilityState === 'visible') tell('resumed', 'page visible');
+    const visibility = env.document?.visibilityState;
+    if (visibility === 'visible') tell('resumed', 'page visible');
+    else if (visibility === 'hidden') tell('hidden', 'page hidden');
   };
   const onPageShow = (event: Event) => {
     if ((event as Event & { persisted?: boolean }).persisted === true) {

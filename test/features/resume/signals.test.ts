@@ -23,7 +23,7 @@ const tell: ResumeListener = (subscriber, signal, reason) => (subscriber as Resu
 function recorder() {
   const calls: string[] = [];
   const subscriber: ResumeSubscriber = {
-    [RESUME]: (signal, reason) => calls.push(signal === 'offline' ? 'offline' : `${signal}: ${reason}`),
+    [RESUME]: (signal, reason) => calls.push(signal === 'resumed' || signal === 'pagehide' ? `${signal}: ${reason}` : signal),
   };
   return { calls, subscriber };
 }
@@ -89,7 +89,7 @@ afterEach(() => {
 });
 
 describe('in a browser (window and document present)', () => {
-  it('visible again, restored from bfcache, back online: resumed with the reason; offline: offline', () => {
+  it('visible again, restored from bfcache, back online: resumed with the reason; offline: offline; hidden: hidden', () => {
     const browser = stubBrowser();
     const { calls, subscriber } = recorder();
     const stop = watch(subscriber, systemClock, true);
@@ -100,6 +100,7 @@ describe('in a browser (window and document present)', () => {
     browser.online(false);
     browser.online(true);
     expect(calls).toEqual([
+      'hidden',
       'resumed: page visible',
       'resumed: page restored from the back/forward cache',
       'offline',
