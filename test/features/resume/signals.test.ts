@@ -23,7 +23,8 @@ const tell: ResumeListener = (subscriber, signal, reason) => (subscriber as Resu
 function recorder() {
   const calls: string[] = [];
   const subscriber: ResumeSubscriber = {
-    [RESUME]: (signal, reason) => calls.push(signal === 'resumed' || signal === 'pagehide' ? `${signal}: ${reason}` : signal),
+    [RESUME]: (signal, reason) =>
+      calls.push(signal === 'resumed' || signal === 'pagehide' ? `${signal}: ${reason}` : signal),
   };
   return { calls, subscriber };
 }
