@@ -63,7 +63,7 @@ export const SUBJECTS: readonly Subject[] = [
     label: "{ BaseSocket } from 'resilient-socket/modular'",
     names: 'BaseSocket',
     from: 'resilient-socket/modular',
-    gate: 9_700,
+    gate: 9_800,
     target: 6_500,
   },
   {
@@ -77,7 +77,7 @@ export const SUBJECTS: readonly Subject[] = [
     label: "{ ResilientSocket } from 'resilient-socket'",
     names: 'ResilientSocket',
     from: 'resilient-socket',
-    gate: 17_200,
+    gate: 18_000,
     target: 12_000,
   },
   {
