@@ -751,7 +751,9 @@ describe('runDemo with a fast schedule', () => {
       expect(r.dropped, r.name).toBe(0);
       expect(r.buffered, r.name).toBeGreaterThan(0);
       expect(r.flushed, r.name).toBe(r.buffered);
-      expect(r.sent, r.name).toBeGreaterThanOrEqual(25);
+      // It sent while connected too, not only while the server was down (how many depends on how
+      // punctual the timers are on a loaded machine: about 30 at 50 ms over 1.5 s when idle).
+      expect(r.sent, r.name).toBeGreaterThan(r.buffered);
       expect(r.echoed, r.name).toBeLessThanOrEqual(r.sent);
     }
     expect(proc.stdout).toContain('crashed (2 connections cut, listener closed)');
