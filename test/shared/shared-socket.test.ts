@@ -7,6 +7,7 @@
  * the last tab closing the connection; options refused at construction.
  */
 import { describe, expect, it, vi } from 'vitest';
+import { constant } from '../../src/backoff/constant.js';
 import type { ResilientSocketError } from '../../src/errors.js';
 import { bufferPolicy } from '../../src/features/buffer-policy/buffer-policy.js';
 import { stats } from '../../src/features/stats/stats.js';
@@ -112,7 +113,9 @@ describe('one connection for all tabs', () => {
 
   it('errors reach the followers as ResilientSocketErrors with their code', async () => {
     const server = startServer();
-    const { sockets, logs } = await tabs(2, server);
+    // A fixed retry delay: with random draws, an attempt could fail in the last tick of the wait
+    // below, with its relay to the follower (a task, as in a browser) still on its way.
+    const { sockets, logs } = await tabs(2, server, { backoff: constant({ delay: 45 }) });
     server.closeLast(4000, 'bye');
     await advance(MOCK_DELAY + 1);
     server.stop();
