@@ -7,7 +7,6 @@
  */
 import { WebSocket as MockWebSocket } from 'mock-socket';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { BackoffPolicyLike } from '../../../src/backoff/types.js';
 import { ErrorCodes } from '../../../src/errors.js';
 import type { WebSocketConstructorLike } from '../../../src/transports/websocket-like.js';
 import {
@@ -19,48 +18,7 @@ import {
   record,
   startServer,
 } from '../../full/helpers.js';
-
-/** The page's events on Node: `window` on globalThis, counting the listeners added minus removed. */
-function stubPage() {
-  const window = new EventTarget();
-  const document = Object.assign(new EventTarget(), { visibilityState: 'visible' });
-  let listening = 0;
-  for (const target of [window, document]) {
-    const add = target.addEventListener.bind(target);
-    const remove = target.removeEventListener.bind(target);
-    target.addEventListener = (...args: Parameters<EventTarget['addEventListener']>) => {
-      listening++;
-      add(...args);
-    };
-    target.removeEventListener = (...args: Parameters<EventTarget['removeEventListener']>) => {
-      listening--;
-      remove(...args);
-    };
-  }
-  vi.stubGlobal('addEventListener', window.addEventListener.bind(window));
-  vi.stubGlobal('removeEventListener', window.removeEventListener.bind(window));
-  vi.stubGlobal('document', document);
-  vi.stubGlobal('navigator', { onLine: true });
-  return {
-    get listening() {
-      return listening;
-    },
-    pagehide(persisted = true) {
-      window.dispatchEvent(Object.assign(new Event('pagehide'), { persisted }));
-    },
-    pageshow(persisted = true) {
-      window.dispatchEvent(Object.assign(new Event('pageshow'), { persisted }));
-    },
-    offline() {
-      vi.stubGlobal('navigator', { onLine: false });
-      window.dispatchEvent(new Event('offline'));
-    },
-    online() {
-      vi.stubGlobal('navigator', { onLine: true });
-      window.dispatchEvent(new Event('online'));
-    },
-  };
-}
+import { countingBackoff, stubPage } from './page.js';
 
 /** mock-socket's WebSocket, recording what `close()` was called with (it refuses 1001, as browsers do). */
 function closeRecordingWebSocket() {
@@ -72,19 +30,6 @@ function closeRecordingWebSocket() {
     }
   }
   return { WebSocket: Recording as unknown as WebSocketConstructorLike, closes };
-}
-
-/** A backoff that counts its draws. */
-function countingBackoff(delay: number): BackoffPolicyLike & { drawn: number } {
-  const policy = {
-    drawn: 0,
-    next: () => {
-      policy.drawn++;
-      return delay;
-    },
-    reset: () => undefined,
-  };
-  return policy;
 }
 
 const WAITING = 'page hidden for the back/forward cache';

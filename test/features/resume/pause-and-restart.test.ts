@@ -8,68 +8,13 @@
 import { WebSocket as MockWebSocket } from 'mock-socket';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant } from '../../../src/backoff/constant.js';
-import type { BackoffPolicyLike } from '../../../src/backoff/types.js';
 import { ErrorCodes } from '../../../src/errors.js';
 import { HUNG_ATTEMPT_GRACE, resume } from '../../../src/features/resume/resume.js';
 import { DRIFT_CHECK_INTERVAL } from '../../../src/features/resume/signals.js';
 import type { WebSocketConstructorLike } from '../../../src/transports/websocket-like.js';
 import { advance, cleanup, createSocket, MOCK_DELAY, record, startServer } from '../../full/helpers.js';
 import { expectInputError, inMode } from '../../helpers/mode.js';
-
-/** Browser globals on Node: `window` events on globalThis, `document.visibilityState`, `navigator.onLine`. */
-function stubBrowser(visibility: 'visible' | 'hidden' = 'visible') {
-  const window = new EventTarget();
-  const document = Object.assign(new EventTarget(), { visibilityState: visibility });
-  let listening = 0;
-  for (const target of [window, document]) {
-    const add = target.addEventListener.bind(target);
-    const remove = target.removeEventListener.bind(target);
-    target.addEventListener = (...args: Parameters<EventTarget['addEventListener']>) => {
-      listening++;
-      add(...args);
-    };
-    target.removeEventListener = (...args: Parameters<EventTarget['removeEventListener']>) => {
-      listening--;
-      remove(...args);
-    };
-  }
-  vi.stubGlobal('addEventListener', window.addEventListener.bind(window));
-  vi.stubGlobal('removeEventListener', window.removeEventListener.bind(window));
-  vi.stubGlobal('document', document);
-  vi.stubGlobal('navigator', { onLine: true });
-  const visibility_ = (state: 'visible' | 'hidden') => {
-    document.visibilityState = state;
-    document.dispatchEvent(new Event('visibilitychange'));
-  };
-  return {
-    get listening() {
-      return listening;
-    },
-    hide: () => visibility_('hidden'),
-    show: () => visibility_('visible'),
-    offline() {
-      vi.stubGlobal('navigator', { onLine: false });
-      window.dispatchEvent(new Event('offline'));
-    },
-    online() {
-      vi.stubGlobal('navigator', { onLine: true });
-      window.dispatchEvent(new Event('online'));
-    },
-  };
-}
-
-/** A backoff of a constant delay that counts its draws. */
-function countingBackoff(delay: number): BackoffPolicyLike & { drawn: number } {
-  const policy = {
-    drawn: 0,
-    next: () => {
-      policy.drawn++;
-      return delay;
-    },
-    reset: () => undefined,
-  };
-  return policy;
-}
+import { countingBackoff, stubPage as stubBrowser } from './page.js';
 
 /** A WebSocket that stays CONNECTING until the test says otherwise (a blackholed upgrade). */
 class HungWebSocket extends EventTarget {
@@ -134,7 +79,7 @@ describe('pauseWhileHidden: a page hidden that long makes no attempt', () => {
     const failures = socket.failures;
 
     server.up();
-    browser.show();
+    browser.visible();
     expect(socket.state).toBe('connecting');
     expect(log.of('state').at(-1)?.reason).toBe('retrying now: page visible');
     expect(socket.failures).toBe(failures); // kept: no reset until a stable connection
@@ -165,7 +110,7 @@ describe('pauseWhileHidden: a page hidden that long makes no attempt', () => {
     await advance(60_000);
     expect(server.attempts).toBe(attempts);
 
-    browser.show();
+    browser.visible();
     expect(socket.state).toBe('connecting');
     await advance(MOCK_DELAY);
     expect(socket.state).toBe('open');
@@ -182,7 +127,7 @@ describe('pauseWhileHidden: a page hidden that long makes no attempt', () => {
     await advance(MOCK_DELAY);
     browser.hide();
     await advance(2_500);
-    browser.show(); // retries at once
+    browser.visible(); // retries at once
     browser.hide();
     const attempts = server.attempts;
     await advance(2_900); // hidden 2.9 s this time: not paused, whatever the 2.5 s before
@@ -234,7 +179,7 @@ describe('pauseWhileHidden: a page hidden that long makes no attempt', () => {
     expect(socket.state).toBe('closed');
     expect(browser.listening).toBe(0);
     expect(vi.getTimerCount()).toBe(0);
-    browser.show();
+    browser.visible();
     expect(socket.state).toBe('closed');
   });
 
@@ -256,7 +201,7 @@ describe('pauseWhileHidden: a page hidden that long makes no attempt', () => {
     expect(server.attempts).toBe(attempts); // the page is still hidden
     expect(socket.state).toBe('reconnecting');
     browser.offline();
-    browser.show();
+    browser.visible();
     await advance(60_000);
     expect(server.attempts).toBe(attempts); // visible, but offline
     browser.online();
@@ -294,7 +239,7 @@ describe('a resume signal restarts an attempt that hangs', () => {
       'page visible',
       (b: ReturnType<typeof stubBrowser>) => {
         b.hide();
-        b.show();
+        b.visible();
       },
     ],
   ])(
@@ -395,7 +340,7 @@ describe('a resume signal restarts an attempt that hangs', () => {
     expect(hung[0]?.closeCalls).toBe(1);
     expect(socket.state).toBe('reconnecting');
     expect(log.of('state').at(-1)?.reason).toBe('page hidden: waiting for it to be visible');
-    browser.show();
+    browser.visible();
     await advance(MOCK_DELAY);
     expect(socket.state).toBe('open');
   });

@@ -5,7 +5,6 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant } from '../../../src/backoff/constant.js';
-import type { BackoffPolicyLike } from '../../../src/backoff/types.js';
 import { ErrorCodes } from '../../../src/errors.js';
 import { resume } from '../../../src/features/resume/resume.js';
 import { DRIFT_CHECK_INTERVAL } from '../../../src/features/resume/signals.js';
@@ -20,6 +19,7 @@ import {
   startServer,
 } from '../../full/helpers.js';
 import { expectInputError, inMode } from '../../helpers/mode.js';
+import { countingBackoff, stubPage as stubBrowser } from './page.js';
 
 const PING = { interval: 30_000, timeout: 10_000, message: 'ping', isPong: (d: unknown) => d === 'pong' };
 
@@ -29,62 +29,6 @@ function pongServer(): FlakyServer {
   const server = new FlakyServer({ reply: (message) => (message === 'ping' ? 'pong' : undefined) });
   pongServers.push(server);
   return server;
-}
-
-/** Browser globals on Node: `window` events on globalThis, `document.visibilityState`, `navigator.onLine`. */
-function stubBrowser() {
-  const window = new EventTarget();
-  const document = Object.assign(new EventTarget(), { visibilityState: 'visible' });
-  let listening = 0; // listeners on window and document, added minus removed
-  for (const target of [window, document]) {
-    const add = target.addEventListener.bind(target);
-    const remove = target.removeEventListener.bind(target);
-    target.addEventListener = (...args: Parameters<EventTarget['addEventListener']>) => {
-      listening++;
-      add(...args);
-    };
-    target.removeEventListener = (...args: Parameters<EventTarget['removeEventListener']>) => {
-      listening--;
-      remove(...args);
-    };
-  }
-  vi.stubGlobal('addEventListener', window.addEventListener.bind(window));
-  vi.stubGlobal('removeEventListener', window.removeEventListener.bind(window));
-  vi.stubGlobal('document', document);
-  vi.stubGlobal('navigator', { onLine: true });
-  return {
-    get listening() {
-      return listening;
-    },
-    visible() {
-      document.visibilityState = 'visible';
-      document.dispatchEvent(new Event('visibilitychange'));
-    },
-    pageshow() {
-      window.dispatchEvent(Object.assign(new Event('pageshow'), { persisted: true }));
-    },
-    offline() {
-      vi.stubGlobal('navigator', { onLine: false });
-      window.dispatchEvent(new Event('offline'));
-    },
-    online() {
-      vi.stubGlobal('navigator', { onLine: true });
-      window.dispatchEvent(new Event('online'));
-    },
-  };
-}
-
-/** A backoff that records how many delays were drawn. */
-function countingBackoff(delay: number): BackoffPolicyLike & { drawn: number } {
-  const policy = {
-    drawn: 0,
-    next: () => {
-      policy.drawn++;
-      return delay;
-    },
-    reset: () => undefined,
-  };
-  return policy;
 }
 
 beforeEach(() => {
