@@ -68,7 +68,10 @@ function checkBackoff(log: Entry[], maxDelay: number, ceiling: number, lateBy = 
     delays.push(delay);
     expect(delay, `delay ${k}`).toBeGreaterThanOrEqual(0);
     expect(delay, `delay ${k} within window ${k}`).toBeLessThan(windowOf(k, maxDelay, ceiling));
-    expect(entry.nextRetryAt as number, `nextRetryAt of delay ${k}`).toBeCloseTo(entry.wall + delay, -1);
+    // nextRetryAt is the wall clock when the retry was scheduled plus the delay; the listener reads
+    // the wall clock a little later (after the state, error and close listeners ran): never earlier.
+    expect(entry.nextRetryAt as number, `nextRetryAt of delay ${k}`).toBeLessThanOrEqual(entry.wall + delay + 1);
+    expect(entry.nextRetryAt as number, `nextRetryAt of delay ${k}`).toBeGreaterThan(entry.wall + delay - 50);
     const next = log.slice(i + 1).find((e) => e.event === 'state' && e.current === 'connecting');
     if (!next) return; // the socket was closed during this wait
     expect(next.t - entry.t, `wait ${k} (delay ${delay.toFixed(1)} ms)`).toBeGreaterThanOrEqual(delay - 5);
