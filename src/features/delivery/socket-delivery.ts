@@ -145,12 +145,13 @@ export function startDelivery(
 
   /** Takes the messages `lost` picks out of the outbox and the store, rejects their promises and reports them dropped. */
   const forget = (lost: (entry: Entry) => unknown, code: ErrorCode, text: string, reason: DropReason): void => {
-    const failure = new ResilientSocketError(code, text);
+    let failure: ResilientSocketError | undefined; // made once something is lost (an error captures a stack)
     const gone: Data[] = [];
     for (const [key, entry] of out) {
       if (lost(entry)) {
         out.delete(key);
         if (entry.id_) save(`out:${entry.id_}`);
+        failure ??= new ResilientSocketError(code, text);
         entry.no_?.(failure);
         gone.push(entry.data_ as Data);
       }
@@ -159,7 +160,8 @@ export function startDelivery(
   };
 
   /** Gives up the messages sent `maxAttempts` times whose last send was at `before` or earlier. */
-  const exhaust = (before: number): void =>
+  const exhaust = (before: number): unknown =>
+    maxAttempts < Infinity &&
     forget(
       (entry) => entry.sends_ >= maxAttempts && entry.at_ <= before,
       'ERR_RS_NOT_ACKNOWLEDGED',
