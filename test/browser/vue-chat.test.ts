@@ -1,0 +1,199 @@
+import type { Page } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startVueChatServer, type VueChatServer } from '../../examples/vue-chat/server.js';
+import { Cleanup, sleep } from '../helpers/wait.js';
+import { eventually, saveScreenshot, useBrowser, WEBSOCKET_FAILED } from './harness.js';
+
+// The Vue chat example in Chromium (Vue's development build): four components call
+// useResilientSocket from resilient-socket/vue with the same URL and equal options, and the page
+// makes one connection (the chat server's count and Chromium's own); every component follows the
+// socket's state and messages; a line typed during an outage is queued and delivered once;
+// unmounting and closing the page end the connection; Vue reports no warning.
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+const browser = useBrowser(); // registered last: its afterEach (close the pages) runs first
+
+/** The components that call the composable: their root elements carry `data-state` and `data-last`. */
+const COMPONENTS = ['badge', 'online', 'messages', 'composer'];
+/** Longer than the composable's grace period (closeDelay, 250 ms). */
+const SETTLE_MS = 700;
+
+async function start(): Promise<VueChatServer> {
+  return cleanup.add(await startVueChatServer(), (server) => server.stop());
+}
+
+/**
+ * A page at `?name=<name>`, with the WebSockets it opened (Chromium's own count, attempts
+ * included) and Vue's warnings (its development build logs misuse with console.warn).
+ */
+async function open(server: VueChatServer, name: string) {
+  const page = await browser.newPage();
+  const sockets: string[] = [];
+  const warnings: string[] = [];
+  page.on('websocket', (socket) => sockets.push(socket.url()));
+  page.on('console', (message) => {
+    if (message.type() === 'warning' && message.text().includes('[Vue warn]')) warnings.push(message.text());
+  });
+  cleanup.add(warnings, (found) => expect(found).toEqual([]));
+  await page.goto(`${server.url}?name=${name}`);
+  return { page, sockets };
+}
+
+/** `id → data-<attribute>` of every chat component present. */
+function readAll(page: Page, attribute: 'state' | 'last') {
+  return page.evaluate(
+    ({ ids, attribute }) =>
+      Object.fromEntries(ids.map((id) => [id, document.getElementById(id)?.dataset[attribute] ?? null])),
+    { ids: COMPONENTS, attribute },
+  );
+}
+
+function waitForAll(page: Page, attribute: 'state' | 'last', expected: string, timeout = 5_000) {
+  const want = Object.fromEntries(COMPONENTS.map((id) => [id, expected]));
+  const same = (value: Record<string, string | null>) => JSON.stringify(value) === JSON.stringify(want);
+  return eventually(() => readAll(page, attribute), same, timeout, `every component's data-${attribute} = ${expected}`);
+}
+
+/** The message list as `from: text [status]` lines. */
+function messageList(page: Page) {
+  return page.locator('#messages li').evaluateAll((items) =>
+    items.map((item) => {
+      const from = item.querySelector('.from')?.textContent;
+      const text = item.querySelector('.text')?.textContent;
+      const status = (item as HTMLElement).dataset.status;
+      return status ? `${from}: ${text} [${status}]` : `${from}: ${text}`;
+    }),
+  );
+}
+
+function waitForList(page: Page, expected: string[], timeout = 5_000) {
+  const same = (lines: string[]) => JSON.stringify(lines) === JSON.stringify(expected);
+  return eventually(() => messageList(page), same, timeout, `the message list ${JSON.stringify(expected)}`);
+}
+
+function waitForServer<T>(read: () => T, expected: T, what: string, timeout = 5_000) {
+  const same = (value: T) => JSON.stringify(value) === JSON.stringify(expected);
+  return eventually(async () => read(), same, timeout, what);
+}
+
+async function type(page: Page, text: string) {
+  await page.locator('#text').fill(text);
+  await page.locator('#text').press('Enter');
+}
+
+describe('Vue chat example', () => {
+  it('makes one connection for four components, and queues a line through an outage', async () => {
+    const server = await start();
+    const { page, sockets } = await open(server, 'alice');
+    browser.allowConsoleErrors(WEBSOCKET_FAILED); // Chromium logs every refused attempt during the outage
+    await waitForAll(page, 'state', 'open');
+    await waitForServer(() => server.joins, ['alice'], 'the chat server to see alice join');
+    await sleep(SETTLE_MS);
+    expect(await page.evaluate(() => document.documentElement.dataset.mounts)).toBe(String(COMPONENTS.length));
+    // One connection: as the server counts them, and as Chromium does.
+    expect(server.joins).toEqual(['alice']);
+    expect(server.online).toBe(1);
+    expect(sockets).toHaveLength(1);
+    expect(new URL(sockets[0] ?? '').searchParams.get('name')).toBe('alice');
+    expect(await page.locator('#online').textContent()).toBe('1 online');
+    expect(await page.locator('#me').textContent()).toBe('alice');
+
+    await type(page, 'hello');
+    await waitForList(page, ['alice: hello [delivered]']);
+    // Every component saw the broadcast: three through `lastJsonMessage`, the list through `onMessage`.
+    await waitForAll(page, 'last', 'message:hello');
+
+    await server.crash();
+    await waitForAll(page, 'state', 'reconnecting', 3_000);
+    expect(await page.locator('#badge').getAttribute('data-badge')).toBe('reconnecting');
+    expect(await page.locator('#online').textContent()).toBe(''); // unknown while disconnected
+    await type(page, 'are you there?');
+    await waitForList(page, ['alice: hello [delivered]', 'alice: are you there? [queued]']);
+    expect(await page.locator('#messages li').last().locator('.note').textContent()).toBe('queued');
+    expect(server.messages.map((m) => m.text)).toEqual(['hello']); // nothing got through during the outage
+    await saveScreenshot(page, 'vue-chat-queued');
+
+    await server.restart();
+    await waitForAll(page, 'state', 'open', 5_000); // the widest backoff window is 2 s
+    await waitForList(page, ['alice: hello [delivered]', 'alice: are you there? [delivered]']);
+    await waitForAll(page, 'last', 'message:are you there?');
+    await sleep(SETTLE_MS);
+    // Delivered exactly once, by one reconnected socket shared by the four components.
+    expect(server.messages.map((m) => `${m.from}: ${m.text}`)).toEqual(['alice: hello', 'alice: are you there?']);
+    expect(server.joins).toEqual(['alice', 'alice']);
+    expect(server.online).toBe(1);
+    expect(await messageList(page)).toEqual(['alice: hello [delivered]', 'alice: are you there? [delivered]']);
+    expect(await page.locator('#badge').getAttribute('data-badge')).toBe('live');
+    expect(await page.locator('#online').textContent()).toBe('1 online');
+    await saveScreenshot(page, 'vue-chat-delivered');
+  });
+
+  it("shows each page the other's lines, one connection per page", async () => {
+    const server = await start();
+    const alice = await open(server, 'alice');
+    const bob = await open(server, 'bob');
+    await Promise.all([waitForAll(alice.page, 'state', 'open'), waitForAll(bob.page, 'state', 'open')]);
+    await alice.page.waitForFunction(() => document.getElementById('online')?.textContent === '2 online', undefined, {
+      timeout: 5_000,
+    });
+    await waitForServer(() => [...server.joins].sort(), ['alice', 'bob'], 'one connection per page');
+
+    await type(alice.page, 'ping from alice');
+    await waitForList(bob.page, ['alice: ping from alice']);
+    await type(bob.page, 'pong from bob');
+    await waitForList(alice.page, ['alice: ping from alice [delivered]', 'bob: pong from bob']);
+    await waitForList(bob.page, ['alice: ping from alice', 'bob: pong from bob [delivered]']);
+    await waitForAll(alice.page, 'last', 'message:pong from bob');
+    await waitForAll(bob.page, 'last', 'message:pong from bob');
+    expect(server.joins).toHaveLength(2);
+    expect([alice.sockets, bob.sockets].map((sockets) => sockets.length)).toEqual([1, 1]);
+    expect(server.messages.map((m) => `${m.from}: ${m.text}`)).toEqual([
+      'alice: ping from alice',
+      'bob: pong from bob',
+    ]);
+  });
+
+  it('keeps the connection through a quick remount, and ends it on unmount and on page close', async () => {
+    const server = await start();
+    const { page, sockets } = await open(server, 'alice');
+    await waitForAll(page, 'state', 'open');
+    await waitForServer(() => server.joins, ['alice'], 'alice to join');
+
+    // Leave and join again within the grace period: the components unmount and remount, one socket.
+    await page.evaluate(async () => {
+      document.getElementById('join-leave')?.click();
+      await new Promise((resolve) => setTimeout(resolve, 50)); // Vue renders the click's update in a microtask
+      if (!document.getElementById('left')) throw new Error('the components did not unmount');
+      document.getElementById('join-leave')?.click();
+    });
+    await waitForAll(page, 'state', 'open');
+    await sleep(SETTLE_MS);
+    expect(server.joins).toEqual(['alice']);
+    expect(server.leaves).toEqual([]);
+    expect(sockets).toHaveLength(1);
+    expect(await page.evaluate(() => document.documentElement.dataset.mounts)).toBe(String(2 * COMPONENTS.length));
+
+    // Leave: once the last component has unmounted (and the grace period is over), the socket closes.
+    await page.locator('#join-leave').click();
+    await page.locator('#left').waitFor();
+    expect(await page.locator('[data-state]').count()).toBe(0);
+    await waitForServer(() => server.leaves, ['alice'], 'the chat server to see alice leave');
+    expect(server.online).toBe(0);
+
+    // Join: one new connection, shared again by the four components.
+    await page.locator('#join-leave').click();
+    await waitForAll(page, 'state', 'open');
+    await waitForServer(() => server.joins, ['alice', 'alice'], 'alice to join again');
+    await sleep(SETTLE_MS);
+    expect(server.joins).toEqual(['alice', 'alice']);
+    expect(server.online).toBe(1);
+    expect(sockets).toHaveLength(2);
+    await waitForList(page, []); // no line was said
+
+    // Closing the page closes its connection.
+    await page.close();
+    await waitForServer(() => server.leaves, ['alice', 'alice'], 'the chat server to see the closed page leave');
+    expect(server.online).toBe(0);
+  });
+});
