@@ -1,0 +1,431 @@
+// @vitest-environment jsdom
+/**
+ * vueuse's `useWebSocket` tests (packages/core/useWebSocket, `index.test.ts` and
+ * `index.browser.test.ts`), each asked of `useResilientSocket` from `resilient-socket/vue`: the
+ * behaviour they check, written afresh against real ws servers on 127.0.0.1 (theirs stub the
+ * WebSocket constructor and drive its handlers by hand; these run real connections in real time,
+ * every wait bounded). Where they differ, the test checks what this composable does instead.
+ *
+ * | vueuse test                                            | here                                                                                   |
+ * | ------------------------------------------------------ | -------------------------------------------------------------------------------------- |
+ * | should be defined; should initialise web socket        | "starts connecting on mount" (`state`, `lastMessage`, `socket`, `send`; no `open`/`close` functions) |
+ * | should reconnect if URL changes                        | "moves to the new URL" (the old socket closes with 1000, `closeDelay` later)           |
+ * | should not reconnect on URL change if immediate and autoConnect are false | "connects nowhere while enabled is false, whatever the URL" (no `autoConnect` switch: a URL change always moves an enabled composable) |
+ * | should remain closed if immediate is false             | same test (`enabled: false`: state `'idle'`, no socket)                                |
+ * | open › should reconnect if called while still open     | "reconnects the same socket with socket.reconnect()"                                   |
+ * | open › should open socket                              | "opens once enabled turns true" (`enabled` in a ref of options)                        |
+ * | close › should close socket                            | "closes with socket.close(): 1000, state closed"                                       |
+ * | close › should sync status to CLOSED after close()     | same test (every user sees `closing`, then `closed`)                                   |
+ * | autoClose › should close on unload if true             | not ported: no `beforeunload` listener; the browser ends a page's sockets, and the composable closes when its last user's scope is disposed ("closes when the last user is unmounted") |
+ * | autoClose › should close when scope disposed (skipped) | "closes when a bare effect scope is stopped"                                           |
+ * | autoClose › should not close on unload if false        | not ported: a socket never outlives its users by more than `closeDelay`                |
+ * | should set data on message                             | "sets lastMessage and lastJsonMessage"                                                 |
+ * | should not set data on message from a superseded socket | "ignores messages of the socket it left"                                              |
+ * | should call onMessage on message                       | "hands every message to onMessage" (`{ data, timeStamp }`, not `(ws, event)`)          |
+ * | should call onError on error                           | "reports errors on the socket" (no `onError`: `socket.value.on('error')`)             |
+ * | should call onDisconnected on close                    | "tells of opens and closes through socket events" (no `onConnected`/`onDisconnected`) |
+ * | should be CLOSED on close                              | "reconnects after the server cuts it": state `'reconnecting'`, not closed              |
+ * | should be OPEN on open; should call onConnected        | "tells of opens and closes through socket events"                                      |
+ * | send › should buffer data until connect if buffer=true | "queues a send until open, bounded"                                                    |
+ * | send › should send data                                | same test (`'sent'` when open; `send` returns a result, not a boolean)                 |
+ * | (send(data, false): no buffer)                         | "send while not open": `socket.value.send(data, { buffer: false })`; after `close()`, `'dropped'` |
+ * | heartbeat › should send a heartbeat if heartbeat=true  | "pings with the heartbeat feature, and pongs are not messages"                         |
+ * | heartbeat › should not send a heartbeat if heartbeat=false | same test (no feature, no ping)                                                    |
+ * | heartbeat › should call close on pongTimeout           | "closes a link whose pongs stop, and reconnects it"                                    |
+ * | heartbeat › should not call close on pongTimeout if connection already closed | "stops pinging once closed"                                     |
+ * | heartbeat › should not send a heartbeat if the connection is closed | "queues no ping during an outage"                                      |
+ * | autoReconnect › should reconnect if autoReconnect is true | "reconnects after the server cuts it" (always on; randomized backoff, not a fixed 1 s) |
+ * | autoReconnect › should not reconnect if autoReconnect is false | "does not reconnect when shouldReconnect says no"                                |
+ * | autoReconnect › should call onFailed; retries is number | "gives up after maxRetries" (`giveup` event, state `'closed'`)                        |
+ * | autoReconnect › retries is function                    | not ported: no count predicate; `shouldReconnect(closeInfo)` decides per close         |
+ * | autoReconnect › should not update status from stale websocket on open / on close | "follows only the current connection through repeated reconnect()" |
+ * | autoReconnect › delay as a number / as a function      | "waits the backoff policy's delay" (`constant({ delay })`, or a `{ next, reset }` policy) |
+ * | (the `protocols` option)                               | "asks for the given subprotocols"                                                      |
+ */
+import { describe, expect, it } from 'vitest';
+import { nextTick, ref, shallowRef, watch } from 'vue';
+import { constant } from '../../../src/backoff/index.js';
+import type { CloseInfo } from '../../../src/core/close-codes.js';
+import type { DropInfo, GiveUpInfo } from '../../../src/core/events.js';
+import type { BaseSocket } from '../../../src/core/socket.js';
+import { heartbeat } from '../../../src/features/heartbeat/heartbeat.js';
+import { useResilientSocket } from '../../../src/vue.js';
+import { sleep } from '../../helpers/wait.js';
+import { AFTER_GRACE, inScope, mount, startServer, until } from './vueuse-harness.js';
+
+type Options = NonNullable<Parameters<typeof useResilientSocket>[1]>;
+type Composable = ReturnType<typeof useResilientSocket>;
+
+/** Every state the composable's `state` ref takes from now on, in order (a `flush: 'sync'` watcher sees each one). */
+function statesOf(hook: Composable): string[] {
+  const states = [hook.state.value as string];
+  watch(hook.state, (state) => states.push(state), { flush: 'sync' });
+  return states;
+}
+
+const use = (url: Parameters<typeof useResilientSocket>[0], options?: Options) =>
+  mount(() => useResilientSocket(url, options)).result;
+
+const open = (hook: Composable, what = 'open') => until(() => hook.state.value === 'open', what);
+
+describe('vueuse useWebSocket, ported: connecting', () => {
+  it('starts connecting on mount', async () => {
+    const server = await startServer();
+    const hook = use(server.url);
+    expect(typeof useResilientSocket).toBe('function');
+    expect(hook.state.value).toBe('connecting');
+    expect(hook.lastMessage.value).toBeNull();
+    expect(hook.lastJsonMessage.value).toBeUndefined();
+    expect(hook.socket.value?.url).toBe(server.url);
+    expect(typeof hook.send).toBe('function');
+    expect(typeof hook.sendJson).toBe('function');
+    await open(hook);
+    expect(server.connections).toBe(1);
+    expect(server.protocols).toEqual(['']); // no subprotocol asked for
+  });
+
+  it('moves to the new URL, and closes the old socket with 1000 after closeDelay', async () => {
+    const [a, b] = [await startServer(), await startServer()];
+    const url = shallowRef(a.url);
+    const hook = use(url);
+    await open(hook, 'open on A');
+    const old = hook.socket.value as BaseSocket;
+    url.value = b.url;
+    await nextTick();
+    await until(() => hook.socket.value !== old, 'a socket for B');
+    expect(hook.socket.value?.url).toBe(b.url);
+    expect(['connecting', 'open']).toContain(hook.state.value);
+    await open(hook, 'open on B');
+    expect(a.codes).toEqual([]); // still in its grace period
+    await until(() => a.codes.length === 1, 'A sees the close');
+    expect(a.codes).toEqual([1000]);
+    expect(old.state).toBe('closed');
+    expect([a.connections, b.connections]).toEqual([1, 1]);
+  });
+
+  it('connects nowhere while enabled is false, whatever the URL', async () => {
+    const [a, b] = [await startServer(), await startServer()];
+    const url = shallowRef(a.url);
+    const hook = use(url, { enabled: false });
+    url.value = b.url;
+    await nextTick();
+    await sleep(AFTER_GRACE);
+    expect(hook.state.value).toBe('idle');
+    expect(hook.socket.value).toBeNull();
+    expect(a.attempts + b.attempts).toBe(0);
+  });
+
+  it('opens once enabled turns true', async () => {
+    const server = await startServer();
+    const enabled = ref(false);
+    const hook = use(server.url, () => ({ enabled: enabled.value }));
+    await sleep(100);
+    expect(hook.state.value).toBe('idle');
+    expect(server.attempts).toBe(0);
+    enabled.value = true;
+    await open(hook);
+    expect(server.connections).toBe(1);
+  });
+
+  it('asks for the given subprotocols', async () => {
+    const server = await startServer();
+    const hook = use(server.url, { protocols: ['chat.v2', 'chat.v1'] });
+    await open(hook);
+    expect(server.protocols).toEqual(['chat.v2']); // ws picks the first one offered
+    expect(hook.socket.value?.protocol).toBe('chat.v2');
+  });
+});
+
+describe('vueuse useWebSocket, ported: open() and close()', () => {
+  it('reconnects the same socket with socket.reconnect()', async () => {
+    const server = await startServer();
+    const hook = use(server.url);
+    await open(hook);
+    const socket = hook.socket.value as BaseSocket;
+    const states = statesOf(hook);
+    socket.reconnect();
+    await until(() => server.connections === 2 && hook.state.value === 'open', 'a second connection, open');
+    expect(hook.socket.value).toBe(socket); // the same socket, a new connection
+    expect(states).toContain('connecting');
+    expect(server.codes).toEqual([1000]);
+    expect(server.wss.clients.size).toBe(1);
+  });
+
+  it('closes with socket.close(): 1000 at the server, state closing then closed for every user', async () => {
+    const server = await startServer();
+    const [first, second] = [use(server.url), use(server.url)];
+    await until(() => first.state.value === 'open' && second.state.value === 'open', 'both open');
+    expect(second.socket.value).toBe(first.socket.value);
+    const states = statesOf(first);
+    first.socket.value?.close();
+    await until(() => second.state.value === 'closed', 'the second user sees closed');
+    expect(first.state.value).toBe('closed');
+    expect(states.slice(-2)).toEqual(['closing', 'closed']);
+    await until(() => server.codes.length === 1, 'the server sees the close');
+    expect(server.codes).toEqual([1000]);
+    await sleep(AFTER_GRACE);
+    expect(server.connections).toBe(1); // closed stays closed
+  });
+
+  it('closes when the last user is unmounted, closeDelay later', async () => {
+    const server = await startServer();
+    const a = mount(() => useResilientSocket(server.url));
+    const b = mount(() => useResilientSocket(server.url));
+    await until(() => a.result.state.value === 'open' && b.result.state.value === 'open', 'both open');
+    a.unmount();
+    await sleep(AFTER_GRACE);
+    expect(server.codes).toEqual([]); // one user left
+    b.unmount();
+    await sleep(100);
+    expect(server.codes).toEqual([]); // the grace period is running
+    await until(() => server.codes.length === 1, 'the server sees the close');
+    expect(server.codes).toEqual([1000]);
+    expect(server.connections).toBe(1);
+  });
+
+  it('closes when a bare effect scope is stopped (and connects at once inside it)', async () => {
+    const server = await startServer();
+    const { result: hook, scope } = inScope(() => useResilientSocket(server.url, { closeDelay: 50 }));
+    expect(hook.state.value).toBe('connecting');
+    await open(hook);
+    scope.stop();
+    await until(() => server.codes.length === 1, 'the server sees the close');
+    expect(server.codes).toEqual([1000]);
+  });
+});
+
+describe('vueuse useWebSocket, ported: messages', () => {
+  it('sets lastMessage and lastJsonMessage', async () => {
+    const server = await startServer();
+    const hook = use(server.url);
+    await open(hook);
+    server.broadcast('{"n":1}');
+    await until(() => hook.lastMessage.value?.data === '{"n":1}', 'the JSON message');
+    expect(hook.lastJsonMessage.value).toEqual({ n: 1 });
+    expect(typeof hook.lastMessage.value?.timeStamp).toBe('number');
+    server.broadcast('bleep bloop');
+    await until(() => hook.lastMessage.value?.data === 'bleep bloop', 'the text message');
+    expect(hook.lastJsonMessage.value).toBeUndefined(); // not JSON: undefined, never a throw
+  });
+
+  it('ignores messages of the socket it left', async () => {
+    const [a, b] = [await startServer(), await startServer()];
+    const url = shallowRef(a.url);
+    const hook = use(url, { closeDelay: 1_000 });
+    await open(hook, 'open on A');
+    const old = hook.socket.value as BaseSocket;
+    const oldSaw: unknown[] = [];
+    old.on('message', (data) => oldSaw.push(data));
+    url.value = b.url;
+    await nextTick();
+    await open(hook, 'open on B');
+    expect(a.wss.clients.size).toBe(1); // A's socket is still open (closeDelay)
+    a.broadcast('from A');
+    await until(() => oldSaw.length === 1, 'the old socket receives it');
+    await sleep(50);
+    expect(hook.lastMessage.value).toBeNull();
+    b.broadcast('from B');
+    await until(() => hook.lastMessage.value?.data === 'from B', 'the message from B');
+  });
+
+  it('hands every message to onMessage', async () => {
+    const server = await startServer();
+    const got: unknown[] = [];
+    const hook = use(server.url, { onMessage: (message) => got.push(message) });
+    await open(hook);
+    for (const text of ['one', 'two', 'three']) server.broadcast(text);
+    await until(() => got.length === 3, 'three messages');
+    expect(got.map((m) => (m as { data: unknown }).data)).toEqual(['one', 'two', 'three']);
+    expect(got.every((m) => typeof (m as { timeStamp: unknown }).timeStamp === 'number')).toBe(true);
+  });
+});
+
+describe('vueuse useWebSocket, ported: events', () => {
+  it('reports errors on the socket', async () => {
+    const server = await startServer();
+    server.down = true;
+    const hook = use(server.url, { backoff: constant({ delay: 50 }) });
+    const errors: unknown[] = [];
+    hook.socket.value?.on('error', (error) => errors.push(error));
+    await until(() => errors.length > 0, 'an error for the refused attempt');
+    expect(errors[0]).toBeInstanceOf(Error);
+    expect(hook.state.value).toBe('reconnecting');
+  });
+
+  it('tells of opens and closes through socket events', async () => {
+    const server = await startServer();
+    const hook = use(server.url, { backoff: constant({ delay: 50 }) });
+    const seen: string[] = [];
+    hook.socket.value?.on('open', () => seen.push('open'));
+    hook.socket.value?.on('close', (info: CloseInfo & { willReconnect?: boolean }) =>
+      seen.push(`close ${info.willReconnect}`),
+    );
+    await open(hook);
+    expect(seen).toEqual(['open']);
+    server.crash();
+    await until(() => seen.length === 2, 'the close');
+    expect(seen[1]).toBe('close true');
+  });
+
+  it('reconnects after the server cuts it', async () => {
+    const server = await startServer();
+    const hook = use(server.url, { maxDelay: 200 });
+    await open(hook);
+    const states = statesOf(hook);
+    for (const client of server.wss.clients) client.terminate();
+    await until(() => server.connections === 2 && hook.state.value === 'open', 'reconnected');
+    expect(states).toContain('reconnecting');
+    expect(states).not.toContain('closed');
+  });
+
+  it('does not reconnect when shouldReconnect says no', async () => {
+    const server = await startServer();
+    const hook = use(server.url, { shouldReconnect: () => false });
+    await open(hook);
+    for (const client of server.wss.clients) client.close(4000, 'bye');
+    await until(() => hook.state.value === 'closed', 'closed');
+    await sleep(AFTER_GRACE);
+    expect(server.attempts).toBe(1);
+  });
+
+  it('gives up after maxRetries: a giveup event, state closed', async () => {
+    const server = await startServer();
+    const hook = use(server.url, { maxRetries: 2, backoff: constant({ delay: 20 }) });
+    await open(hook);
+    const gaveUp: GiveUpInfo[] = [];
+    hook.socket.value?.on('giveup', (info) => gaveUp.push(info));
+    server.crash();
+    await until(() => gaveUp.length === 1, 'the give-up');
+    expect(gaveUp[0]?.failures).toBe(3); // the lost connection and two failed retries
+    expect(gaveUp[0]?.error.code).toBe('ERR_RS_RETRIES_EXHAUSTED');
+    expect(hook.state.value).toBe('closed');
+    expect(server.attempts).toBe(3); // the first connection, then two retries
+    await sleep(100);
+    expect(server.attempts).toBe(3);
+  });
+
+  it('follows only the current connection through repeated reconnect()', async () => {
+    const server = await startServer();
+    const hook = use(server.url);
+    await open(hook);
+    const socket = hook.socket.value as BaseSocket;
+    socket.reconnect();
+    socket.reconnect(); // while the previous reconnect's attempt is still connecting
+    await open(hook, 'open again');
+    await sleep(200); // a late open or close of a superseded attempt would show now
+    expect(hook.state.value).toBe('open');
+    expect(socket.state).toBe('open');
+    expect(server.wss.clients.size).toBe(1);
+  });
+
+  it('waits the backoff policy delay', async () => {
+    const server = await startServer();
+    const hook = use(server.url, { backoff: constant({ delay: 300 }) });
+    await open(hook);
+    for (const client of server.wss.clients) client.terminate();
+    await until(() => hook.state.value === 'reconnecting', 'reconnecting');
+    const lost = performance.now();
+    await until(() => server.connections === 2, 'the second connection');
+    expect(performance.now() - lost).toBeGreaterThanOrEqual(280); // timer granularity
+  });
+});
+
+describe('vueuse useWebSocket, ported: send and heartbeat', () => {
+  it('queues a send until open, bounded', async () => {
+    const server = await startServer();
+    server.down = true;
+    const drops: DropInfo[] = [];
+    const hook = use(server.url, {
+      buffer: { maxMessages: 2 },
+      backoff: constant({ delay: 50 }),
+      onDrop: (info) => drops.push(info),
+    });
+    expect(hook.send('a')).toBe('buffered');
+    expect(hook.sendJson({ b: 2 })).toBe('buffered');
+    expect(hook.send('c')).toBe('buffered'); // the oldest makes room
+    expect(drops).toEqual([{ reason: 'overflow', messages: ['a'] }]);
+    server.down = false;
+    await open(hook);
+    await until(() => server.received.length === 2, 'the queued messages');
+    expect(server.received).toEqual(['{"b":2}', 'c']);
+    expect(hook.send('d')).toBe('sent');
+    await until(() => server.received.length === 3, 'the direct send');
+    expect(server.received).toEqual(['{"b":2}', 'c', 'd']);
+  });
+
+  it('send while not open: without buffering through the socket, and dropped once closed', async () => {
+    const server = await startServer();
+    server.down = true;
+    const drops: DropInfo[] = [];
+    const hook = use(server.url, { onDrop: (info) => drops.push(info) });
+    expect(hook.socket.value?.send('now or never', { buffer: false })).toBe('dropped');
+    expect(drops).toEqual([{ reason: 'not-connected', messages: ['now or never'] }]);
+    hook.socket.value?.close();
+    await until(() => hook.state.value === 'closed', 'closed');
+    expect(hook.send('late')).toBe('dropped');
+    expect(drops.at(-1)).toEqual({ reason: 'closed', messages: ['late'] });
+    expect(server.received).toEqual([]);
+  });
+
+  const beat = () => heartbeat({ interval: 100, timeout: 150, message: 'ping', isPong: (data) => data === 'pong' });
+
+  it('pings with the heartbeat feature, and pongs are not messages; no feature, no ping', async () => {
+    const server = await startServer();
+    server.answerPings = true;
+    const watched = use(server.url, { features: [beat()] });
+    await open(watched);
+    await until(() => server.received.filter((m) => m === 'ping').length >= 2, 'two pings');
+    expect(watched.lastMessage.value).toBeNull(); // the pongs were consumed
+    expect(server.connections).toBe(1); // answered: the link stays up
+
+    const plain = await startServer();
+    const bare = use(plain.url);
+    await open(bare);
+    await sleep(300);
+    expect(plain.received).toEqual([]);
+  });
+
+  it('closes a link whose pongs stop, and reconnects it', async () => {
+    const server = await startServer();
+    server.answerPings = true;
+    const hook = use(server.url, { features: [beat()], backoff: constant({ delay: 50 }) });
+    await open(hook);
+    await until(() => server.received.includes('ping'), 'a ping');
+    server.answerPings = false;
+    const states = statesOf(hook);
+    await until(() => server.connections === 2, 'a new connection after the timeout', 3_000);
+    expect(server.codes).toHaveLength(1);
+    expect(states).toContain('reconnecting');
+    server.answerPings = true;
+    await open(hook, 'open again');
+  });
+
+  it('stops pinging once closed', async () => {
+    const server = await startServer();
+    server.answerPings = true;
+    const hook = use(server.url, { features: [beat()] });
+    await open(hook);
+    hook.socket.value?.close();
+    await until(() => hook.state.value === 'closed', 'closed');
+    const pings = server.received.length;
+    await sleep(400);
+    expect(server.received.length).toBe(pings);
+    expect(server.connections).toBe(1);
+  });
+
+  it('queues no ping during an outage', async () => {
+    const server = await startServer();
+    server.answerPings = true;
+    const hook = use(server.url, { features: [beat()], backoff: constant({ delay: 400 }) });
+    await open(hook);
+    server.crash();
+    await until(() => hook.state.value === 'reconnecting', 'reconnecting');
+    await sleep(300); // three intervals without a connection
+    expect(hook.socket.value?.bufferedCount).toBe(0);
+    server.down = false;
+    server.received.length = 0;
+    await open(hook, 'open again');
+    await sleep(50);
+    expect(server.received).toEqual([]); // no burst of stale pings on the new connection
+  });
+});
