@@ -6,8 +6,9 @@
  */
 import { once } from 'node:events';
 import { afterEach } from 'vitest';
-import { createApp, defineComponent, type EffectScope, effectScope, h } from 'vue';
+import { createApp, defineComponent, type EffectScope, effectScope, h, watch } from 'vue';
 import { WebSocketServer } from 'ws';
+import { useResilientSocket } from '../../../src/vue.js';
 import { sleep } from '../../helpers/wait.js';
 
 /** A little more than the composable's default grace period (`closeDelay`, 250 ms). */
@@ -115,6 +116,22 @@ export function inScope<T>(setup: () => T): { result: T; scope: EffectScope } {
   const result = scope.run(setup) as T;
   unmounts.push(() => scope.stop());
   return { result, scope };
+}
+
+type Composable = ReturnType<typeof useResilientSocket>;
+
+/** `useResilientSocket(url, options)` in a mounted component. */
+export const use = (...args: Parameters<typeof useResilientSocket>): Composable =>
+  mount(() => useResilientSocket(...args)).result;
+
+/** Waits until the composable's state is `'open'`. */
+export const open = (hook: Composable, what = 'open'): Promise<void> => until(() => hook.state.value === 'open', what);
+
+/** Every state the composable's `state` ref takes from now on, in order (a `flush: 'sync'` watcher sees each one). */
+export function statesOf(hook: Composable): string[] {
+  const states: string[] = [hook.state.value];
+  watch(hook.state, (state) => states.push(state), { flush: 'sync' });
+  return states;
 }
 
 afterEach(async () => {

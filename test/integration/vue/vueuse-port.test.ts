@@ -43,7 +43,7 @@
  * | (the `protocols` option)                               | "asks for the given subprotocols"                                                      |
  */
 import { describe, expect, it } from 'vitest';
-import { nextTick, ref, shallowRef, watch } from 'vue';
+import { nextTick, ref, shallowRef } from 'vue';
 import { constant } from '../../../src/backoff/index.js';
 import type { CloseInfo } from '../../../src/core/close-codes.js';
 import type { DropInfo, GiveUpInfo } from '../../../src/core/events.js';
@@ -51,22 +51,7 @@ import type { BaseSocket } from '../../../src/core/socket.js';
 import { heartbeat } from '../../../src/features/heartbeat/heartbeat.js';
 import { useResilientSocket } from '../../../src/vue.js';
 import { sleep } from '../../helpers/wait.js';
-import { AFTER_GRACE, inScope, mount, startServer, until } from './vueuse-harness.js';
-
-type Options = NonNullable<Parameters<typeof useResilientSocket>[1]>;
-type Composable = ReturnType<typeof useResilientSocket>;
-
-/** Every state the composable's `state` ref takes from now on, in order (a `flush: 'sync'` watcher sees each one). */
-function statesOf(hook: Composable): string[] {
-  const states = [hook.state.value as string];
-  watch(hook.state, (state) => states.push(state), { flush: 'sync' });
-  return states;
-}
-
-const use = (url: Parameters<typeof useResilientSocket>[0], options?: Options) =>
-  mount(() => useResilientSocket(url, options)).result;
-
-const open = (hook: Composable, what = 'open') => until(() => hook.state.value === 'open', what);
+import { AFTER_GRACE, inScope, mount, open, startServer, statesOf, until, use } from './vueuse-harness.js';
 
 describe('vueuse useWebSocket, ported: connecting', () => {
   it('starts connecting on mount', async () => {
