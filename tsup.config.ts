@@ -12,6 +12,7 @@ const BROWSER_ENTRIES = {
   modular: 'src/modular.ts',
   websocket: 'src/websocket.ts',
   react: 'src/react.ts',
+  vue: 'src/vue.ts',
   shared: 'src/shared.ts',
   backoff: 'src/backoff/index.ts',
 };
@@ -22,6 +23,7 @@ const NODE_ENTRIES = {
   'modular-node': 'src/modular-node.ts',
   'websocket-node': 'src/websocket-node.ts',
   'react-node': 'src/react-node.ts',
+  'vue-node': 'src/vue-node.ts',
   'shared-node': 'src/shared-node.ts',
   testing: 'src/testing/index.ts',
   server: 'src/server/index.ts',
@@ -42,7 +44,7 @@ const flavour = (mode: 'production' | 'development'): Record<string, string> => 
 const library: Options = {
   // import.meta.url in the CommonJS build of the Node entries (createRequire for ws).
   shims: true,
-  external: ['ws', 'mock-socket', 'react'],
+  external: ['ws', 'mock-socket', 'react', 'vue'],
   format: ['esm', 'cjs'],
   target: 'es2022',
   platform: 'neutral',

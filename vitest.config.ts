@@ -66,6 +66,7 @@ export default defineConfig({
               'backoff/index',
               'modular-node',
               'react-node',
+              'vue-node',
               'shared-node',
             ].map((path) => ({
               find: `resilient-socket/${path.replace(/-node$|\/index$/, '')}`,

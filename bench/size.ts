@@ -187,8 +187,8 @@ type AddonRow = Omit<SizeRow, 'development' | 'baseline'> & { readonly added: nu
 
 /**
  * Imports that stand on the core, measured as what they add to `{ BaseSocket }` (the same run's
- * baseline, production flavour), each with its gate and target. React is left out of the hook's
- * bundle: the app has it already.
+ * baseline, production flavour), each with its gate and target. React and Vue are left out of the
+ * bindings' bundles: the app has them already.
  */
 export const ADDONS: readonly Addon[] = [
   {
@@ -198,6 +198,13 @@ export const ADDONS: readonly Addon[] = [
     external: ['react'],
     gate: 1_800,
     target: 1_500,
+  },
+  {
+    label: "{ useResilientSocket } from 'resilient-socket/vue'",
+    names: 'useResilientSocket',
+    from: 'resilient-socket/vue',
+    external: ['vue'],
+    gate: 1_500,
   },
   {
     // Acknowledged delivery: its codec, outbox, store handling and de-duplication window.
@@ -249,7 +256,7 @@ const targetCell = (size: number, target: number | undefined): string =>
 
 export function addonTable(rows: readonly AddonRow[]): string {
   return [
-    'What an import adds to `{ BaseSocket }` (its bundle minus `{ BaseSocket }`, production flavour, gzipped, same run; React not counted):',
+    'What an import adds to `{ BaseSocket }` (its bundle minus `{ BaseSocket }`, production flavour, gzipped, same run; React and Vue not counted):',
     '',
     '| import | whole bundle (gzipped) | adds to the core | gate | target |',
     '|---|---:|---:|---|---|',

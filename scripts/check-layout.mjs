@@ -29,6 +29,8 @@ const ENTRIES = [
   'src/websocket-node.ts',
   'src/react.ts',
   'src/react-node.ts',
+  'src/vue.ts',
+  'src/vue-node.ts',
   'src/shared.ts',
   'src/shared-node.ts',
   'src/backoff/index.ts',

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import vm from 'node:vm';
 
 /** The browser entries' files in each flavour's folder of dist/. */
-const BROWSER_FILES = ['index', 'modular', 'websocket', 'react', 'shared', 'backoff'];
+const BROWSER_FILES = ['index', 'modular', 'websocket', 'react', 'vue', 'shared', 'backoff'];
 
 /** The files `entry` loads, itself included: its static imports and requires of chunks, followed. */
 function reachable(dir, entry) {

@@ -80,7 +80,7 @@ export async function checkServerNotForBrowsers({ bundle, consumerDir, entries, 
     const { code } = await bundle(consumerDir, 'every entry', everything, {
       platform: 'browser',
       format: 'esm',
-      external: ['react'],
+      external: ['react', 'vue'],
       minify: false,
       ...(development ? { conditions: ['development'] } : {}),
     });

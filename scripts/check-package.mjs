@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Checks the package as it will be published, from the tarball `npm pack` makes:
 //   1. the tarball holds every entry point (`resilient-socket`, `/modular`, `/backoff`, `/websocket`,
-//      `/react`, `/shared`, `/testing`, and the Node variants of the first two and of `/websocket`, `/react`
-//      and `/shared`) in both formats, README.md and package.json, and no src/ or test/,
+//      `/react`, `/vue`, `/shared`, `/testing`, and the Node variants of the first two and of `/websocket`,
+//      `/react`, `/vue` and `/shared`) in both formats, README.md and package.json, and no src/ or test/,
 //      and no declaration file (.d.ts, .d.cts) in it points readers at a src/ file (they are not shipped);
 //   2. publint (--strict) and attw (--profile node16, every problem fatal) are happy with it;
 //   3. a fresh consumer project can install it, `import` it (.mjs) and `require` it (.cjs); in Node,
@@ -51,11 +51,12 @@ const ENTRY_POINTS = [
   { specifier: 'resilient-socket/backoff', file: 'backoff' },
   { specifier: 'resilient-socket/websocket', file: 'websocket' },
   { specifier: 'resilient-socket/react', file: 'react' },
+  { specifier: 'resilient-socket/vue', file: 'vue' },
   { specifier: 'resilient-socket/shared', file: 'shared' },
 ];
 // The Node variants of browser entries (the `node` export condition; the `browser` field maps each
 // back): they add the ws transport, so no browser bundle may contain them.
-const NODE_VARIANTS = ['node', 'modular-node', 'websocket-node', 'react-node', 'shared-node'];
+const NODE_VARIANTS = ['node', 'modular-node', 'websocket-node', 'react-node', 'vue-node', 'shared-node'];
 // Entry points for Node and test runners only (not bundled for the browser below).
 const NODE_ENTRY_POINTS = [
   { specifier: 'resilient-socket/testing', file: 'testing' },
@@ -885,8 +886,8 @@ async function browserBundles(consumerDir) {
       const { inputs, code } = await bundle(consumerDir, specifier, `export * from '${specifier}';\n`, {
         platform: 'browser',
         format: 'esm',
-        // The app has React already (a peer dependency): not counted.
-        external: ['react'],
+        // The app has React or Vue already (a peer dependency): not counted.
+        external: ['react', 'vue'],
         ...(development ? { conditions: ['development'] } : {}),
       });
       assertFromPackage(label, inputs, [`dist/${development ? 'dev/' : ''}${file}.js`]);
@@ -912,7 +913,7 @@ async function browserBundles(consumerDir) {
     const { inputs } = await bundle(consumerDir, 'every entry', everything, {
       platform: 'browser',
       format: 'esm',
-      external: ['react'],
+      external: ['react', 'vue'],
       ...(development ? { conditions: ['development'] } : {}),
     });
     const wrong = wrongFlavour(consumerDir, inputs, development);

@@ -78,7 +78,7 @@ export interface Entry {
 }
 
 /** The view of a user without a socket (no URL, `enabled: false`, or rendering on a server). */
-export const IDLE: Snapshot = /* @__PURE__ */ Object.freeze({ state: 'idle', lastMessage: null });
+export const IDLE: Snapshot = { state: 'idle', lastMessage: null };
 
 /** Each message's data as JSON, parsed once (whoever reads it first), held as long as the message. */
 const parsed = /* @__PURE__ */ new WeakMap<LastMessage, unknown>();

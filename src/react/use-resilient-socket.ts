@@ -5,7 +5,7 @@
  * `renderToString` touches no WebSocket, timer or `window`, and hydration connects once), and
  * components read its state through `useSyncExternalStore`.
  */
-import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { useCallback, useEffect, useState, useSyncExternalStore } from 'react';
 import type { BindingOptions } from '../bindings/options.js';
 import {
   checkBindingOptions,
@@ -74,8 +74,6 @@ export function hookFor(Socket: typeof BaseSocket) {
     // The callbacks (and the functions the socket calls) of the latest committed render, and what it reads.
     const [user] = useState(sockets.user_);
     const key = keyFor(user, url, options);
-    const props = useRef({ url, options });
-    props.current = { url, options };
     const [held, setEntry] = useState<Entry | null>(null);
     // Until the effect below has moved to this render's key, the socket held is not this render's.
     const entry = held?.key_ === key ? held : null;
@@ -85,15 +83,15 @@ export function hookFor(Socket: typeof BaseSocket) {
       user.filter = options.filter;
       if (entry) entry.latest_ = { ...options, url };
     });
+    // Runs when the key changes, with that render's URL and options (the effect above, which runs
+    // first, has given the user its callbacks); the key stands for them.
+    // biome-ignore lint/correctness/useExhaustiveDependencies: url and options are what the key describes
     useEffect(() => {
       if (!key) return;
-      // The effect above (it runs first) has given the user this render's callbacks.
-      const { url: target, options: given } = props.current;
-      const shared = sockets.use_(user, key, target as string | URL | UrlProvider, given as Record<string, unknown>);
+      const shared = sockets.use_(user, key, url as string | URL | UrlProvider, options as Record<string, unknown>);
       setEntry(shared);
-      const delay = given.closeDelay ?? 250;
       return () => {
-        sockets.letGo_(user, shared, delay);
+        sockets.letGo_(user, shared, options.closeDelay ?? 250);
         setEntry(null);
       };
     }, [key, user]);
