@@ -24,7 +24,6 @@ import {
   h,
   type InjectionKey,
   inject,
-  nextTick,
   onMounted,
   provide,
   reactive,
@@ -211,9 +210,11 @@ const MessageList = defineComponent(() => {
     }),
   );
   const list = ref<HTMLOListElement | null>(null);
+  // `flush: 'post'`: after the new line is in the DOM.
   watch(
     () => room.lines.length,
-    () => void nextTick(() => list.value?.lastElementChild?.scrollIntoView({ block: 'nearest' })),
+    () => list.value?.lastElementChild?.scrollIntoView({ block: 'nearest' }),
+    { flush: 'post' },
   );
   return () =>
     h(
