@@ -10,7 +10,10 @@
 //      themselves (and say how to install it when it is missing); the classes are called by their
 //      names (constructor.name, util.inspect) in every built entry; ResilientWebSocket's types compile
 //      in a DOM project (as a `typeof WebSocket`) and in a Node one (scripts/check-package-websocket.mjs); `resilient-socket/testing` works without mock-socket (but
-//      FlakyServer, which says how to install it), then with it;
+//      FlakyServer, which says how to install it), then with it; `resilient-socket/react` and
+//      `resilient-socket/vue` render on a server (with the React and the Vue the repository tests
+//      against) without a WebSocket or a timer, and their types compile in a DOM project
+//      (scripts/check-package-react.mjs, scripts/check-package-vue.mjs);
 //   4. esbuild can bundle it: for the browser, in both flavours (the production one by default, the
 //      development one under the `development` condition; never both, never a Node entry; reporting
 //      minified and gzipped sizes; the `resilient-socket/backoff` bundle must not pull in eventemitter3
@@ -39,6 +42,7 @@ import * as esbuild from 'esbuild';
 import { checkNoProcess, runModeChecks } from './check-package-modes.mjs';
 import { REACT_SSR, REACT_TYPES } from './check-package-react.mjs';
 import { checkServerNotForBrowsers, DELIVERY_ROUND_TRIP, SERVER_ROUND_TRIP } from './check-package-server.mjs';
+import { VUE_SSR, VUE_TYPES } from './check-package-vue.mjs';
 import { checkWebSocketTypes, WEBSOCKET_CLASS_NAME, WEBSOCKET_ECHO } from './check-package-websocket.mjs';
 
 const repoDir = fileURLToPath(new URL('..', import.meta.url));
@@ -699,6 +703,35 @@ function runReactChecks(consumerDir) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// resilient-socket/vue from the tarball, with the Vue the repository tests against.
+
+function runVueChecks(consumerDir) {
+  const { version } = JSON.parse(readFileSync(join(repoDir, 'node_modules', 'vue', 'package.json'), 'utf8'));
+  run('npm', ['install', `vue@${version}`, '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: consumerDir });
+  runConsumerTest(consumerDir, 'vue-ssr.mjs', VUE_SSR('esm'));
+  runConsumerTest(consumerDir, 'vue-ssr.cjs', VUE_SSR('cjs'));
+  writeFileSync(join(consumerDir, 'vue-types.mts'), VUE_TYPES);
+  writeFileSync(
+    join(consumerDir, 'tsconfig.vue.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        lib: ['ES2022', 'DOM'],
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        types: [],
+      },
+      files: ['vue-types.mts'],
+    }),
+  );
+  run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.vue.json'], { cwd: consumerDir });
+  return `renderToString with the composable: 'idle', no WebSocket, no timer (ESM and CJS); a DOM project with it compiles (vue ${version})`;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The test kit without mock-socket (an optional peer): everything but FlakyServer works, and
 // `new FlakyServer()` says how to install it. Runs before runTestKitAndCli installs mock-socket.
 
@@ -1009,6 +1042,9 @@ async function main() {
       );
       await check('consumer: resilient-socket/react (SSR in Node, ESM and CJS; types in a DOM project)', () =>
         runReactChecks(consumerDir),
+      );
+      await check('consumer: resilient-socket/vue (SSR in Node, ESM and CJS; types in a DOM project)', () =>
+        runVueChecks(consumerDir),
       );
       await check('consumer: test kit without mock-socket', () => runTestKitWithoutMockSocket(consumerDir));
       await check('consumer: test kit and CLI (resilient-socket/testing, bin)', () => runTestKitAndCli(consumerDir));

@@ -25,7 +25,7 @@ async function bundle(names: string, from: string, mode: 'production' | 'develop
     minify: true,
     format: 'esm',
     platform: 'browser',
-    external: ['react'],
+    external: ['react', 'vue'],
     write: false,
     logLevel: 'silent',
     ...(mode === 'development' ? { define: { [NODE_ENV]: '"development"' } } : {}),
@@ -101,6 +101,7 @@ const IMPORTS: readonly [names: string, from: string, texts: readonly string[]][
       'a codec (encode',
     ],
   ],
+  ['useResilientSocket', 'vue.ts', ['outside a component and an effect scope', 'sendJson cannot write']],
 ];
 
 describe('production bundles carry the codes and the names, not the development text', () => {
