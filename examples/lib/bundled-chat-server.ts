@@ -1,7 +1,7 @@
 /**
  * A chat app bundled in memory (by esbuild), served next to the chat server of `examples/chat/`
- * (same protocol, crash/restart and history): what a framework's chat example (`examples/vue-chat/`)
- * runs on.
+ * (same protocol, crash/restart and history): what the framework chat examples
+ * (`examples/react-chat/`, `examples/vue-chat/`) run on.
  *
  * `startChatServer()` always serves its own page, on a free port unused here; this serves the
  * app's page itself:

@@ -10,16 +10,8 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import type { AppBundle } from '../lib/bundled-chat-server.js';
 import { REPO_ROOT } from '../lib/static-server.js';
-
-export interface AppBundle {
-  /** The app as one ES module (`/app.js`, linked to its source map). */
-  readonly js: string;
-  /** Its source map (`/app.js.map`). */
-  readonly map: string;
-  /** The size of `js` in bytes. */
-  readonly bytes: number;
-}
 
 const ENTRY = fileURLToPath(new URL('./app.ts', import.meta.url));
 

@@ -14,6 +14,8 @@ export interface VueChatServerOptions {
   readonly port?: number;
   /** Port of the chat server. @default 0 (a free port) */
   readonly wsPort?: number;
+  /** Messages sent to a client when it joins. @default 50 */
+  readonly history?: number;
   /** Called with a line for every notable event. */
   readonly log?: (line: string) => void;
 }
