@@ -34,7 +34,9 @@
  * - send › "should buffer data until connect if buffer=true", "should send data" → "queues a send
  *   until open, bounded": `send` returns `'buffered'`/`'sent'`/`'dropped'`, not a boolean, and the
  *   queue is bounded (`buffer`), the oldest dropped and reported (`onDrop`); `send(data, false)` →
- *   "send while not open": `socket.value.send(data, { buffer: false })`.
+ *   "send while not open": `socket.value.send(data, { buffer: false })`. vueuse buffers a send
+ *   from `setup()`; here a component has no socket until it is mounted (server rendering makes
+ *   none), so that send is dropped and reported: "drops a send from setup()" (send from `onMounted`).
  * - heartbeat › "should send a heartbeat if heartbeat=true", "… if heartbeat=false" → "pings with the
  *   heartbeat feature": `features: [heartbeat({ interval, timeout, message, isPong })]`; answers are
  *   consumed, never a message. "should call close on pongTimeout" → "closes a link whose pongs
@@ -53,7 +55,7 @@
  * - the `protocols` option (no test there) → "asks for the given subprotocols".
  */
 import { describe, expect, it } from 'vitest';
-import { nextTick, ref, shallowRef, watch } from 'vue';
+import { nextTick, onMounted, ref, shallowRef, watch } from 'vue';
 import { constant } from '../../../src/backoff/index.js';
 import type { CloseInfo } from '../../../src/core/close-codes.js';
 import type { DropInfo, GiveUpInfo } from '../../../src/core/events.js';
@@ -356,6 +358,24 @@ describe('vueuse useWebSocket, ported: send and heartbeat', () => {
     expect(hook.send('d')).toBe('sent');
     await until(() => server.received.length === 3, 'the direct send');
     expect(server.received).toEqual(['{"b":2}', 'c', 'd']);
+  });
+
+  it('drops a send from setup() (not mounted yet, no socket) and queues one from onMounted', async () => {
+    const server = await startServer();
+    server.down = true;
+    const drops: DropInfo[] = [];
+    const results: string[] = [];
+    mount(() => {
+      const hook = useResilientSocket(server.url, { onDrop: (info) => drops.push(info) });
+      results.push(hook.send('from setup'));
+      onMounted(() => results.push(hook.send('from onMounted')));
+      return hook;
+    });
+    expect(results).toEqual(['dropped', 'buffered']);
+    expect(drops).toEqual([{ reason: 'not-connected', messages: ['from setup'] }]);
+    server.down = false;
+    await until(() => server.received.length === 1, 'the queued message');
+    expect(server.received).toEqual(['from onMounted']);
   });
 
   it('send while not open: without buffering through the socket, and dropped once closed', async () => {
