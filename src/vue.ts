@@ -19,17 +19,19 @@ export type { ResilientSocketRefs, UseResilientSocketOptions } from './vue/use-r
  * `closeDelay` ms after the last of them let go (its component unmounted, its effect scope
  * stopped), so a hot reload or a route change keeps one connection and `<KeepAlive>` keeps it.
  *
- * Inside a component the socket is taken when it is mounted: rendering on a server
- * (`renderToString`) makes none (state `'idle'`) and hydration connects once; `send` before then
- * drops. In an effect scope of its own (`effectScope().run(…)`, a store) it is taken at once;
- * called outside any scope nothing lets go of it (development builds warn).
+ * Inside a component (call it in `setup()`, before any `await`) the socket is taken when it is
+ * mounted: rendering on a server (`renderToString`) makes none (state `'idle'`) and hydration
+ * connects once; `send` before then drops. In an effect scope of its own (`effectScope().run(…)`,
+ * a store) it is taken at once; called outside any scope nothing lets go of it (development builds
+ * warn).
  *
  * `url` and `options` may be plain values, refs or getters: a change moves to the socket of the new
  * URL and options, compared by value as the React hook compares them (plain objects and arrays by
  * their entries, policies and features by their factory and options, functions by their source
- * text, `URL`s by `href`; other objects by identity). A function given as `url` is a getter: to
- * give a URL provider (called at each attempt, with `providers()` in `features`), return it from
- * the getter (`() => provider`) or hold it in a ref.
+ * text, `URL`s by `href`; other objects by identity; a nested object changed in place keeps the
+ * value it had: give a new one). A function given as `url` is a getter: to give a URL provider
+ * (called at each attempt, with `providers()` in `features`), return it from the getter
+ * (`() => provider`) or hold it in a ref.
  *
  * A fresh token: a URL whose credentials change (`?token=`, `?access_token=`, userinfo) makes a new
  * socket that takes over the queued messages; another host, path or parameter (`?room=`) is

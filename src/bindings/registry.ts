@@ -111,7 +111,7 @@ export function toJson(value: unknown): string {
   if (text === undefined)
     throw typeError(
       'value',
-      process.env.NODE_ENV !== 'production' ? `sendJson cannot write ${String(value)} as JSON` : '',
+      process.env.NODE_ENV !== 'production' ? `\`sendJson\` cannot write ${String(value)} as JSON` : '',
     );
   return text;
 }

@@ -184,7 +184,7 @@ describe('JSON', () => {
       expect.objectContaining({
         code: 'ERR_RS_INVALID_TYPE',
         message: inMode(
-          'sendJson cannot write undefined as JSON',
+          '`sendJson` cannot write undefined as JSON',
           '`value`: ERR_RS_INVALID_TYPE (development builds say more)',
         ),
       }),

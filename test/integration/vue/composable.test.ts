@@ -130,6 +130,25 @@ describe('closing', () => {
     expect(server.closes).toBe(0);
   });
 
+  it('keeps the connection through a hot reload of the component (a new instance, a new setup)', async () => {
+    const server = await startServer();
+    const [before, after] = [seen(), seen()];
+    const hmr = (globalThis as { __VUE_HMR_RUNTIME__?: { reload(id: string, def: object): void } }).__VUE_HMR_RUNTIME__;
+    expect(hmr).toBeDefined(); // Vue's development build, as under a dev server
+    const Feed = { ...probe(before, server.url), __hmrId: 'vue-feed' };
+    const { el } = mount(defineComponent(() => () => h('main', [h(Feed)])));
+    await until(() => before.refs?.state.value === 'open', 'open');
+    const socket = before.refs?.socket.value;
+    hmr?.reload('vue-feed', { ...probe(after, server.url), __hmrId: 'vue-feed' });
+    await until(() => after.refs?.state.value === 'open', 'the reloaded component sees open');
+    expect(before.refs?.socket.value).toBeNull(); // the old instance let go
+    expect(after.refs?.socket.value).toBe(socket);
+    await pass(AFTER_GRACE);
+    expect(el.textContent).toBe('open -');
+    expect(server.connections).toBe(1);
+    expect(server.closes).toBe(0);
+  });
+
   it('connects nowhere with a null URL or enabled: false: state idle, no socket', async () => {
     const server = await startServer();
     const [none, disabled] = [seen(), seen()];

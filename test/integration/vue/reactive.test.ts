@@ -179,10 +179,12 @@ describe('a token refresh', () => {
     await nextTick();
     await pass(100);
     expect(urls).toEqual(['/feed?token=t1']); // the open connection is kept
+    // A newer token before the loss: every attempt after it reads this one.
+    url.value = provider('t3');
+    await nextTick();
     server.crash();
     await until(() => s.refs?.state.value !== 'open', 'the loss');
     expect(s.refs?.send('queued')).toBe('buffered');
-    url.value = provider('t3');
     server.down = false;
     await until(() => log.length > 0, 'the queued message arrives');
     expect(urls).toEqual(['/feed?token=t1', '/feed?token=t3']);
