@@ -94,6 +94,7 @@
  * - Messages sent before open are queued by the socket (bounded, `buffer`), not by each component.
  */
 import { createElement, type ReactNode, useEffect } from 'react';
+import type { Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { BaseSocket } from '../../../src/core/socket.js';
 import { heartbeat, providers } from '../../../src/modular.js';
@@ -626,15 +627,15 @@ describe('attach-shared-listeners.test.ts and create-or-join.test.ts: one socket
   it('one socket per URL, closed after its last user unmounts', async () => {
     const server = await startServer();
     const all = [seen(), seen(), seen()];
-    const roots = [];
+    const roots: Root[] = [];
     for (const s of all) roots.push(await mount(probe(server.url, s)));
     await until(() => all.every((s) => s.hook?.state === 'open'), 'all open');
     const socket = all[0]?.hook?.socket as BaseSocket;
-    await render(roots[0] as never, null);
-    await render(roots[1] as never, null);
+    await render(roots[0] as Root, null);
+    await render(roots[1] as Root, null);
     await pass(AFTER_GRACE);
     expect(socket.state).toBe('open');
-    await render(roots[2] as never, null);
+    await render(roots[2] as Root, null);
     await until(() => socket.state === 'closed' && server.closes === 1, 'closed');
     expect(server.connections).toBe(1);
   });
