@@ -8,12 +8,14 @@
 import { BaseSocket } from './core/socket.js';
 import { hookFor } from './react/use-resilient-socket.js';
 
-export type { LastMessage } from './react/shared.js';
+export type { BindingOptions } from './bindings/options.js';
+export type { LastMessage } from './bindings/registry.js';
 export type { ResilientSocketHook, UseResilientSocketOptions } from './react/use-resilient-socket.js';
 
 /**
- * A socket for this component: `{ socket, state, lastMessage, send }`. `url` `null` (or
- * `enabled: false`) means no connection (state `'idle'`). Components asking for the same URL and
+ * A socket for this component: `{ socket, state, lastMessage, lastJsonMessage, send, sendJson }`.
+ * `url` `null` (or `enabled: false`) means no connection (state `'idle'`); `share: false` gives it a
+ * socket of its own, `filter` chooses the messages that update it. Components asking for the same URL and
  * options share one socket, closed `closeDelay` ms after the last of them unmounts, so StrictMode
  * makes one connection. Rendering on a server makes none (state `'idle'`); hydration connects once.
  *

@@ -10,7 +10,7 @@ export const MAX_TIMER_DELAY = 2_147_483_647; // 2^31 − 1 (a literal: `**` wou
 /**
  * Where an object made by one of the package's factories says what it was made from: a getter of
  * that name gives the factory's name and the options it was made with, as resolved (defaults
- * filled in). The React hook compares such objects by these (`src/react/key.ts`), so that a
+ * filled in). The React hook compares such objects by these (`src/bindings/key.ts`), so that a
  * policy made afresh on every render is still the same option. A getter on the class costs
  * nothing per instance; a string name (no symbol) is the same in every copy of the package (its
  * ESM and CommonJS builds). The classes write the name out: a computed key, even a constant one,

@@ -5,70 +5,24 @@
  * `renderToString` touches no WebSocket, timer or `window`, and hydration connects once), and
  * components read its state through `useSyncExternalStore`.
  */
-import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
-import type { DropInfo } from '../core/events.js';
+import { useCallback, useEffect, useState, useSyncExternalStore } from 'react';
+import type { BindingOptions } from '../bindings/options.js';
+import {
+  checkBindingOptions,
+  type Entry,
+  IDLE,
+  jsonOf,
+  keyFor,
+  type LastMessage,
+  registryFor,
+} from '../bindings/registry.js';
 import type { BaseSocketOptions, UrlProvider } from '../core/options.js';
 import type { BaseSocket, SendResult } from '../core/socket.js';
 import type { SocketState } from '../core/states.js';
 import type { Data } from '../data.js';
-import { destinationOf } from './destination.js';
-import { HOOK_OPTIONS, keyOf } from './key.js';
-import {
-  type Entry,
-  handOver,
-  hold,
-  IDLE,
-  type LastMessage,
-  letGo,
-  open,
-  type Snapshot,
-  tellDropped,
-  type User,
-} from './shared.js';
 
 /** Options of {@link useResilientSocket}: the socket's (features included), and the hook's own. */
-export interface UseResilientSocketOptions extends BaseSocketOptions {
-  /**
-   * Connect only while true (as `url: null` does when false): the state is then `'idle'`.
-   * @default true
-   * @example
-   * ```ts
-   * useResilientSocket(url, { enabled: loggedIn })
-   * ```
-   */
-  enabled?: boolean;
-  /**
-   * Receives every message; with it, this component does not re-render on messages (for
-   * high-rate feeds) and its `lastMessage` stays `null`. The latest render's function is called.
-   * @default undefined (each message re-renders, as `lastMessage`)
-   * @example
-   * ```ts
-   * useResilientSocket(url, { onMessage: (message) => chart.push(JSON.parse(String(message.data))) })
-   * ```
-   */
-  onMessage?: (message: LastMessage) => void;
-  /**
-   * Told about messages that will never be sent (the socket's `drop` event), also those still
-   * queued when the last component using the socket unmounted. Without it they are reported by a
-   * console warning.
-   * @default undefined (a console warning)
-   * @example
-   * ```ts
-   * useResilientSocket(url, { onDrop: ({ reason, messages }) => toast(`${messages.length} not sent (${reason})`) })
-   * ```
-   */
-  onDrop?: (info: DropInfo) => void;
-  /**
-   * How long (ms) a socket stays open after the last component using it unmounted, so that
-   * StrictMode's unmount and remount, or a route change, keep the connection.
-   * @default 250
-   * @example
-   * ```ts
-   * useResilientSocket(url, { closeDelay: 2_000 })
-   * ```
-   */
-  closeDelay?: number;
-}
+export interface UseResilientSocketOptions extends BaseSocketOptions, BindingOptions {}
 
 /** What {@link useResilientSocket} returns. */
 export interface ResilientSocketHook {
@@ -76,46 +30,34 @@ export interface ResilientSocketHook {
   readonly socket: BaseSocket | null;
   /** Its state; `'idle'` without a socket. Re-renders on every change. */
   readonly state: SocketState;
-  /** The latest message (read `.data`, as from a `MessageEvent`), `null` before the first one or with `onMessage`. */
+  /**
+   * The latest message (read `.data`, as from a `MessageEvent`) this component takes (see
+   * `filter`): `null` before the first one or with `onMessage`.
+   */
   readonly lastMessage: LastMessage | null;
+  /**
+   * `lastMessage`'s data parsed as JSON (once per message, for every component), `undefined` when
+   * there is none or it is binary or not JSON. Never throws.
+   */
+  readonly lastJsonMessage: unknown;
   /** Sends through the socket (queued until it opens); the same function on every render. `'dropped'` without a socket. */
   readonly send: (data: Data) => SendResult;
+  /**
+   * Sends `value` as JSON text (`JSON.stringify`); the same function on every render. A value JSON
+   * cannot write (`undefined`, a function, a cycle) is a TypeError.
+   */
+  readonly sendJson: (value: unknown) => SendResult;
 }
-
-const noop = (): void => {};
 
 /** The hook for sockets of class `Socket` (the browser core, or the Node one with the ws transport). */
 export function hookFor(Socket: typeof BaseSocket) {
-  const registry = new Map<string, Entry>();
-
-  /** The socket for `url` and `options`: shared, or made (its function options call the latest render's). */
-  function acquire(key: string, url: string | URL | UrlProvider, options: Record<string, unknown>): Entry {
-    const known = registry.get(key);
-    if (known) return known;
-    const first: Record<string, unknown> = { ...options, url };
-    let entry: Entry | undefined;
-    // The socket may call a provider before the entry exists (the first attempt starts at once).
-    const latest =
-      (name: string) =>
-      (...args: unknown[]) =>
-        ((entry?.latest ?? first)[name] as (...a: unknown[]) => unknown)(...args);
-    const forSocket: Record<string, unknown> = {};
-    for (const name of Object.keys(options)) {
-      const value = options[name];
-      if (HOOK_OPTIONS.includes(name)) continue;
-      forSocket[name] =
-        typeof value === 'function' && name !== 'WebSocket' && name !== 'backoff' ? latest(name) : value;
-    }
-    const socket = new Socket((typeof url === 'function' ? latest('url') : url) as UrlProvider, forSocket);
-    entry = open(registry, key, typeof url === 'function' ? '' : destinationOf(String(url)), socket, first);
-    registry.set(key, entry);
-    return entry;
-  }
+  const sockets = registryFor(Socket, 'resilient-socket/react');
 
   /**
-   * A socket for this component: `{ socket, state, lastMessage, send }`. `url` `null` (or
-   * `enabled: false`) means no connection (state `'idle'`). Components asking for the same URL and
-   * options (by value) share one socket, closed `closeDelay` ms after the last one unmounts.
+   * A socket for this component: `{ socket, state, lastMessage, lastJsonMessage, send, sendJson }`.
+   * `url` `null` (or `enabled: false`) means no connection (state `'idle'`). Components asking for
+   * the same URL and options (by value) share one socket, closed `closeDelay` ms after the last one
+   * unmounts.
    * @example
    * ```tsx
    * function Ticker() {
@@ -128,67 +70,52 @@ export function hookFor(Socket: typeof BaseSocket) {
     url: string | URL | UrlProvider | null | undefined,
     options: UseResilientSocketOptions = {},
   ): ResilientSocketHook {
-    const on = url !== null && url !== undefined && options.enabled !== false;
-    const key = on ? keyOf([url, keyOf(options, HOOK_OPTIONS)]) : '';
-    const props = useRef({ url, options });
-    props.current = { url, options };
+    checkBindingOptions(options);
+    // The callbacks (and the functions the socket calls) of the latest committed render, and what it reads.
+    const [user] = useState(sockets.user_);
+    const key = keyFor(user, url, options);
     const [held, setEntry] = useState<Entry | null>(null);
     // Until the effect below has moved to this render's key, the socket held is not this render's.
-    const entry = held?.key === key ? held : null;
-    // The entry held since the last effect: what send() uses, also from effects that run before the re-render.
-    const current = useRef<Entry | null>(null);
-    // The callbacks (and the functions the socket calls) of the latest committed render.
-    const user = useRef<User>({}).current;
+    const entry = held?.key_ === key ? held : null;
     useEffect(() => {
       user.onMessage = options.onMessage;
       user.onDrop = options.onDrop;
-      if (entry) entry.latest = { ...options, url };
+      user.filter = options.filter;
+      if (entry) entry.latest_ = { ...options, url };
     });
+    // Runs when the key changes, with that render's URL and options (the effect above, which runs
+    // first, has given the user its callbacks); the key stands for them.
+    // biome-ignore lint/correctness/useExhaustiveDependencies: url and options are what the key describes
     useEffect(() => {
       if (!key) return;
-      const { url: target, options: given } = props.current;
-      const shared = acquire(key, target as string | URL | UrlProvider, given as Record<string, unknown>);
-      user.onMessage = given.onMessage;
-      user.onDrop = given.onDrop;
-      hold(shared, user);
-      // Messages still queued on the socket this component just left follow it to the same destination.
-      if (user.from && user.from !== shared) handOver(registry, user.from, shared);
-      user.from = undefined;
-      current.current = shared;
+      const shared = sockets.use_(user, key, url as string | URL | UrlProvider, options as Record<string, unknown>);
       setEntry(shared);
-      const delay = given.closeDelay ?? 250;
       return () => {
-        current.current = null;
-        user.from = shared;
-        letGo(registry, shared, user, delay);
+        sockets.letGo_(user, shared, options.closeDelay ?? 250);
         setEntry(null);
       };
     }, [key, user]);
-    const quiet = options.onMessage !== undefined;
     const subscribe = useCallback(
       (notify: () => void) => {
-        if (!entry) return noop;
-        entry.notify.add(notify);
+        user.changed_ = notify;
         return () => {
-          entry.notify.delete(notify);
+          if (user.changed_ === notify) user.changed_ = undefined;
         };
-      },
-      [entry],
-    );
-    const snapshot: Snapshot = useSyncExternalStore(
-      subscribe,
-      () => (entry ? (quiet ? entry.quiet : entry.full) : IDLE),
-      () => IDLE,
-    );
-    const send = useCallback(
-      (data: Data): SendResult => {
-        const socket = current.current?.socket;
-        if (socket) return socket.send(data);
-        tellDropped([user], { reason: 'not-connected', messages: [data] });
-        return 'dropped';
       },
       [user],
     );
-    return { socket: entry?.socket ?? null, state: snapshot.state, lastMessage: snapshot.lastMessage, send };
+    const view = useSyncExternalStore(
+      subscribe,
+      () => (entry && user.view_) || IDLE,
+      () => IDLE,
+    );
+    return {
+      socket: entry?.socket_ ?? null,
+      state: view.state,
+      lastMessage: view.lastMessage,
+      lastJsonMessage: jsonOf(view.lastMessage),
+      send: user.send,
+      sendJson: user.sendJson,
+    };
   };
 }

@@ -1,8 +1,8 @@
 /**
- * What makes two `useResilientSocket(url, options)` calls the same connection: the URL and the
- * options compared by value, all the way down, so that options written inline (new objects on
- * every render, a policy or a feature made afresh by its factory) neither reconnect nor split the
- * sharing.
+ * What makes two `useResilientSocket(url, options)` calls (React's hook or Vue's composable) the
+ * same connection: the URL and the options compared by value, all the way down, so that options
+ * written inline (new objects on every render, a policy or a feature made afresh by its factory)
+ * neither reconnect nor split the sharing.
  *
  * - Plain objects and arrays: by their entries (key order does not matter; `undefined` entries
  *   do not count). A `{ next, reset }` policy of your own is one: by its functions and fields.
@@ -23,15 +23,15 @@
  *   two of them are two different things: make them once (at module scope, in `useState` or
  *   `useRef`), never inline in render.
  *
- * An object the hook has already seen keeps the key it had then: changing it in place later (as
+ * An object the binding has already seen keeps the key it had then: changing it in place later (as
  * the socket does with the counters of a `{ next, reset }` object it is given) does not make it
- * another connection. A `URL` object is read afresh (its `href`): one given as the hook's `url`
+ * another connection. A `URL` object is read afresh (its `href`): one given as the `url`
  * is its value on every render.
  */
 import { MADE_FROM } from '../backoff/policy.js';
 
-/** The options of the hook that are not the socket's, left out of the key. */
-export const HOOK_OPTIONS: readonly string[] = ['enabled', 'onMessage', 'onDrop', 'closeDelay'];
+/** The options of the bindings that are not the socket's, left out of the key. */
+export const BINDING_OPTIONS: readonly string[] = ['enabled', 'onMessage', 'onDrop', 'closeDelay', 'filter', 'share'];
 
 /** Ids of the objects compared by identity (held weakly). */
 const ids = /* @__PURE__ */ new WeakMap<object, number>();
@@ -49,7 +49,7 @@ const isFeature = (value: object): value is { name: string; options_?: unknown }
   Object.values(value).some((member) => typeof member === 'function');
 
 /** `#n`: the id of an object (or function) compared by identity. */
-function idOf(value: object): string {
+export function idOf(value: object): string {
   let id = ids.get(value);
   if (id === undefined) {
     id = ++nextId;

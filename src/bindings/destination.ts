@@ -1,5 +1,5 @@
 /**
- * Where a message goes, as the hook's hand-over sees it: the messages still queued on a socket
+ * Where a message goes, as the bindings' hand-over sees it: the messages still queued on a socket
  * that a component left for another URL follow it only when the new URL names the same
  * destination, so that a fresh token in the query string loses nothing while a message meant for
  * one server, path or room never reaches another.
@@ -14,12 +14,12 @@
  * (`room`, `channel`, `v`) is part of the destination: when it changes, the queued messages are
  * dropped and reported (`onDrop`) rather than sent somewhere they were not meant for.
  *
- * The destination carries no credential, so the hook can keep it without keeping a secret.
+ * The destination carries no credential, so a binding can keep it without keeping a secret.
  */
 
 /**
  * A credential parameter's name, in lower case without `-` and `_` (see the file's header): one
- * regular expression, smaller in the hook's bundle than a list.
+ * regular expression, smaller in the bindings' bundle than a list.
  */
 const CREDENTIAL =
   /^(?:.*token|jwt|auth(?:orization)?|bearer|(?:api)?key|password|secret|sig(?:nature)?|ticket|expires|credentials?|xamz.*)$/;

@@ -15,8 +15,8 @@ import {
   phasedBinaryExponential,
   truncatedBinaryExponential,
 } from '../../src/backoff/index.js';
+import { BINDING_OPTIONS, keyOf } from '../../src/bindings/key.js';
 import { bufferPolicy, heartbeat, resume, stats } from '../../src/modular.js';
-import { HOOK_OPTIONS, keyOf } from '../../src/react/key.js';
 import { TestClock } from '../../src/testing/test-clock.js';
 
 const same = (a: unknown, b: unknown, skip?: readonly string[]) => expect(keyOf(a, skip)).toBe(keyOf(b, skip));
@@ -238,9 +238,9 @@ describe('keyOf: objects seen before', () => {
 
   it('describe the top level (the options object, with the hook options left out) afresh every time', () => {
     const options: Record<string, unknown> = { maxDelay: 1 };
-    const before = keyOf(options, HOOK_OPTIONS);
+    const before = keyOf(options, BINDING_OPTIONS);
     options.maxDelay = 2;
-    expect(keyOf(options, HOOK_OPTIONS)).not.toBe(before);
+    expect(keyOf(options, BINDING_OPTIONS)).not.toBe(before);
   });
 });
 
@@ -275,19 +275,19 @@ describe('keyOf: other objects', () => {
 });
 
 describe('keyOf: the hook options', () => {
-  it('are the four options of the hook', () => {
-    expect([...HOOK_OPTIONS].sort()).toEqual(['closeDelay', 'enabled', 'onDrop', 'onMessage']);
+  it('are the six options of the bindings', () => {
+    expect([...BINDING_OPTIONS].sort()).toEqual(['closeDelay', 'enabled', 'filter', 'onDrop', 'onMessage', 'share']);
   });
 
   it('are left out of the key, at the top level only', () => {
     same(
       { maxDelay: 1, enabled: true, onMessage: () => 1, onDrop: () => 2, closeDelay: 5 },
       { maxDelay: 1, enabled: false, onMessage: () => 3, closeDelay: 9 },
-      HOOK_OPTIONS,
+      BINDING_OPTIONS,
     );
-    same({ enabled: false }, {}, HOOK_OPTIONS);
-    differ({ maxDelay: 1, enabled: true }, { maxDelay: 2, enabled: true }, HOOK_OPTIONS);
-    differ({ wsOptions: { enabled: 1 } }, { wsOptions: {} }, HOOK_OPTIONS);
+    same({ enabled: false }, {}, BINDING_OPTIONS);
+    differ({ maxDelay: 1, enabled: true }, { maxDelay: 2, enabled: true }, BINDING_OPTIONS);
+    differ({ wsOptions: { enabled: 1 } }, { wsOptions: {} }, BINDING_OPTIONS);
     differ({ enabled: true }, {}); // without the list, they count
   });
 
@@ -301,7 +301,7 @@ describe('keyOf: the hook options', () => {
         onMessage: () => tick,
         closeDelay: tick,
       };
-      return keyOf(['wss://example.test/feed', keyOf(options, HOOK_OPTIONS)]);
+      return keyOf(['wss://example.test/feed', keyOf(options, BINDING_OPTIONS)]);
     };
     expect(render(1)).toBe(render(2));
   });

@@ -5,7 +5,7 @@
  * parameter do. The destination itself holds no credential.
  */
 import { describe, expect, it } from 'vitest';
-import { destinationOf, isCredential } from '../../src/react/destination.js';
+import { destinationOf, isCredential } from '../../src/bindings/destination.js';
 
 const same = (a: string, b: string) => expect(destinationOf(a)).toBe(destinationOf(b));
 const differ = (a: string, b: string) => expect(destinationOf(a)).not.toBe(destinationOf(b));
