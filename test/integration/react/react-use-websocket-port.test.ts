@@ -84,7 +84,12 @@
  *   closes it for every component sharing it (a component that mounts later gets a new one).
  * - `lastJsonMessage` is `undefined` before a message and for one that is not JSON (theirs: `null`
  *   and `{}`), parsed once per message for all components; there is no `disableJson`.
- * - `filter` receives the message's data (theirs, the MessageEvent).
+ * - `filter` receives the message's data (theirs, the MessageEvent); one that throws is reported
+ *   (`ERR_RS_LISTENER_THREW`) and refuses the message.
+ * - A component that joins a shared socket starts from its latest message (as its `filter`
+ *   allows); theirs starts from `null`.
+ * - `sendJson` refuses what JSON cannot write (`undefined`, a function, a symbol) with a TypeError;
+ *   theirs sends whatever `JSON.stringify` returns. It returns what `send` does ('sent', 'buffered', 'dropped').
  * - `heartbeat` is a feature (`features: [heartbeat({ … })]` from resilient-socket/modular). With
  *   `message` it needs `isPong`, and only answers `isPong` accepts keep the link alive (theirs: any
  *   message) and they are consumed (theirs: hidden from `lastMessage` only). Without `message` in a
@@ -338,6 +343,12 @@ describe('use-websocket.test.ts: the hook', () => {
     }
     server.broadcast('Hello all');
     await until(() => all.every((s) => s.hook?.lastMessage?.data === 'Hello all'), 'all see it');
+    expect(server.connections).toBe(1);
+    // Unlike theirs (null), a component that joins later starts from the socket's latest message.
+    const late = seen();
+    await mount(probe(server.url, late));
+    await until(() => late.hook?.state === 'open', 'the latecomer open');
+    expect(late.hook?.lastMessage?.data).toBe('Hello all');
     expect(server.connections).toBe(1);
   });
 
