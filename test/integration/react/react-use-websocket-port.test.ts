@@ -530,11 +530,11 @@ describe('use-websocket.test.ts: the hook', () => {
     async (share) => {
       const server = await startServer();
       const all = share ? [seen(), seen()] : [seen()];
-      const options = { share, features: [heartbeat({ interval: 100, timeout: 100 })] };
+      const options = { share, features: [heartbeat({ interval: 200, timeout: 200 })] };
       await mount(all.map((s, i) => probe(server.url, s, options, String(i))));
       await until(() => all.every((s) => s.hook?.state === 'open'), 'open');
-      for (let i = 0; i < 8; i++) {
-        server.broadcast('ping');
+      for (let i = 0; i < 10; i++) {
+        server.broadcast('ping'); // 600 ms in all, longer than interval + timeout
         await pass(60);
       }
       expect(server.connections).toBe(1);
@@ -562,7 +562,7 @@ describe('use-websocket.test.ts: the hook', () => {
     const server = await startServer();
     const [a, b] = [seen(), seen()];
     const options = {
-      features: [heartbeat({ message: 'ping', isPong: (data) => data === 'pong', interval: 300, timeout: 400 })],
+      features: [heartbeat({ message: 'ping', isPong: (data) => data === 'pong', interval: 500, timeout: 600 })],
     };
     await mount([probe(server.url, a, options, 'a'), probe(server.url, b, options, 'b')]);
     await until(() => a.hook?.state === 'open' && b.hook?.state === 'open', 'open');
