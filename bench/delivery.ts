@@ -1,7 +1,7 @@
 /**
  * Acknowledged delivery: what `sendReliable()` costs next to plain `send()`, in the same run.
  *
- * Method: the server (bench/lib/ack-server.mjs, written from docs/protocol.md alone) runs in a
+ * Method: the server (bench/lib/ack-server.mjs, written from docs/guide/protocol.md alone) runs in a
  * child process; it acknowledges each reliable message and counts plain messages and reliable ids
  * alike. One `ResilientSocket` with `delivery: {}` on `ws` without permessage-deflate.
  * - Throughput: M messages of 32 bytes. Plain: M `send()`s, then "END", clock stopped when the
@@ -181,7 +181,7 @@ export function deliveryTable(r: DeliveryResult): string {
   const rate = (ms: number) => Math.round(r.messages / (ms / 1000)).toLocaleString('en-US');
   const ms = (v: number) => v.toFixed(3);
   return [
-    `Acknowledged delivery: ${r.messages.toLocaleString('en-US')} messages of 32 bytes on one open connection, median of ${r.runs} alternating runs (reliable: until every message is acknowledged); latency over ${r.roundTrips.toLocaleString('en-US')} sequential messages; server in a child process, written from docs/protocol.md.`,
+    `Acknowledged delivery: ${r.messages.toLocaleString('en-US')} messages of 32 bytes on one open connection, median of ${r.runs} alternating runs (reliable: until every message is acknowledged); latency over ${r.roundTrips.toLocaleString('en-US')} sequential messages; server in a child process, written from docs/guide/protocol.md.`,
     '',
     '| subject | time (ms) | messages/s | throughput vs plain | latency median (ms) | latency p99 (ms) |',
     '|---|---:|---:|---:|---:|---:|',

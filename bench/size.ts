@@ -16,7 +16,7 @@
  * (raise one only deliberately): each is the size measured when it was set, plus a little. Targets
  * are the sizes the lean core set out to reach (6.5 kB for `BaseSocket`, 7.0 for the small drop-in,
  * 12 for `ResilientSocket`, 1.0 for the default backoff, the add-ons no bigger than they were),
- * shown met or not met: the README's "Pay for what you use" says where the bytes of the sockets go
+ * shown met or not met: docs/guide/builds-and-size.md says where the bytes of the sockets go
  * and why those are not met.
  *
  * Run as a script, it builds `dist/` first when it is missing or older than `src/` (the check the

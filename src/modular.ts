@@ -1,7 +1,7 @@
 /**
  * `resilient-socket/modular`: the core socket alone (`BaseSocket`) and one factory per feature,
  * installed with `features: [...]`, so that a browser bundle holds only what it imports. The
- * README's "Pay for what you use" lists each feature's cost. Node resolves to
+ * guide docs/guide/builds-and-size.md lists each feature's cost. Node resolves to
  * `./modular-node.ts`, which adds the ws transport.
  *
  * ```ts

@@ -5,7 +5,7 @@
  *
  * Development builds and Node say everything: ``Expected `maxDelay` to be a finite number >= 1,
  * got -5``, a did-you-mean, the factory to import. Production bundles say ``` `maxDelay`:
- * ERR_RS_INVALID_VALUE ```: the option and the code, which the README's error table explains.
+ * ERR_RS_INVALID_VALUE ```: the option and the code, which the error table of docs/guide/events-and-errors.md explains.
  * Each message site reads `process.env.NODE_ENV` where it builds its text, the exact expression
  * the package's build (and bundlers) replace, so that a production bundle carries neither the
  * text nor the code that only makes it (`describeReceived`, `closestKey`, …).

@@ -1,4 +1,4 @@
-// A ws server for the delivery benchmark, run in its own process, written from docs/protocol.md
+// A ws server for the delivery benchmark, run in its own process, written from docs/guide/protocol.md
 // alone (not with the package's server helper, so the benchmark measures the client). It listens
 // on 127.0.0.1:0 and prints {"port":N} on stdout. Per connection:
 // - {"rs":"hello",…} is taken and not counted;

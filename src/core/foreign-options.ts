@@ -2,8 +2,8 @@
  * The option names of the peers people come from (reconnecting-websocket, partysocket,
  * react-use-websocket), answered with their equivalent here when one of them reaches a socket's
  * constructor, and a few names that sound like options here but are none (`minDelay`): an unknown
- * option a did-you-mean would get wrong, or answer with a list of every option. The README's
- * migration table says the same, with the behaviour that differs.
+ * option a did-you-mean would get wrong, or answer with a list of every option. The migration
+ * guides (docs/migrate/) say the same, with the behaviour that differs.
  */
 
 /**

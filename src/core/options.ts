@@ -220,7 +220,7 @@ export interface BaseSocketOptions {
   highWaterMark?: number;
   /**
    * The features this socket has, each from its factory (`heartbeat()`, `resume()`, …): see the
-   * README's "Pay for what you use". An option of a feature that is not installed is a TypeError
+   * guide docs/guide/builds-and-size.md. An option of a feature that is not installed is a TypeError
    * naming the factory to import.
    * @default [] (the core alone)
    * @example

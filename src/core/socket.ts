@@ -75,7 +75,7 @@ export interface DeliveryStats {
  * or a fatal close, queues sends while down (bounded, every drop reported) and reports everything
  * through typed events. Features (heartbeat, resume awareness, handshake, …) plug in through
  * `features`; `ResilientSocket` is this with every feature installed. How it works:
- * `docs/architecture.md`.
+ * `docs/guide/architecture.md`.
  *
  * @example
  * ```ts
@@ -128,7 +128,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
 
   // ─── read-only state ─────────────────────────────────────────────────────────────────────
 
-  /** The current state; the README's "States" section has the diagram. */
+  /** The current state; docs/guide/reconnection.md has the diagram. */
   get state(): SocketState {
     return this.#m.state_;
   }
@@ -241,8 +241,8 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
   /**
    * Sends `data` (any JSON value) reliably, with the `delivery()` feature (`ResilientSocket`'s
    * `delivery` option): it is kept, and sent again after every reconnect and after `ackTimeout`,
-   * until the peer acknowledges it (at-least-once on the wire; the peer drops duplicates). See the
-   * README's "Nothing lost: acknowledged delivery" and `docs/protocol.md`.
+   * until the peer acknowledges it (at-least-once on the wire; the peer drops duplicates). See
+   * `docs/guide/delivery.md` and `docs/guide/protocol.md`.
    * @returns a promise resolved once the peer acknowledged it, rejected with a coded
    *   `ResilientSocketError` when it never will be (`ERR_RS_NOT_ACKNOWLEDGED` after `maxAttempts`,
    *   `ERR_RS_DELIVERY_STOPPED` or `ERR_RS_DELIVERY_DEFERRED` at `close()` or a give-up,

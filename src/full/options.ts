@@ -270,7 +270,7 @@ export interface ResilientSocketOptions {
   /**
    * Acknowledged delivery: `socket.sendReliable(data)`, kept and sent again until the peer
    * acknowledges it, and incoming reliable messages delivered once each, over the protocol of
-   * `docs/protocol.md` (see {@link DeliveryOptions}). Off unless given; `{}` turns it on with its
+   * `docs/guide/protocol.md` (see {@link DeliveryOptions}). Off unless given; `{}` turns it on with its
    * defaults. `ResilientWebSocket` does not take it.
    * @default undefined (off: sendReliable() throws `ERR_RS_NEEDS_FEATURE`)
    * @example

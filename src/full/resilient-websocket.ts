@@ -19,7 +19,7 @@ export type FullResilientWebSocketOptions = Omit<ResilientSocketOptions, 'protoc
  * The drop-in `WebSocket` with every feature: `new ResilientWebSocket(url, protocols?, options?)`,
  * with `ResilientSocket`'s features (heartbeat, resume, handshake, …) and its flat options.
  * `resilient-socket/websocket` has the same class on the core alone (`BaseWebSocket`, features by
- * `features`). See the README's "Use it where a WebSocket is expected".
+ * `features`). See docs/guide/drop-in.md.
  *
  * @example
  * ```ts

@@ -1,5 +1,5 @@
 /**
- * The frames of acknowledged delivery as the server reads and writes them (`docs/protocol.md`): the
+ * The frames of acknowledged delivery as the server reads and writes them (`docs/guide/protocol.md`): the
  * client's codec module (`delivery({ codec })`), so one codec object serves both sides, and a check
  * of what a user's codec decodes.
  */

@@ -6,7 +6,7 @@
  * - {@link jsonCodec}, {@link Frame}, {@link DeliveryCodec}: the protocol's frames and how they go
  *   on the wire (the same codec shape as the client's `delivery({ codec })`).
  *
- * The protocol, for servers in any language: `docs/protocol.md`. Node only: no browser bundle
+ * The protocol, for servers in any language: `docs/guide/protocol.md`. Node only: no browser bundle
  * resolves this entry.
  * @packageDocumentation
  */

@@ -15,7 +15,7 @@ const MAX_DELAY = 2 ** 31 - 1;
 
 /**
  * The options of `new ReliableServer(wss, options)`. Each bound keeps the helper's memory finite
- * whatever clients do: see "The server helper" in `docs/protocol.md` for the sum.
+ * whatever clients do: see "The server helper" in `docs/guide/protocol.md` for the sum.
  */
 export interface ReliableServerOptions {
   /**

@@ -1,6 +1,6 @@
 /**
  * `ReliableServer`: acknowledged delivery on the server side of a `ws` `WebSocketServer`, the peer
- * of the client's `delivery()` feature (`docs/protocol.md` has the protocol it speaks).
+ * of the client's `delivery()` feature (`docs/guide/protocol.md` has the protocol it speaks).
  */
 import { EventEmitter } from 'eventemitter3';
 import { listenerError, surface } from '../core/report.js';
@@ -68,7 +68,7 @@ interface Connection<S extends ServerSocket> {
 
 /**
  * Acknowledged delivery over a `ws` `WebSocketServer`, per client session (the client's
- * `delivery()` feature, or any client that speaks `docs/protocol.md`):
+ * `delivery()` feature, or any client that speaks `docs/guide/protocol.md`):
  * - every reliable message from a client reaches `message` listeners once, however often it is
  *   resent, and is acknowledged once they ran;
  * - `send(session, data)` keeps a message until the client acknowledges it: sent at once if the

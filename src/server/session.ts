@@ -70,7 +70,7 @@ export class SessionState<S extends ServerSocket> implements Session<S> {
 
   /**
    * @param start where the sequence of outgoing ids starts: random, so that a server that forgot
-   *   the session (a restart) does not reuse ids its client still remembers (see `docs/protocol.md`).
+   *   the session (a restart) does not reuse ids its client still remembers (see `docs/guide/protocol.md`).
    */
   constructor(id: string, start: number) {
     this.id = id;

@@ -7,7 +7,7 @@
  * the tab's own queue. This module is the facade: the public API, the checks of its arguments,
  * what this tab's listeners are shown, and how a tab joins the others and routes what it hears.
  * The tab's state is one record (`./tab.ts`). How it works, what "re-sent once" covers, and what
- * each feature does when shared: README "One connection for all tabs".
+ * each feature does when shared: docs/guide/tabs.md.
  */
 import { EventEmitter } from 'eventemitter3';
 import { assertCloseArgs } from '../core/close-codes.js';
@@ -50,7 +50,7 @@ export type {
  * A socket shared by every tab of an origin that opens the same URL and `channel`: one tab (the
  * leader) holds the only connection, the others use it through the leader. The same constructor,
  * methods, events and `send()` results as `BaseSocket` (features by `features: [...]`), plus
- * `role` and the `role` event. README "One connection for all tabs".
+ * `role` and the `role` event. docs/guide/tabs.md.
  *
  * @example
  * ```ts

@@ -9,7 +9,7 @@
  * `MessageEvent` and `CloseEvent` objects, and the `on…` handler attributes work.
  *
  * Where the WHATWG spec is silent about reconnecting, it does what reconnecting-websocket and
- * partysocket users rely on (the README's "Use it where a WebSocket is expected" lists every
+ * partysocket users rely on (docs/guide/drop-in.md lists every
  * choice): `open` and `close` fire once per underlying connection (a failed attempt fires `error`
  * and `close`, as a WebSocket's does); `readyState` is CONNECTING while it reconnects; `send()`
  * queues while not open instead of throwing; `close()` is final; `reconnect()` and `retryCount`
@@ -50,7 +50,7 @@ export type ResilientWebSocketOptions = Omit<BaseSocketOptions, 'protocols'>;
  * disconnected; nothing more unless you add it: `features: [heartbeat()]` (from
  * `resilient-socket/modular`) notices a dead link, and so on for every feature. The main entry's
  * `ResilientWebSocket` is this class with every feature and `ResilientSocket`'s flat options. See
- * the README's "Use it where a WebSocket is expected".
+ * docs/guide/drop-in.md.
  *
  * @example
  * ```ts

@@ -3,8 +3,8 @@
  * scenario runs on the native WebSocket (the control: it must give what WPT asserts), on
  * `ResilientWebSocket` from `resilient-socket/websocket` and on the main entry's (every feature),
  * from the browser builds (their development flavour) in one page (test/browser/pages/websocket/). Ours must give what the
- * native one gives, except where a scenario says why (the README's "Use it where a WebSocket is
- * expected" lists those differences). Real ws server on 127.0.0.1.
+ * native one gives, except where a scenario says why (docs/guide/drop-in.md
+ * lists those differences). Real ws server on 127.0.0.1.
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

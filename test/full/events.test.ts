@@ -171,7 +171,7 @@ describe('listener exceptions', () => {
   });
 
   // A throwing listener ends that one dispatch (EventEmitter semantics, as in Node's and
-  // eventemitter3's emit; documented in the README). The socket's own consumers (async
+  // eventemitter3's emit; documented in docs/guide/events-and-errors.md). The socket's own consumers (async
   // iterators) are fed before the listeners, so they never miss a message.
   it('a throwing message listener does not hide the message from the async iterator', async () => {
     const { server, socket } = await openSocket();
@@ -250,7 +250,7 @@ describe('listeners that drive the socket', () => {
 // Regression (issue "every promise holds", defect 4), it was: the `close` event came before the
 // state change: inside a `close` listener readyState read 2 after close(), 0 after a give-up, and
 // 1 (OPEN) after a server close with 1008. WebSocket code expects the new state there.
-describe('the documented event order (README "Events", ResilientSocketEvents)', () => {
+describe('the documented event order (docs/guide/events-and-errors.md, ResilientSocketEvents)', () => {
   /** Records each event with the socket's state and readyState at the moment it is heard. */
   function witness(socket: ResilientSocket) {
     const seen: string[] = [];

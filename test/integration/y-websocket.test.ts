@@ -8,7 +8,7 @@ import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
 
 // y-websocket's WebsocketProvider with `WebSocketPolyfill: ResilientWebSocket`, against a real
 // y-websocket server (@y/websocket-server) on 127.0.0.1 that goes down and comes back on the same
-// port. What the tests pin down, for the README: y-websocket treats every `close` as the end of
+// port. What the tests pin down, for docs/guide/drop-in.md: y-websocket treats every `close` as the end of
 // that socket object (it calls `close()` on it, which is final for ours) and makes a new one after
 // its own backoff; ResilientWebSocket emits `close` for a failed attempt too, as a WebSocket does,
 // so each instance makes exactly one attempt and y-websocket is the layer that reconnects.

@@ -1,7 +1,7 @@
 /**
  * Shared generators and oracles for the input-robustness properties in test/property/.
  *
- * The oracles restate the documented validation rules (README "Options", "Edges", the TSDoc of
+ * The oracles restate the documented validation rules (docs/guide/getting-started.md "Options", docs/guide/backoff.md "Edges", the TSDoc of
  * every option) independently of src/, and answer one question: which option names received a bad
  * value, and is each one a wrong *type* (TypeError) or a bad *value* (RangeError)? A thrown error
  * must name one of those options in backticks with the matching error class; a call the oracle finds
@@ -43,7 +43,7 @@ export const globalClock = (): Clock => ({ ...systemClock });
 /** The real setImmediate, captured at import time, before any test installs fake timers. */
 const realSetImmediate = globalThis.setImmediate;
 
-/** The options of `new ResilientSocket()` and of its nested option objects, as the README lists them. */
+/** The options of `new ResilientSocket()` and of its nested option objects, as docs/guide/getting-started.md lists them. */
 export const SOCKET_OPTIONS: readonly string[] = [
   'WebSocket',
   'protocols',
@@ -206,7 +206,7 @@ export function checkNumber(problems: Problems, name: string, value: unknown, sp
 
 /**
  * `maxDelay` and `ceiling` of the default backoff (the socket's) and of truncatedBinaryExponential
- * and phasedBinaryExponential, as README "Options" states them: `maxDelay` finite and at least 1 ms,
+ * and phasedBinaryExponential, as docs/guide "Options" states them: `maxDelay` finite and at least 1 ms,
  * `ceiling` an integer >= 1 whose first window `maxDelay / 2^(ceiling − 1)` is at least 1 ms (one
  * left out fits itself to `maxDelay`). A ceiling too large for the maxDelay is the ceiling's problem.
  */
@@ -231,7 +231,7 @@ export function checkBoolean(problems: Problems, name: string, value: unknown): 
 
 /**
  * How an error message names key `key` of the options object at `parent` ('' for an options
- * argument of its own), as the README's "Options" section states it: `heartbeat.interval`; a key
+ * argument of its own), as the "Options" of docs/guide/getting-started.md state it: `heartbeat.interval`; a key
  * that is not a plain identifier quoted as JSON (backticks escaped, cut after 64 characters):
  * `heartbeat["x y"]`, `["0"]`.
  */

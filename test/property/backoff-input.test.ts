@@ -1,7 +1,7 @@
 /**
  * Arbitrary input thrown at the seven backoff factories and at retry(). The only allowed outcomes
  * are a working policy / result, or a TypeError / RangeError that names, in backticks, an option
- * that really was given a bad value (see the oracles below, restated from the README's "Edges"
+ * that really was given a bad value (see the oracles below, restated from docs/guide/backoff.md "Edges"
  * section and the TSDoc of each option).
  */
 import fc from 'fast-check';
@@ -537,7 +537,7 @@ describe('retry() under arbitrary input', () => {
             onRetryReturns &&
             vi.fn((info: { attempt: number }) => onRetryReturns[info.attempt - 1] as void | PromiseLike<void>);
 
-          // The model: README "retry(fn, options)".
+          // The model: docs/guide/backoff.md "retry(fn, options)".
           const expectedInfos: { attempt: number; delay: number; error: unknown }[] = [];
           let expected: Outcome | undefined;
           for (let n = 1; expected === undefined; n++) {

@@ -84,7 +84,7 @@ function mostCeiling(maxDelay: number): number {
 }
 
 /**
- * Whether `T` and `N` give a first window `T / 2^(N − 1)` of at least 1 ms (README "Options"): the
+ * Whether `T` and `N` give a first window `T / 2^(N − 1)` of at least 1 ms (docs/guide/getting-started.md "Options"): the
  * socket and the factories refuse the rest. 2^(N − 1) is exact, so this compares without rounding.
  */
 const fits = ({ maxDelay, ceiling }: { readonly maxDelay: number; readonly ceiling?: number }): boolean =>

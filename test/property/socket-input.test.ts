@@ -2,7 +2,7 @@
  * Arbitrary input thrown at ResilientSocket's public surface (constructor, send, close, listeners),
  * on mock-socket under fake timers. The only allowed outcomes are a working socket / result, or a
  * TypeError / RangeError naming, in backticks, an argument or option that really was bad (the
- * oracle below restates README "Options" and the TSDoc of ResilientSocketOptions); documented
+ * oracle below restates docs/guide/getting-started.md "Options" and the TSDoc of ResilientSocketOptions); documented
  * ResilientSocketErrors (ERR_RS_BUFFER_OVERFLOW, ERR_RS_CLOSED, ERR_RS_NO_WEBSOCKET) where the
  * docs list them. Never a hang, an unhandled rejection, another error type or a corrupted state.
  */
@@ -366,7 +366,7 @@ function checkUrl(problems: Problems, url: unknown): void {
   }
 }
 
-/** Which arguments of `new ResilientSocket(url, options)` are bad, per the README and TSDoc. */
+/** Which arguments of `new ResilientSocket(url, options)` are bad, per docs/guide/getting-started.md and the TSDoc. */
 function socketProblems(url: unknown, options: unknown): Problems {
   const p = new Problems();
   checkUrl(p, url);
@@ -677,7 +677,7 @@ describe('valid timing options never cut a healthy connection early', () => {
   // Regression (fixed in src): was connectTimeout, handshakeTimeout, stableAfter and heartbeat.interval/timeout accept any
   // finite number, but are handed to setTimeout unclamped (resilient-socket.ts #startAttempt,
   // #onSocketOpen, #acceptOpen; heartbeat.ts start()/#armProbe()/#probe(); silence mode uses
-  // interval + timeout). setTimeout fires a delay above 2^31 − 1 ms after 1 ms (the README says as
+  // interval + timeout). setTimeout fires a delay above 2^31 − 1 ms after 1 ms (docs/guide/backoff.md says as
   // much for backoff delays, which *are* clamped). So `connectTimeout: 2 ** 31` abandons every attempt
   // after 1 ms (the socket never connects), `handshakeTimeout: 2 ** 31` fails every handshake that
   // takes over 1 ms, `heartbeat: { interval: 2 ** 31 }` (or interval + timeout > 2^31 − 1) declares

@@ -191,7 +191,7 @@ describe('ttl over a real outage', () => {
   // listener called close() or reconnect() (`if (!this.#isLive(attempt)) return;`) before the
   // `#reportDrop('expired', …)` that follows. Those messages are neither sent nor in the buffer any
   // more (so close()'s drop 'closed' misses them too): dropped silently, not counted in
-  // stats.dropped — against "Nothing is dropped silently" (README). Fix: report them before
+  // stats.dropped — against "Nothing is dropped silently" (docs/guide/sending.md). Fix: report them before
   // `#setState('open')`, or report them on the early-return path.
   it.each(['close', 'reconnect'] as const)(
     "messages expired at the reconnect are still reported when a state listener calls %s() on 'open'",

@@ -498,7 +498,7 @@ describe('close() from a drop listener while send() is running', () => {
   // 'expired') and then, unconditionally, `this.#buffer.push(data, …)` and returns 'buffered'. If a
   // `drop` listener called close() in between, the message is pushed into the buffer of a socket
   // that is closed for good: never sent, never reported (no `drop`, not in stats.dropped), and
-  // send() says 'buffered'. Against "Nothing is dropped silently" (README). Fix: after
+  // send() says 'buffered'. Against "Nothing is dropped silently" (docs/guide/sending.md). Fix: after
   // #expireBuffered(), re-check `this.#disposed` (report 'closed' and return 'dropped').
   it("a message being sent when the listener of its send()'s own 'expired' drop closes the socket is reported, not lost", async () => {
     const rig = await createRig(cleanup);

@@ -1,5 +1,5 @@
 /**
- * The README's test-kit example, verbatim apart from the imports (the package's own sources
+ * The test-kit example of docs/guide/testing.md, verbatim apart from the imports (the package's own sources
  * here), so the documentation cannot drift from what works.
  */
 import { expect, it, vi } from 'vitest';

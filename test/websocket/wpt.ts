@@ -13,7 +13,7 @@
  * writes a malformed frame, `/slow` holds the opening handshake.
  *
  * Where ResilientWebSocket differs on purpose (it reconnects), `ours` says what it gives and why;
- * the README's "Use it where a WebSocket is expected" lists each difference. Not ported: what tests
+ * docs/guide/drop-in.md lists each difference. Not ported: what tests
  * WebIDL's plumbing rather than the WebSocket (deleting or redefining prototype properties,
  * `initCloseEvent`), wss:, workers, HTTP/2, and the tests Chromium itself fails today (a space in a
  * host, subprotocols repeated in another case, the blocked ports: Chromium accepts them).

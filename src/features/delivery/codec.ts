@@ -1,5 +1,5 @@
 /**
- * The frames of acknowledged delivery and how they go on the wire (`docs/protocol.md`). The default
+ * The frames of acknowledged delivery and how they go on the wire (`docs/guide/protocol.md`). The default
  * codec, {@link jsonCodec}, writes JSON text frames; a codec of your own maps the same three frames
  * onto an existing server protocol with its own ids and acknowledgements.
  */

@@ -1,6 +1,6 @@
 /**
  * `delivery()`: acknowledged delivery, `socket.sendReliable(data)`, over the protocol of
- * `docs/protocol.md` (three frames, see `./codec.ts`). At least once on the wire, once to the app:
+ * `docs/guide/protocol.md` (three frames, see `./codec.ts`). At least once on the wire, once to the app:
  *
  * - out: every reliable message waits in the outbox (and the store) until the peer acknowledges it;
  *   on every connection the hello goes first (the feature's `gate`, before the core flushes plain
@@ -31,7 +31,7 @@ type Hook = (a: unknown, b: unknown) => unknown;
 /**
  * The `delivery` feature: `socket.sendReliable(data)`, resolved once the peer acknowledged it,
  * and incoming reliable messages delivered once each (see {@link DeliveryOptions} and
- * `docs/protocol.md`). `ResilientSocket`'s `delivery` option.
+ * `docs/guide/protocol.md`). `ResilientSocket`'s `delivery` option.
  * @throws TypeError / RangeError naming the option (`delivery.ackTimeout`, …).
  * @example
  * ```ts

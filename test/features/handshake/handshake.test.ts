@@ -303,7 +303,7 @@ describe('handshake failures', () => {
 });
 
 // Regression (issue "every promise holds", defect 2), it was: a `nextMessage(predicate)` whose
-// predicate throws (the README's resubscribe recipe does JSON.parse) threw inside the transport's
+// predicate throws (the resubscribe recipe of docs/guide/reconnection.md parses JSON) threw inside the transport's
 // receive path (with ws: an uncaught exception that ends the process, error listener or not).
 describe('a nextMessage() predicate that throws', () => {
   const parses = (data: unknown) => JSON.parse(String(data)).type === 'subscribed';
