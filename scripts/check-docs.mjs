@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Checks the API reference TypeDoc generated (docs/api/api.json, from `npm run docs`): every
+// Checks the API reference TypeDoc generated (.tmp/api-html/api.json, from `npm run docs`): every
 // property of every exported `*Options` (or `*Option`) interface (the options users pass) must say what it
 // does, carry a `@default` and an `@example`. TypeDoc itself (validation.notDocumented, warnings
 // as errors) already fails on anything public without a comment.
@@ -8,7 +8,7 @@
 
 import { readFileSync } from 'node:fs';
 
-const api = JSON.parse(readFileSync(new URL('../docs/api/api.json', import.meta.url), 'utf8'));
+const api = JSON.parse(readFileSync(new URL('../.tmp/api-html/api.json', import.meta.url), 'utf8'));
 const KIND_INTERFACE = 256;
 const KIND_PROPERTY = 1024;
 

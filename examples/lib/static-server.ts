@@ -16,7 +16,7 @@
  * | `/vendor/eventemitter3/…` | `node_modules/eventemitter3/`               |
  * | `/config.json`          | the `config` option, as JSON                  |
  * | `routes`                | extra handlers (e.g. `POST /api/crash`)       |
- * | anything else           | the page directory (`/` is `index.html`)      |
+ * | anything else           | the page directory (a directory: its `index.html`) |
  *
  * (`eventemitter3`'s `index.mjs` re-exports its CommonJS `index.js`, which a browser cannot load;
  * its `dist/eventemitter3.esm.js` is a real ES module.) Files are sent with `Cache-Control:
@@ -128,9 +128,11 @@ export function startStaticServer(options: StaticServerOptions): Promise<StaticS
     if (url.pathname === '/config.json' && config) {
       return send(response, 200, JSON.stringify(config()), TYPES['.json']);
     }
-    const file = resolveFile(root, url.pathname);
+    let file = resolveFile(root, url.pathname);
     if (!file) return send(response, 404, 'not found');
     try {
+      // A directory is served by its index.html, as static hosts do (`/api/` → `/api/index.html`).
+      if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
       if (!(await stat(file)).isFile()) return send(response, 404, 'not found');
     } catch {
       return send(response, 404, 'not found');

@@ -1,0 +1,244 @@
+#!/usr/bin/env node
+// Checks every relative link and #anchor of README.md and docs/**/*.md: the file must exist and the
+// anchor must be a heading of it (or an explicit id), slugged as the page will be shown:
+//   - docs/ pages as VitePress slugs them (its `slugify` plus markdown-it-anchor's `-1`, `-2` for
+//     repeated headings; `{#id}` sets an id), and a link from docs/ must stay inside docs/ (VitePress
+//     cannot serve ../README.md or ../examples/: it fails the build as a dead link);
+//   - README.md (and any other markdown outside docs/) as GitHub slugs them.
+// Links with a scheme (https:, mailto:) are not followed. docs/api/ is TypeDoc's output: links into
+// it are checked when it has been generated (`npm run docs:api`), and refused with that advice when not.
+//
+// Usage: npm run check:links   (node scripts/check-links.mjs [repository root])
+
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, extname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+// ------------------------------------------------------------------ slugs
+
+const V_SPECIAL = /[\s~`!@#$%^&*()\-_+=[\]{}|\\;:"'“”‘’<>,.?/]+/g;
+const V_COMBINING = /[\u0300-\u036F]/g;
+
+/** VitePress's slug of a heading's text (the same steps as its `slugify`). */
+export function vitepressSlug(text) {
+  return text
+    .normalize('NFKD')
+    .replace(V_COMBINING, '')
+    .split('')
+    .filter((char) => char.charCodeAt(0) >= 0x20)
+    .join('')
+    .replace(V_SPECIAL, '-')
+    .replace(/-{2,}/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .replace(/^(\d)/, '_$1')
+    .toLowerCase();
+}
+
+/** GitHub's slug of a heading's text: lower case, punctuation dropped, each space a hyphen. */
+export function githubSlug(text) {
+  return text
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '')
+    .replace(/ /g, '-');
+}
+
+/**
+ * A heading's text as the slugger sees it: markdown emphasis, links, images and HTML tags reduced
+ * to their text (VitePress keeps only text and inline code; an image or an HTML tag adds nothing).
+ */
+export function headingText(source) {
+  return source
+    .replace(/!\[[^\]]*\]\([^)]*\)/g, '')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\[([^\]]*)\]\[[^\]]*\]/g, '$1')
+    .replace(/<[^>]+>/g, '')
+    .replace(/`([^`]*)`/g, (_, code) => code.replace(/[*_]/g, (c) => `\uE000${c}`))
+    .replace(/(\*\*|__|\*|_)(?=\S)([\s\S]*?\S)\1/g, '$2')
+    .replace(/\\([!-/:-@[-`{-~])/g, '$1')
+    .replace(/\uE000/g, '')
+    .replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .trim();
+}
+
+/** Lines of a markdown file outside front matter and fenced code, with their 1-based numbers. */
+export function proseLines(markdown) {
+  const lines = markdown.split(/\r?\n/);
+  const out = [];
+  let fence;
+  let i = 0;
+  if (lines[0] === '---') {
+    const end = lines.indexOf('---', 1);
+    if (end > 0) i = end + 1;
+  }
+  for (; i < lines.length; i++) {
+    const line = lines[i];
+    const opening = /^ {0,3}(`{3,}|~{3,})/.exec(line);
+    if (fence) {
+      if (
+        opening &&
+        opening[1][0] === fence[0] &&
+        opening[1].length >= fence.length &&
+        !/\S/.test(line.slice(opening[0].length))
+      )
+        fence = undefined;
+      continue;
+    }
+    if (opening) {
+      fence = opening[1];
+      continue;
+    }
+    out.push({ line: i + 1, text: line });
+  }
+  return out;
+}
+
+/** The anchors of a markdown file: its headings slugged for `flavor`, plus explicit ids. */
+export function anchorsOf(markdown, flavor) {
+  const slug = flavor === 'vitepress' ? vitepressSlug : githubSlug;
+  const anchors = new Set();
+  const headings = new Set();
+  const lines = proseLines(markdown);
+  for (let k = 0; k < lines.length; k++) {
+    const { text } = lines[k];
+    for (const match of text.matchAll(/<a\s[^>]*(?:id|name)="([^"]+)"|\sid="([^"]+)"/g))
+      anchors.add(match[1] ?? match[2]);
+    let heading;
+    const atx = /^ {0,3}#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/.exec(text);
+    if (atx) heading = atx[1];
+    else if (
+      k + 1 < lines.length &&
+      lines[k + 1].line === lines[k].line + 1 &&
+      /^ {0,3}(=+|-+)[ \t]*$/.test(lines[k + 1].text)
+    ) {
+      if (text.trim() !== '' && !/^ {0,3}([-*+]|\d+[.)])\s/.test(text) && !text.includes('|')) heading = text.trim();
+    }
+    if (heading === undefined) continue;
+    const custom = flavor === 'vitepress' ? /\s*\{#([^}\s]+)\}\s*$/.exec(heading) : null;
+    if (custom) {
+      headings.add(custom[1]);
+      anchors.add(custom[1]);
+      continue;
+    }
+    const base = slug(headingText(heading));
+    // markdown-it-anchor and GitHub both number a repeated slug: x, x-1, x-2…
+    let unique = base;
+    for (let n = 1; headings.has(unique); n++) unique = `${base}-${n}`;
+    headings.add(unique);
+    anchors.add(unique);
+  }
+  return anchors;
+}
+
+// ------------------------------------------------------------------ links
+
+/** The link targets of a markdown file (inline links, images, reference definitions, href/src). */
+export function linksOf(markdown) {
+  const links = [];
+  for (const { line, text } of proseLines(markdown)) {
+    const prose = text.replace(/(`+)[^`]*?\1/g, (code) => ' '.repeat(code.length));
+    for (const m of prose.matchAll(/!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]*)>?(?:\s+["'(][^)]*)?\)/g))
+      links.push({ line, target: m[1] });
+    const definition = /^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)/.exec(prose);
+    if (definition) links.push({ line, target: definition[1] });
+    for (const m of prose.matchAll(/\s(?:href|src)="([^"]*)"/g)) links.push({ line, target: m[1] });
+  }
+  return links;
+}
+
+const EXTERNAL = /^[a-z][a-z0-9+.-]*:|^\/\//i;
+
+/**
+ * Every broken link of `files` (paths relative to `root`), as `file:line: target: why`. `docsDir`
+ * is the VitePress source folder (relative to `root`).
+ */
+export function checkLinks(root, files, docsDir = 'docs') {
+  const docs = resolve(root, docsDir);
+  const api = join(docs, 'api');
+  const problems = [];
+  const anchorCache = new Map();
+  const inDocs = (path) => path === docs || path.startsWith(docs + sep);
+  const anchors = (file) => {
+    if (!anchorCache.has(file))
+      anchorCache.set(file, anchorsOf(readFileSync(file, 'utf8'), inDocs(file) ? 'vitepress' : 'github'));
+    return anchorCache.get(file);
+  };
+  const isFile = (path) => existsSync(path) && statSync(path).isFile();
+
+  for (const file of files) {
+    const source = resolve(root, file);
+    const fromDocs = inDocs(source);
+    for (const { line, target } of linksOf(readFileSync(source, 'utf8'))) {
+      if (target === '' || EXTERNAL.test(target)) continue;
+      const report = (why) => problems.push(`${file}:${line}: ${target}: ${why}`);
+      const hash = target.indexOf('#');
+      let path = hash === -1 ? target : target.slice(0, hash);
+      const anchor = hash === -1 ? undefined : decodeURIComponent(target.slice(hash + 1));
+      path = decodeURIComponent(path.replace(/\?.*$/, ''));
+      let resolved;
+      if (path === '') resolved = source;
+      else if (path.startsWith('/')) resolved = fromDocs ? join(docs, path) : join(root, path);
+      else resolved = resolve(dirname(source), path);
+      if (fromDocs && !inDocs(resolved)) {
+        report(`leaves ${docsDir}/ (the site cannot serve it: link to the GitHub path as text instead)`);
+        continue;
+      }
+      let found;
+      if (fromDocs) {
+        // A page is linked as name, name.md, name.html or folder/ (its index.md); an asset from public/.
+        const bare = resolved.replace(/\.(md|html)$/, '');
+        const candidates = path.endsWith('/') || path === '' ? [join(resolved, 'index.md')] : [];
+        candidates.push(`${bare}.md`, join(bare, 'index.md'), resolved, join(docs, 'public', relative(docs, resolved)));
+        if (path === '') candidates.unshift(source);
+        found = candidates.find(isFile);
+        if (!found && (resolved === api || resolved.startsWith(api + sep)) && !existsSync(api)) {
+          report(`${docsDir}/api/ is not generated: run npm run docs:api first`);
+          continue;
+        }
+      } else {
+        found = isFile(resolved) ? resolved : existsSync(resolved) ? resolved : undefined;
+      }
+      if (!found) {
+        report('no such file');
+        continue;
+      }
+      if (anchor === undefined || anchor === '' || extname(found) !== '.md') continue;
+      if (!anchors(found).has(anchor)) report(`no heading with the anchor #${anchor} in ${relative(root, found)}`);
+    }
+  }
+  return problems;
+}
+
+/** README.md and every markdown file under docs/ but the generated reference, relative to `root`. */
+export function documentationFiles(root, docsDir = 'docs') {
+  const out = existsSync(join(root, 'README.md')) ? ['README.md'] : [];
+  const skip = new Set(['api', '.vitepress', 'node_modules', 'public']);
+  const walk = (dir) => {
+    for (const entry of readdirSync(join(root, dir), { withFileTypes: true }).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    )) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (!(dir === docsDir && skip.has(entry.name))) walk(path);
+      } else if (entry.name.endsWith('.md')) out.push(path);
+    }
+  };
+  if (existsSync(join(root, docsDir))) walk(docsDir);
+  return out;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  const root = resolve(process.argv[2] ?? fileURLToPath(new URL('..', import.meta.url)));
+  const files = documentationFiles(root);
+  const problems = checkLinks(root, files);
+  if (problems.length > 0) {
+    console.error(`check-links: ${problems.length} broken link(s) in ${files.length} file(s):`);
+    for (const problem of problems) console.error(`  ${problem}`);
+    process.exitCode = 1;
+  } else {
+    console.log(`check-links: every relative link and anchor of ${files.length} file(s) resolves`);
+  }
+}

@@ -1,0 +1,47 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { createMarkdownRenderer } from 'vitepress';
+import { describe, expect, it } from 'vitest';
+// @ts-expect-error: a plain ES module script, without type declarations
+import { anchorsOf, checkLinks, documentationFiles, githubSlug, vitepressSlug } from '../../scripts/check-links.mjs';
+
+const FIXTURE = fileURLToPath(new URL('./fixtures/links/', import.meta.url));
+
+describe('check-links', () => {
+  it('reports each broken file, anchor and link out of docs/, with file and line, and nothing else', () => {
+    const files: string[] = documentationFiles(FIXTURE);
+    expect(files).toEqual(['README.md', 'docs/guide/other.md', 'docs/guide/start.md', 'docs/index.md']);
+    expect(checkLinks(FIXTURE, files)).toEqual([
+      'README.md:3: docs/guide/start.md#nowhere: no heading with the anchor #nowhere in docs/guide/start.md',
+      'README.md:4: docs/guide/gone.md: no such file',
+      'README.md:4: #whats-new-in-v3: no heading with the anchor #whats-new-in-v3 in README.md',
+      'docs/guide/other.md:3: start#first-step: no heading with the anchor #first-step in docs/guide/start.md',
+      'docs/guide/other.md:5: ./missing.md: no such file',
+      'docs/guide/start.md:16: #same-title-2: no heading with the anchor #same-title-2 in docs/guide/start.md',
+      'docs/guide/start.md:16: ./other.md#über-uns: no heading with the anchor #über-uns in docs/guide/other.md',
+      'docs/guide/start.md:16: ../../README.md: leaves docs/ (the site cannot serve it: link to the GitHub path as text instead)',
+    ]);
+  });
+
+  it('slugs headings as VitePress renders them (checked against its own markdown renderer)', async () => {
+    const md = await createMarkdownRenderer(FIXTURE, {}, '/');
+    for (const page of ['docs/guide/start.md', 'docs/guide/other.md', 'docs/index.md']) {
+      const source = readFileSync(`${FIXTURE}${page}`, 'utf8').replace(/^---\n[\s\S]*?\n---\n/, '');
+      const rendered = [...md.render(source).matchAll(/<h[1-6][^>]* id="([^"]+)"/g)].map((m) =>
+        decodeURIComponent(m[1] ?? ''),
+      );
+      expect([...anchorsOf(source, 'vitepress')].sort(), page).toEqual(rendered.sort());
+    }
+    expect(vitepressSlug('`retry()` and friends')).toBe('retry-and-friends');
+    expect(vitepressSlug('2. Numbers first')).toBe('_2-numbers-first');
+    expect(vitepressSlug('Über uns')).toBe('uber-uns');
+  }, 30_000);
+
+  it('slugs README headings as GitHub does', () => {
+    expect(githubSlug("What's new in v2?")).toBe('whats-new-in-v2');
+    expect(githubSlug('Über uns')).toBe('über-uns');
+    expect(githubSlug('A -- B')).toBe('a----b');
+    expect(githubSlug('retry() and friends')).toBe('retry-and-friends');
+    expect([...anchorsOf('# Same\n\n# Same\n\n```\n# not a heading\n```\n', 'github')]).toEqual(['same', 'same-1']);
+  });
+});
