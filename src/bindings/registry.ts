@@ -88,8 +88,7 @@ const parsed = /* @__PURE__ */ new WeakMap<LastMessage, unknown>();
  * `undefined` for no message, binary data or text that is not JSON. Never throws.
  */
 export function jsonOf(message: LastMessage | null): unknown {
-  if (!message || typeof message.data !== 'string') return undefined;
-  if (!parsed.has(message)) {
+  if (typeof message?.data === 'string' && !parsed.has(message)) {
     let value: unknown;
     try {
       value = JSON.parse(message.data);
@@ -98,7 +97,8 @@ export function jsonOf(message: LastMessage | null): unknown {
     }
     parsed.set(message, value);
   }
-  return parsed.get(message);
+  // `WeakMap#get` of `null` (no message) is `undefined`, as for binary data (never set).
+  return parsed.get(message as LastMessage);
 }
 
 /**
