@@ -15,7 +15,7 @@ import { listenerError, surface } from '../core/report.js';
 import type { BaseSocket, SendResult } from '../core/socket.js';
 import type { SocketState } from '../core/states.js';
 import type { Data } from '../data.js';
-import { assertNumber, expectedText, typeError } from '../validation.js';
+import { assertBoolean, assertFunction, assertNumber, typeError } from '../validation.js';
 import { destinationOf } from './destination.js';
 import { BINDING_OPTIONS, idOf, keyOf } from './key.js';
 import type { BindingOptions } from './options.js';
@@ -125,7 +125,8 @@ function call<T>(name: string, fn: ((value: T) => unknown) | undefined, value: T
   try {
     return fn?.(value);
   } catch (thrown) {
-    surface(listenerError(`\`${name}\``, thrown));
+    // Only development builds name it (production ones say the code alone): the name is dead text there.
+    surface(listenerError(process.env.NODE_ENV !== 'production' ? `\`${name}\`` : '', thrown));
   }
 }
 
@@ -144,13 +145,10 @@ function show(user: User, view: Snapshot): void {
  * RangeError naming the option and the value.
  */
 export function checkBindingOptions(options: BindingOptions): void {
-  for (const name of ['onMessage', 'onDrop', 'filter', 'enabled', 'share'] as const) {
-    const value = options[name];
-    // The callbacks are functions, the switches booleans.
-    const kind = name.length > 5 && name !== 'enabled' ? 'function' : 'boolean';
-    if (value !== undefined && typeof value !== kind)
-      throw typeError(name, process.env.NODE_ENV !== 'production' ? expectedText(name, `a ${kind}`, value) : '');
-  }
+  // The core's checks (in every bundle of the core already), in the options' documented order.
+  for (const name of ['onMessage', 'onDrop', 'filter'] as const)
+    if (options[name] !== undefined) assertFunction(name, options[name]);
+  for (const name of ['enabled', 'share'] as const) if (options[name] !== undefined) assertBoolean(name, options[name]);
   if (options.closeDelay !== undefined) assertNumber('closeDelay', options.closeDelay, { min: 0 });
 }
 
