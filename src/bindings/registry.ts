@@ -62,7 +62,7 @@ export interface Entry {
   readonly key_: string;
   /** Where its messages go, when the URL is a string (`./destination.ts`: what a hand-over compares), else ''. */
   readonly destination_: string;
-  readonly socket_: BaseSocket;
+  socket_: BaseSocket;
   /** The users holding it. */
   readonly users_: Set<User>;
   /** The options of the latest update of a user (its functions are what the socket calls). */
@@ -187,31 +187,27 @@ export function registryFor(Socket: typeof BaseSocket, label: string) {
   function acquire(key: string, url: string | URL | UrlProvider, options: Record<string, unknown>): Entry {
     const known = registry.get(key);
     if (known) return known;
-    const first: Record<string, unknown> = { ...options, url };
-    let entry: Entry | undefined;
-    // The socket may call a provider before the entry exists (the first attempt starts at once).
+    // Made before its socket, which may call a function option at once (a provider: the first
+    // attempt starts in the constructor); `socket_` is set right after.
+    const made = {
+      key_: key,
+      destination_: typeof url === 'function' ? '' : destinationOf(String(url)),
+      users_: new Set(),
+      left_: new Set(),
+      latest_: { ...options, url },
+      last_: null,
+    } as Omit<Entry, 'socket_'> as Entry;
     const latest =
       (name: string) =>
       (...args: unknown[]) =>
-        ((entry?.latest_ ?? first)[name] as (...a: unknown[]) => unknown)(...args);
+        (made.latest_[name] as (...a: unknown[]) => unknown)(...args);
     const forSocket: Record<string, unknown> = {};
-    for (const name of Object.keys(options)) {
-      const value = options[name];
-      if (BINDING_OPTIONS.includes(name)) continue;
-      forSocket[name] =
-        typeof value === 'function' && name !== 'WebSocket' && name !== 'backoff' ? latest(name) : value;
-    }
+    for (const [name, value] of Object.entries(options))
+      if (!BINDING_OPTIONS.includes(name))
+        forSocket[name] =
+          typeof value === 'function' && name !== 'WebSocket' && name !== 'backoff' ? latest(name) : value;
     const socket = new Socket((typeof url === 'function' ? latest('url') : url) as UrlProvider, forSocket);
-    const made: Entry = {
-      key_: key,
-      destination_: typeof url === 'function' ? '' : destinationOf(String(url)),
-      socket_: socket,
-      users_: new Set(),
-      left_: new Set(),
-      latest_: first,
-      last_: null,
-    };
-    entry = made;
+    made.socket_ = socket;
     // Its events reach the users' views.
     socket.on('state', ({ current }) => {
       // Closed by someone's `socket.close()`, or given up: users that come later get a new socket.
@@ -257,12 +253,11 @@ export function registryFor(Socket: typeof BaseSocket, label: string) {
       // (queued until it opens) instead of being dropped as it closes. Another destination gets
       // nothing: they are dropped and reported as it closes.
       if (
-        from &&
+        entry.destination_ &&
+        from?.destination_ === entry.destination_ &&
         from !== entry &&
-        from.users_.size === 0 &&
-        from.timer_ !== undefined &&
-        from.destination_ &&
-        from.destination_ === entry.destination_
+        !from.users_.size &&
+        from.timer_ !== undefined
       ) {
         from.to_ = entry;
         end(from);
