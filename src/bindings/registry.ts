@@ -212,7 +212,9 @@ export function registryFor(Socket: typeof BaseSocket, label: string) {
     socket.on('state', ({ current }) => {
       // Closed by someone's `socket.close()`, or given up: users that come later get a new socket.
       if ((current === 'closing' || current === 'closed') && registry.get(key) === made) registry.delete(key);
-      for (const user of [...made.users_]) show(user, { state: current, lastMessage: user.view_?.lastMessage ?? null });
+      // A user holding it has a view (`use_` gives it one as it takes the socket).
+      for (const user of [...made.users_])
+        show(user, { state: current, lastMessage: (user.view_ as Snapshot).lastMessage });
     });
     socket.on('message', (data: Data) => {
       const message: LastMessage = { data, timeStamp: Date.now() };

@@ -138,14 +138,16 @@ export function composableFor(Socket: typeof BaseSocket) {
         move(read());
       });
     }
-    if (getCurrentScope()) {
+    // Production builds skip the test: outside a scope Vue's `onScopeDispose` does nothing (and,
+    // from Vue 3.5 on, `true` keeps its development build from warning).
+    if (process.env.NODE_ENV === 'production' || getCurrentScope()) {
       onScopeDispose(() => {
         live = false;
         if (held.value) sockets.letGo_(user, held.value, delay);
         held.value = null;
         view.value = IDLE;
-      });
-    } else if (process.env.NODE_ENV !== 'production' && !warned) {
+      }, true);
+    } else if (!warned) {
       warned = true;
       console.warn(
         'resilient-socket/vue: useResilientSocket() was called outside a component and an effect scope: nothing will let go of its socket. Call it in setup() or in effectScope().run().',
