@@ -29,9 +29,23 @@
  * is its value on every render.
  */
 import { MADE_FROM } from '../backoff/policy.js';
+import { assertBoolean, assertFunction, assertNumber } from '../validation.js';
+
+/**
+ * The options of the bindings that are not the socket's (left out of the key), each with the
+ * check of its value, in the order they are checked: the callbacks, the switches, `closeDelay`.
+ */
+export const BINDING_CHECKS = {
+  onMessage: assertFunction,
+  onDrop: assertFunction,
+  filter: assertFunction,
+  enabled: assertBoolean,
+  share: assertBoolean,
+  closeDelay: assertNumber,
+} as const;
 
 /** The options of the bindings that are not the socket's, left out of the key. */
-export const BINDING_OPTIONS: readonly string[] = ['enabled', 'onMessage', 'onDrop', 'closeDelay', 'filter', 'share'];
+export const BINDING_OPTIONS: readonly string[] = /* @__PURE__ */ Object.keys(BINDING_CHECKS);
 
 /** Ids of the objects compared by identity (held weakly). */
 const ids = /* @__PURE__ */ new WeakMap<object, number>();

@@ -15,9 +15,9 @@ import { listenerError, surface } from '../core/report.js';
 import type { BaseSocket, SendResult } from '../core/socket.js';
 import type { SocketState } from '../core/states.js';
 import type { Data } from '../data.js';
-import { assertBoolean, assertFunction, assertNumber, typeError } from '../validation.js';
+import { typeError } from '../validation.js';
 import { destinationOf } from './destination.js';
-import { BINDING_OPTIONS, idOf, keyOf } from './key.js';
+import { BINDING_CHECKS, BINDING_OPTIONS, idOf, keyOf } from './key.js';
 import type { BindingOptions } from './options.js';
 
 /** A message as the bindings hand it over: its data (read `.data`, as from a `MessageEvent`) and when it came. */
@@ -145,11 +145,10 @@ function show(user: User, view: Snapshot): void {
  * RangeError naming the option and the value.
  */
 export function checkBindingOptions(options: BindingOptions): void {
-  // The core's checks (in every bundle of the core already), in the options' documented order.
-  for (const name of ['onMessage', 'onDrop', 'filter'] as const)
-    if (options[name] !== undefined) assertFunction(name, options[name]);
-  for (const name of ['enabled', 'share'] as const) if (options[name] !== undefined) assertBoolean(name, options[name]);
-  if (options.closeDelay !== undefined) assertNumber('closeDelay', options.closeDelay, { min: 0 });
+  // The core's checks (in every bundle of the core already); `{ min: 0 }` is for `closeDelay`
+  // (the others take no rule).
+  for (const name of BINDING_OPTIONS as (keyof typeof BINDING_CHECKS)[])
+    if (options[name] !== undefined) BINDING_CHECKS[name](name, options[name], { min: 0 });
 }
 
 /**
@@ -267,8 +266,11 @@ export function registryFor(Socket: typeof BaseSocket, label: string) {
       return entry;
     },
 
-    /** `user` lets go of `entry`; the last one starts the grace period (`delay` ms), after which the socket closes. */
-    letGo_(user: User, entry: Entry, delay: number): void {
+    /**
+     * `user` lets go of `entry`; the last one starts the grace period (`delay` ms: the
+     * `closeDelay` option, 250 when not given), after which the socket closes.
+     */
+    letGo_(user: User, entry: Entry, delay = 250): void {
       entry.users_.delete(user);
       entry.left_.add(user);
       if (user.entry_ === entry) user.entry_ = undefined;

@@ -103,7 +103,7 @@ export function hookFor(Socket: typeof BaseSocket) {
       const shared = sockets.use_(user, key, url as string | URL | UrlProvider, options as Record<string, unknown>);
       setEntry(shared);
       return () => {
-        sockets.letGo_(user, shared, options.closeDelay ?? 250);
+        sockets.letGo_(user, shared, options.closeDelay);
         setEntry(null);
       };
     }, [key, user]);

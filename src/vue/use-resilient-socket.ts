@@ -89,7 +89,7 @@ export function composableFor(Socket: typeof BaseSocket) {
     user.changed_ = () => {
       view.value = user.view_ ?? IDLE;
     };
-    let delay = 250;
+    let delay: number | undefined;
     const instance = getCurrentInstance();
     // In a component: from its mount on (never on a server). Elsewhere: at once.
     let live = !instance || instance.isMounted;
@@ -116,7 +116,7 @@ export function composableFor(Socket: typeof BaseSocket) {
       user.onMessage = given.onMessage;
       user.onDrop = given.onDrop;
       user.filter = given.filter;
-      delay = given.closeDelay ?? 250;
+      delay = given.closeDelay;
       const entry = held.value;
       if (entry && entry.key_ === key) {
         entry.latest_ = { ...given, url: target };
