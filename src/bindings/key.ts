@@ -101,7 +101,7 @@ export function keyOf(value: unknown, skip: readonly string[] = [], path = new S
   if (Array.isArray(value)) {
     const items = value.map((item) => keyOf(item, [], path));
     // Features run in a fixed order whatever their order in the list: their order does not count.
-    if (items.length > 0 && value.every((item) => item && typeof item === 'object' && isFeature(item))) items.sort();
+    if (value.every((item) => item && typeof item === 'object' && isFeature(item))) items.sort();
     key = `[${items}]`;
   } else if (Array.isArray(made)) key = `${made[0]}(${keyOf(made[1], [], path)})`;
   else if (![null, Object.prototype].includes(Object.getPrototypeOf(value))) key = idOf(value);

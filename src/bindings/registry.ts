@@ -225,7 +225,7 @@ export function registryFor(Socket: typeof BaseSocket, label: string) {
     });
     socket.on('drop', (info) => {
       if (made.to_ && info.reason === 'closed') for (const message of info.messages) made.to_.socket_.send(message);
-      else tellDropped(made.users_.size > 0 ? made.users_ : made.left_, info);
+      else tellDropped(made.users_.size ? made.users_ : made.left_, info);
     });
     registry.set(key, made);
     return made;
@@ -275,7 +275,7 @@ export function registryFor(Socket: typeof BaseSocket, label: string) {
       entry.left_.add(user);
       if (user.entry_ === entry) user.entry_ = undefined;
       user.from_ = entry;
-      if (entry.users_.size > 0 || entry.timer_ !== undefined) return;
+      if (entry.users_.size || entry.timer_ !== undefined) return;
       entry.timer_ = setTimeout(() => end(entry), delay);
     },
 

@@ -29,6 +29,7 @@ import {
   keyFor,
   type LastMessage,
   registryFor,
+  type Snapshot,
 } from '../bindings/registry.js';
 import type { BaseSocketOptions, UrlProvider } from '../core/options.js';
 import type { BaseSocket, SendResult } from '../core/socket.js';
@@ -86,8 +87,9 @@ export function composableFor(Socket: typeof BaseSocket) {
     const user = sockets.user_();
     const held = shallowRef<Entry | null>(null);
     const view = shallowRef(IDLE);
+    // Called after the registry replaced the view: there is one.
     user.changed_ = () => {
-      view.value = user.view_ ?? IDLE;
+      view.value = user.view_ as Snapshot;
     };
     let delay: number | undefined;
     const instance = getCurrentInstance();
