@@ -29,9 +29,23 @@
  * is its value on every render.
  */
 import { MADE_FROM } from '../backoff/policy.js';
+import { assertBoolean, assertFunction, assertNumber } from '../validation.js';
+
+/**
+ * The options of the bindings that are not the socket's (left out of the key), each with the
+ * check of its value, in the order they are checked: the callbacks, the switches, `closeDelay`.
+ */
+export const BINDING_CHECKS = {
+  onMessage: assertFunction,
+  onDrop: assertFunction,
+  filter: assertFunction,
+  enabled: assertBoolean,
+  share: assertBoolean,
+  closeDelay: assertNumber,
+} as const;
 
 /** The options of the bindings that are not the socket's, left out of the key. */
-export const BINDING_OPTIONS: readonly string[] = ['enabled', 'onMessage', 'onDrop', 'closeDelay', 'filter', 'share'];
+export const BINDING_OPTIONS: readonly string[] = /* @__PURE__ */ Object.keys(BINDING_CHECKS);
 
 /** Ids of the objects compared by identity (held weakly). */
 const ids = /* @__PURE__ */ new WeakMap<object, number>();
@@ -78,19 +92,19 @@ export function keyOf(value: unknown, skip: readonly string[] = [], path = new S
   }
   // The top level (with `skip`) is the options object itself: described afresh every time.
   let key = skip.length > 0 ? undefined : seen.get(value);
-  if (key !== undefined) return key;
+  // (A key is never empty.)
+  if (key) return key;
   const before = cycles;
   path.add(value);
-  const made = (value as Record<string, unknown>)[MADE_FROM];
+  // A feature's or a backoff policy's factory and options: `name(options)` (no plain object's key looks like this).
+  const made = isFeature(value) ? [value.name, value.options_] : (value as Record<string, unknown>)[MADE_FROM];
   if (Array.isArray(value)) {
     const items = value.map((item) => keyOf(item, [], path));
     // Features run in a fixed order whatever their order in the list: their order does not count.
-    if (items.length > 0 && value.every((item) => item && typeof item === 'object' && isFeature(item))) items.sort();
+    if (value.every((item) => item && typeof item === 'object' && isFeature(item))) items.sort();
     key = `[${items}]`;
-  } else if (isFeature(value)) key = `${value.name}(${keyOf(value.options_, [], path)})`;
-  // A backoff policy: `name(options)`, as a feature (no plain object's key looks like this).
-  else if (Array.isArray(made)) key = `${made[0]}(${keyOf(made[1], [], path)})`;
-  else if ((Object.getPrototypeOf(value) ?? Object.prototype) !== Object.prototype) key = idOf(value);
+  } else if (Array.isArray(made)) key = `${made[0]}(${keyOf(made[1], [], path)})`;
+  else if (![null, Object.prototype].includes(Object.getPrototypeOf(value))) key = idOf(value);
   else {
     key = `{${Object.keys(value)
       .filter((name) => !skip.includes(name) && (value as Record<string, unknown>)[name] !== undefined)

@@ -15,9 +15,9 @@ import { listenerError, surface } from '../core/report.js';
 import type { BaseSocket, SendResult } from '../core/socket.js';
 import type { SocketState } from '../core/states.js';
 import type { Data } from '../data.js';
-import { assertNumber, expectedText, typeError } from '../validation.js';
+import { typeError } from '../validation.js';
 import { destinationOf } from './destination.js';
-import { BINDING_OPTIONS, idOf, keyOf } from './key.js';
+import { BINDING_CHECKS, BINDING_OPTIONS, idOf, keyOf } from './key.js';
 import type { BindingOptions } from './options.js';
 
 /** A message as the bindings hand it over: its data (read `.data`, as from a `MessageEvent`) and when it came. */
@@ -62,7 +62,7 @@ export interface Entry {
   readonly key_: string;
   /** Where its messages go, when the URL is a string (`./destination.ts`: what a hand-over compares), else ''. */
   readonly destination_: string;
-  readonly socket_: BaseSocket;
+  socket_: BaseSocket;
   /** The users holding it. */
   readonly users_: Set<User>;
   /** The options of the latest update of a user (its functions are what the socket calls). */
@@ -88,8 +88,7 @@ const parsed = /* @__PURE__ */ new WeakMap<LastMessage, unknown>();
  * `undefined` for no message, binary data or text that is not JSON. Never throws.
  */
 export function jsonOf(message: LastMessage | null): unknown {
-  if (!message || typeof message.data !== 'string') return undefined;
-  if (!parsed.has(message)) {
+  if (typeof message?.data === 'string' && !parsed.has(message)) {
     let value: unknown;
     try {
       value = JSON.parse(message.data);
@@ -98,7 +97,8 @@ export function jsonOf(message: LastMessage | null): unknown {
     }
     parsed.set(message, value);
   }
-  return parsed.get(message);
+  // `WeakMap#get` of `null` (no message) is `undefined`, as for binary data (never set).
+  return parsed.get(message as LastMessage);
 }
 
 /**
@@ -125,7 +125,8 @@ function call<T>(name: string, fn: ((value: T) => unknown) | undefined, value: T
   try {
     return fn?.(value);
   } catch (thrown) {
-    surface(listenerError(`\`${name}\``, thrown));
+    // Only development builds name it (production ones say the code alone): the name is dead text there.
+    surface(listenerError(process.env.NODE_ENV !== 'production' ? `\`${name}\`` : '', thrown));
   }
 }
 
@@ -144,14 +145,10 @@ function show(user: User, view: Snapshot): void {
  * RangeError naming the option and the value.
  */
 export function checkBindingOptions(options: BindingOptions): void {
-  for (const name of ['onMessage', 'onDrop', 'filter', 'enabled', 'share'] as const) {
-    const value = options[name];
-    // The callbacks are functions, the switches booleans.
-    const kind = name.length > 5 && name !== 'enabled' ? 'function' : 'boolean';
-    if (value !== undefined && typeof value !== kind)
-      throw typeError(name, process.env.NODE_ENV !== 'production' ? expectedText(name, `a ${kind}`, value) : '');
-  }
-  if (options.closeDelay !== undefined) assertNumber('closeDelay', options.closeDelay, { min: 0 });
+  // The core's checks (in every bundle of the core already); `{ min: 0 }` is for `closeDelay`
+  // (the others take no rule).
+  for (const name of BINDING_OPTIONS as (keyof typeof BINDING_CHECKS)[])
+    if (options[name] !== undefined) BINDING_CHECKS[name](name, options[name], { min: 0 });
 }
 
 /**
@@ -189,36 +186,34 @@ export function registryFor(Socket: typeof BaseSocket, label: string) {
   function acquire(key: string, url: string | URL | UrlProvider, options: Record<string, unknown>): Entry {
     const known = registry.get(key);
     if (known) return known;
-    const first: Record<string, unknown> = { ...options, url };
-    let entry: Entry | undefined;
-    // The socket may call a provider before the entry exists (the first attempt starts at once).
+    // Made before its socket, which may call a function option at once (a provider: the first
+    // attempt starts in the constructor); `socket_` is set right after.
+    const made = {
+      key_: key,
+      destination_: typeof url === 'function' ? '' : destinationOf(String(url)),
+      users_: new Set(),
+      left_: new Set(),
+      latest_: { ...options, url },
+      last_: null,
+    } as Omit<Entry, 'socket_'> as Entry;
     const latest =
       (name: string) =>
       (...args: unknown[]) =>
-        ((entry?.latest_ ?? first)[name] as (...a: unknown[]) => unknown)(...args);
+        (made.latest_[name] as (...a: unknown[]) => unknown)(...args);
     const forSocket: Record<string, unknown> = {};
-    for (const name of Object.keys(options)) {
-      const value = options[name];
-      if (BINDING_OPTIONS.includes(name)) continue;
-      forSocket[name] =
-        typeof value === 'function' && name !== 'WebSocket' && name !== 'backoff' ? latest(name) : value;
-    }
+    for (const [name, value] of Object.entries(options))
+      if (!BINDING_OPTIONS.includes(name))
+        forSocket[name] =
+          typeof value === 'function' && name !== 'WebSocket' && name !== 'backoff' ? latest(name) : value;
     const socket = new Socket((typeof url === 'function' ? latest('url') : url) as UrlProvider, forSocket);
-    const made: Entry = {
-      key_: key,
-      destination_: typeof url === 'function' ? '' : destinationOf(String(url)),
-      socket_: socket,
-      users_: new Set(),
-      left_: new Set(),
-      latest_: first,
-      last_: null,
-    };
-    entry = made;
+    made.socket_ = socket;
     // Its events reach the users' views.
     socket.on('state', ({ current }) => {
       // Closed by someone's `socket.close()`, or given up: users that come later get a new socket.
       if ((current === 'closing' || current === 'closed') && registry.get(key) === made) registry.delete(key);
-      for (const user of [...made.users_]) show(user, { state: current, lastMessage: user.view_?.lastMessage ?? null });
+      // A user holding it has a view (`use_` gives it one as it takes the socket).
+      for (const user of [...made.users_])
+        show(user, { state: current, lastMessage: (user.view_ as Snapshot).lastMessage });
     });
     socket.on('message', (data: Data) => {
       const message: LastMessage = { data, timeStamp: Date.now() };
@@ -230,7 +225,7 @@ export function registryFor(Socket: typeof BaseSocket, label: string) {
     });
     socket.on('drop', (info) => {
       if (made.to_ && info.reason === 'closed') for (const message of info.messages) made.to_.socket_.send(message);
-      else tellDropped(made.users_.size > 0 ? made.users_ : made.left_, info);
+      else tellDropped(made.users_.size ? made.users_ : made.left_, info);
     });
     registry.set(key, made);
     return made;
@@ -259,12 +254,11 @@ export function registryFor(Socket: typeof BaseSocket, label: string) {
       // (queued until it opens) instead of being dropped as it closes. Another destination gets
       // nothing: they are dropped and reported as it closes.
       if (
-        from &&
+        entry.destination_ &&
+        from?.destination_ === entry.destination_ &&
         from !== entry &&
-        from.users_.size === 0 &&
-        from.timer_ !== undefined &&
-        from.destination_ &&
-        from.destination_ === entry.destination_
+        !from.users_.size &&
+        from.timer_ !== undefined
       ) {
         from.to_ = entry;
         end(from);
@@ -272,13 +266,16 @@ export function registryFor(Socket: typeof BaseSocket, label: string) {
       return entry;
     },
 
-    /** `user` lets go of `entry`; the last one starts the grace period (`delay` ms), after which the socket closes. */
-    letGo_(user: User, entry: Entry, delay: number): void {
+    /**
+     * `user` lets go of `entry`; the last one starts the grace period (`delay` ms: the
+     * `closeDelay` option, 250 when not given), after which the socket closes.
+     */
+    letGo_(user: User, entry: Entry, delay = 250): void {
       entry.users_.delete(user);
       entry.left_.add(user);
       if (user.entry_ === entry) user.entry_ = undefined;
       user.from_ = entry;
-      if (entry.users_.size > 0 || entry.timer_ !== undefined) return;
+      if (entry.users_.size || entry.timer_ !== undefined) return;
       entry.timer_ = setTimeout(() => end(entry), delay);
     },
 

@@ -5,7 +5,7 @@
  * `renderToString` touches no WebSocket, timer or `window`, and hydration connects once), and
  * components read its state through `useSyncExternalStore`.
  */
-import { useCallback, useEffect, useState, useSyncExternalStore } from 'react';
+import { useEffect, useState, useSyncExternalStore } from 'react';
 import type { BindingOptions } from '../bindings/options.js';
 import {
   checkBindingOptions,
@@ -72,7 +72,19 @@ export function hookFor(Socket: typeof BaseSocket) {
   ): ResilientSocketHook {
     checkBindingOptions(options);
     // The callbacks (and the functions the socket calls) of the latest committed render, and what it reads.
-    const [user] = useState(sockets.user_);
+    // With the function `useSyncExternalStore` subscribes with: made once, the same on every render.
+    const [[user, subscribe]] = useState(() => {
+      const made = sockets.user_();
+      return [
+        made,
+        (notify: () => void) => {
+          made.changed_ = notify;
+          return () => {
+            if (made.changed_ === notify) made.changed_ = undefined;
+          };
+        },
+      ] as const;
+    });
     const key = keyFor(user, url, options);
     const [held, setEntry] = useState<Entry | null>(null);
     // Until the effect below has moved to this render's key, the socket held is not this render's.
@@ -91,19 +103,10 @@ export function hookFor(Socket: typeof BaseSocket) {
       const shared = sockets.use_(user, key, url as string | URL | UrlProvider, options as Record<string, unknown>);
       setEntry(shared);
       return () => {
-        sockets.letGo_(user, shared, options.closeDelay ?? 250);
+        sockets.letGo_(user, shared, options.closeDelay);
         setEntry(null);
       };
     }, [key, user]);
-    const subscribe = useCallback(
-      (notify: () => void) => {
-        user.changed_ = notify;
-        return () => {
-          if (user.changed_ === notify) user.changed_ = undefined;
-        };
-      },
-      [user],
-    );
     const view = useSyncExternalStore(
       subscribe,
       () => (entry && user.view_) || IDLE,

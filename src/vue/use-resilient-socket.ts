@@ -29,6 +29,7 @@ import {
   keyFor,
   type LastMessage,
   registryFor,
+  type Snapshot,
 } from '../bindings/registry.js';
 import type { BaseSocketOptions, UrlProvider } from '../core/options.js';
 import type { BaseSocket, SendResult } from '../core/socket.js';
@@ -86,10 +87,11 @@ export function composableFor(Socket: typeof BaseSocket) {
     const user = sockets.user_();
     const held = shallowRef<Entry | null>(null);
     const view = shallowRef(IDLE);
+    // Called after the registry replaced the view: there is one.
     user.changed_ = () => {
-      view.value = user.view_ ?? IDLE;
+      view.value = user.view_ as Snapshot;
     };
-    let delay = 250;
+    let delay: number | undefined;
     const instance = getCurrentInstance();
     // In a component: from its mount on (never on a server). Elsewhere: at once.
     let live = !instance || instance.isMounted;
@@ -116,7 +118,7 @@ export function composableFor(Socket: typeof BaseSocket) {
       user.onMessage = given.onMessage;
       user.onDrop = given.onDrop;
       user.filter = given.filter;
-      delay = given.closeDelay ?? 250;
+      delay = given.closeDelay;
       const entry = held.value;
       if (entry && entry.key_ === key) {
         entry.latest_ = { ...given, url: target };
@@ -138,14 +140,16 @@ export function composableFor(Socket: typeof BaseSocket) {
         move(read());
       });
     }
-    if (getCurrentScope()) {
+    // Production builds skip the test: outside a scope Vue's `onScopeDispose` does nothing (and,
+    // from Vue 3.5 on, `true` keeps its development build from warning).
+    if (process.env.NODE_ENV === 'production' || getCurrentScope()) {
       onScopeDispose(() => {
         live = false;
         if (held.value) sockets.letGo_(user, held.value, delay);
         held.value = null;
         view.value = IDLE;
-      });
-    } else if (process.env.NODE_ENV !== 'production' && !warned) {
+      }, true);
+    } else if (!warned) {
       warned = true;
       console.warn(
         'resilient-socket/vue: useResilientSocket() was called outside a component and an effect scope: nothing will let go of its socket. Call it in setup() or in effectScope().run().',
