@@ -205,7 +205,7 @@ export const ADDONS: readonly Addon[] = [
     names: 'useResilientSocket',
     from: 'resilient-socket/vue',
     external: ['vue'],
-    gate: 2_035,
+    gate: 2_110,
     target: 1_500,
   },
   {

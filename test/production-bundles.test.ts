@@ -101,7 +101,7 @@ const IMPORTS: readonly [names: string, from: string, texts: readonly string[]][
       'a codec (encode',
     ],
   ],
-  ['useResilientSocket', 'vue.ts', ['outside a component and an effect scope', 'cannot write']],
+  ['useResilientSocket', 'vue.ts', ['outside a component and an effect scope', 'something JSON can write']],
 ];
 
 describe('production bundles carry the codes and the names, not the development text', () => {

@@ -34,6 +34,7 @@ const GUIDE: DefaultTheme.SidebarItem[] = [
     items: [
       { text: 'Page lifecycle and back-pressure', link: '/guide/page-lifecycle' },
       { text: 'The herd after an outage', link: '/guide/herd' },
+      { text: 'Reliability: the fault matrix', link: '/guide/reliability' },
       { text: 'Testing your reconnect logic', link: '/guide/testing' },
       { text: 'The CLI', link: '/guide/cli' },
       { text: 'Builds and size', link: '/guide/builds-and-size' },

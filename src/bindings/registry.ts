@@ -15,7 +15,7 @@ import { listenerError, surface } from '../core/report.js';
 import type { BaseSocket, SendResult } from '../core/socket.js';
 import type { SocketState } from '../core/states.js';
 import type { Data } from '../data.js';
-import { typeError } from '../validation.js';
+import { describeReceived, typeError } from '../validation.js';
 import { destinationOf } from './destination.js';
 import { BINDING_CHECKS, BINDING_OPTIONS, idOf, keyOf } from './key.js';
 import type { BindingOptions } from './options.js';
@@ -111,7 +111,9 @@ export function toJson(value: unknown): string {
   if (text === undefined)
     throw typeError(
       'value',
-      process.env.NODE_ENV !== 'production' ? `\`sendJson\` cannot write ${String(value)} as JSON` : '',
+      process.env.NODE_ENV !== 'production'
+        ? `Expected \`value\` of sendJson to be something JSON can write, got ${describeReceived(value)}`
+        : '',
     );
   return text;
 }

@@ -30,12 +30,13 @@ import {
   type LastMessage,
   registryFor,
   type Snapshot,
+  toJson,
 } from '../bindings/registry.js';
 import type { BaseSocketOptions, UrlProvider } from '../core/options.js';
-import type { BaseSocket, SendResult } from '../core/socket.js';
+import { type BaseSocket, type SendResult, sendArgs } from '../core/socket.js';
 import type { SocketState } from '../core/states.js';
 import { checkUrl } from '../core/target.js';
-import type { Data } from '../data.js';
+import { type Data, ownCopy } from '../data.js';
 import { assertOptionsObject } from '../validation.js';
 
 /** Options of {@link useResilientSocket}: the socket's (features included), and the binding's own. */
@@ -95,6 +96,21 @@ export function composableFor(Socket: typeof BaseSocket) {
     const instance = getCurrentInstance();
     // In a component: from its mount on (never on a server). Elsewhere: at once.
     let live = !instance || instance.isMounted;
+    // What a component sends before it is mounted (from setup()), in a browser: sent when it takes
+    // its socket, or reported as dropped when it has none then. A server render keeps nothing.
+    let early: Data[] | undefined = live || typeof document === 'undefined' ? undefined : [];
+    /** Sends what waited for the mount (through the socket now held, if any), and stops waiting. */
+    const flush = (): void => {
+      const waiting = early;
+      early = undefined;
+      for (const data of waiting ?? []) user.send(data);
+    };
+    const send = (data: Data): SendResult => {
+      if (!early) return user.send(data);
+      sendArgs(data, undefined);
+      early.push(ownCopy(data));
+      return 'buffered';
+    };
 
     /** The URL and options as of now (reactive reads), checked, and the key they make. */
     const read = () => {
@@ -138,6 +154,7 @@ export function composableFor(Socket: typeof BaseSocket) {
       onMounted(() => {
         live = true;
         move(read());
+        flush();
       });
     }
     // Production builds skip the test: outside a scope Vue's `onScopeDispose` does nothing (and,
@@ -145,6 +162,7 @@ export function composableFor(Socket: typeof BaseSocket) {
     if (process.env.NODE_ENV === 'production' || getCurrentScope()) {
       onScopeDispose(() => {
         live = false;
+        flush();
         if (held.value) sockets.letGo_(user, held.value, delay);
         held.value = null;
         view.value = IDLE;
@@ -160,8 +178,8 @@ export function composableFor(Socket: typeof BaseSocket) {
       state: computed(() => view.value.state),
       lastMessage: computed(() => view.value.lastMessage),
       lastJsonMessage: computed(() => jsonOf(view.value.lastMessage)),
-      send: user.send,
-      sendJson: user.sendJson,
+      send,
+      sendJson: (value: unknown) => send(toJson(value)),
     };
   };
 }

@@ -184,7 +184,7 @@ describe('JSON', () => {
       expect.objectContaining({
         code: 'ERR_RS_INVALID_TYPE',
         message: inMode(
-          '`sendJson` cannot write undefined as JSON',
+          'Expected `value` of sendJson to be something JSON can write, got undefined',
           '`value`: ERR_RS_INVALID_TYPE (development builds say more)',
         ),
       }),

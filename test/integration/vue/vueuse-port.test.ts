@@ -34,9 +34,9 @@
  * - send › "should buffer data until connect if buffer=true", "should send data" → "queues a send
  *   until open, bounded": `send` returns `'buffered'`/`'sent'`/`'dropped'`, not a boolean, and the
  *   queue is bounded (`buffer`), the oldest dropped and reported (`onDrop`); `send(data, false)` →
- *   "send while not open": `socket.value.send(data, { buffer: false })`. vueuse buffers a send
- *   from `setup()`; here a component has no socket until it is mounted (server rendering makes
- *   none), so that send is dropped and reported: "drops a send from setup()" (send from `onMounted`).
+ *   "send while not open": `socket.value.send(data, { buffer: false })`. A send from `setup()` is
+ *   kept too (a component takes its socket when it is mounted, so server rendering makes none) and
+ *   sent, first, once it has it: "queues a send from setup()"; with no URL it is reported then.
  * - heartbeat › "should send a heartbeat if heartbeat=true", "… if heartbeat=false" → "pings with the
  *   heartbeat feature": `features: [heartbeat({ interval, timeout, message, isPong })]`; answers are
  *   consumed, never a message. "should call close on pongTimeout" → "closes a link whose pongs
@@ -360,22 +360,34 @@ describe('vueuse useWebSocket, ported: send and heartbeat', () => {
     expect(server.received).toEqual(['{"b":2}', 'c', 'd']);
   });
 
-  it('drops a send from setup() (not mounted yet, no socket) and queues one from onMounted', async () => {
+  it('queues a send from setup() (not mounted yet) until the socket is taken, before one from onMounted', async () => {
     const server = await startServer();
     server.down = true;
     const drops: DropInfo[] = [];
     const results: string[] = [];
     mount(() => {
       const hook = useResilientSocket(server.url, { onDrop: (info) => drops.push(info) });
-      results.push(hook.send('from setup'));
+      results.push(hook.send('from setup'), hook.sendJson({ n: 1 }));
       onMounted(() => results.push(hook.send('from onMounted')));
       return hook;
     });
-    expect(results).toEqual(['dropped', 'buffered']);
-    expect(drops).toEqual([{ reason: 'not-connected', messages: ['from setup'] }]);
+    expect(results).toEqual(['buffered', 'buffered', 'buffered']);
     server.down = false;
-    await until(() => server.received.length === 1, 'the queued message');
-    expect(server.received).toEqual(['from onMounted']);
+    await until(() => server.received.length === 3, 'the queued messages');
+    expect(server.received).toEqual(['from setup', '{"n":1}', 'from onMounted']);
+    expect(drops).toEqual([]);
+  });
+
+  it('a send from setup() with no URL is reported as dropped once the component is mounted', async () => {
+    const drops: DropInfo[] = [];
+    const results: string[] = [];
+    mount(() => {
+      const hook = useResilientSocket(null, { onDrop: (info) => drops.push(info) });
+      results.push(hook.send('nowhere'));
+      return hook;
+    });
+    expect(results).toEqual(['buffered']);
+    expect(drops).toEqual([{ reason: 'not-connected', messages: ['nowhere'] }]);
   });
 
   it('send while not open: without buffering through the socket, and dropped once closed', async () => {
