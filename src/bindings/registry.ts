@@ -12,9 +12,9 @@
 import type { DropInfo } from '../core/events.js';
 import type { UrlProvider } from '../core/options.js';
 import { listenerError, surface } from '../core/report.js';
-import type { BaseSocket, SendResult } from '../core/socket.js';
+import { type BaseSocket, type SendResult, sendArgs } from '../core/socket.js';
 import type { SocketState } from '../core/states.js';
-import type { Data } from '../data.js';
+import { type Data, ownCopy } from '../data.js';
 import { describeReceived, typeError } from '../validation.js';
 import { destinationOf } from './destination.js';
 import { BINDING_CHECKS, BINDING_OPTIONS, idOf, keyOf } from './key.js';
@@ -47,6 +47,11 @@ export interface User {
   view_?: Snapshot;
   /** Called after its view was replaced. */
   changed_?: (() => void) | undefined;
+  /**
+   * What it sent while it waited for its socket (a component rendered with a URL, its effect or
+   * mount yet to come): sent first when it takes the socket, reported as dropped when it has none.
+   */
+  early_?: Data[] | undefined;
 }
 
 /** A user as {@link Registry.user_} makes it: with the functions a binding hands out. */
@@ -249,6 +254,8 @@ export function registryFor(Socket: typeof BaseSocket, label: string) {
       entry.users_.add(user);
       user.entry_ = entry;
       user.view_ = { state: entry.socket_.state, lastMessage: takes(user, entry.last_) ? entry.last_ : null };
+      for (const data of user.early_ ?? []) entry.socket_.send(data);
+      user.early_ = undefined;
       const from = user.from_;
       user.from_ = undefined;
       // A socket that its last user left for the same destination (the same URL with other options,
@@ -275,17 +282,36 @@ export function registryFor(Socket: typeof BaseSocket, label: string) {
     letGo_(user: User, entry: Entry, delay = 250): void {
       entry.users_.delete(user);
       entry.left_.add(user);
-      if (user.entry_ === entry) user.entry_ = undefined;
+      // `user.entry_` stays: what it sends until it takes another socket (a StrictMode remount, a
+      // child's effect in between) goes to this one, kept open for the grace period.
       user.from_ = entry;
       if (entry.users_.size || entry.timer_ !== undefined) return;
       entry.timer_ = setTimeout(() => end(entry), delay);
     },
 
-    /** A new user, with its `send` and `sendJson`. */
+    /**
+     * `user` has no socket now (no URL, disabled, disposed): what it sends is dropped and reported,
+     * and so is what it sent while it waited for one.
+     */
+    idle_(user: User): void {
+      const early = user.early_;
+      user.entry_ = user.early_ = undefined;
+      if (early?.length) tellDropped([user], { reason: 'not-connected', messages: early });
+    },
+
+    /**
+     * A new user, with its `send` and `sendJson`: through the socket it holds; while it waits for
+     * one (`early_`), kept (checked and copied as the socket would); else dropped and reported.
+     */
     user_(): BoundUser {
       const user: BoundUser = {
         send(data) {
           if (user.entry_) return user.entry_.socket_.send(data);
+          if (user.early_) {
+            sendArgs(data, undefined);
+            user.early_.push(ownCopy(data));
+            return 'buffered';
+          }
           tellDropped([user], { reason: 'not-connected', messages: [data] });
           return 'dropped';
         },

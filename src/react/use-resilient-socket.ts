@@ -5,7 +5,7 @@
  * `renderToString` touches no WebSocket, timer or `window`, and hydration connects once), and
  * components read its state through `useSyncExternalStore`.
  */
-import { useEffect, useState, useSyncExternalStore } from 'react';
+import { useEffect, useInsertionEffect, useState, useSyncExternalStore } from 'react';
 import type { BindingOptions } from '../bindings/options.js';
 import {
   checkBindingOptions,
@@ -89,17 +89,21 @@ export function hookFor(Socket: typeof BaseSocket) {
     const [held, setEntry] = useState<Entry | null>(null);
     // Until the effect below has moved to this render's key, the socket held is not this render's.
     const entry = held?.key_ === key ? held : null;
-    useEffect(() => {
+    // Before any other effect (a child's run before this component's, and may send or drop) and
+    // never on a server: the latest render's callbacks, and, with a URL and no socket yet, what it
+    // sends waits for the socket, taken in the effect below.
+    useInsertionEffect(() => {
       user.onMessage = options.onMessage;
       user.onDrop = options.onDrop;
       user.filter = options.filter;
       if (entry) entry.latest_ = { ...options, url };
+      if (key && !user.entry_) user.early_ ??= [];
     });
-    // Runs when the key changes, with that render's URL and options (the effect above, which runs
-    // first, has given the user its callbacks); the key stands for them.
+    // Runs when the key changes, with that render's URL and options (the insertion effect above has
+    // given the user its callbacks); the key stands for them.
     // biome-ignore lint/correctness/useExhaustiveDependencies: url and options are what the key describes
     useEffect(() => {
-      if (!key) return;
+      if (!key) return sockets.idle_(user);
       const shared = sockets.use_(user, key, url as string | URL | UrlProvider, options as Record<string, unknown>);
       setEntry(shared);
       return () => {

@@ -30,13 +30,12 @@ import {
   type LastMessage,
   registryFor,
   type Snapshot,
-  toJson,
 } from '../bindings/registry.js';
 import type { BaseSocketOptions, UrlProvider } from '../core/options.js';
-import { type BaseSocket, type SendResult, sendArgs } from '../core/socket.js';
+import type { BaseSocket, SendResult } from '../core/socket.js';
 import type { SocketState } from '../core/states.js';
 import { checkUrl } from '../core/target.js';
-import { type Data, ownCopy } from '../data.js';
+import type { Data } from '../data.js';
 import { assertOptionsObject } from '../validation.js';
 
 /** Options of {@link useResilientSocket}: the socket's (features included), and the binding's own. */
@@ -96,21 +95,9 @@ export function composableFor(Socket: typeof BaseSocket) {
     const instance = getCurrentInstance();
     // In a component: from its mount on (never on a server). Elsewhere: at once.
     let live = !instance || instance.isMounted;
-    // What a component sends before it is mounted (from setup()), in a browser: sent when it takes
-    // its socket, or reported as dropped when it has none then. A server render keeps nothing.
-    let early: Data[] | undefined = live || typeof document === 'undefined' ? undefined : [];
-    /** Sends what waited for the mount (through the socket now held, if any), and stops waiting. */
-    const flush = (): void => {
-      const waiting = early;
-      early = undefined;
-      for (const data of waiting ?? []) user.send(data);
-    };
-    const send = (data: Data): SendResult => {
-      if (!early) return user.send(data);
-      sendArgs(data, undefined);
-      early.push(ownCopy(data));
-      return 'buffered';
-    };
+    // What a component sends before it is mounted (from setup()) waits for its socket, in a page;
+    // on a server (no document: a server render is never mounted) it is dropped and reported.
+    if (!live && typeof document !== 'undefined') user.early_ = [];
 
     /** The URL and options as of now (reactive reads), checked, and the key they make. */
     const read = () => {
@@ -142,9 +129,13 @@ export function composableFor(Socket: typeof BaseSocket) {
       }
       if (!live) return;
       if (entry) sockets.letGo_(user, entry, delay);
-      held.value = key
-        ? sockets.use_(user, key, target as string | URL | UrlProvider, given as Record<string, unknown>)
-        : null;
+      if (key)
+        held.value = sockets.use_(user, key, target as string | URL | UrlProvider, given as Record<string, unknown>);
+      else {
+        // No socket (no URL, disabled): what it sends now, and what waited for the mount, is reported.
+        sockets.idle_(user);
+        held.value = null;
+      }
       view.value = (held.value && user.view_) || IDLE;
     };
 
@@ -154,7 +145,6 @@ export function composableFor(Socket: typeof BaseSocket) {
       onMounted(() => {
         live = true;
         move(read());
-        flush();
       });
     }
     // Production builds skip the test: outside a scope Vue's `onScopeDispose` does nothing (and,
@@ -162,7 +152,7 @@ export function composableFor(Socket: typeof BaseSocket) {
     if (process.env.NODE_ENV === 'production' || getCurrentScope()) {
       onScopeDispose(() => {
         live = false;
-        flush();
+        sockets.idle_(user);
         if (held.value) sockets.letGo_(user, held.value, delay);
         held.value = null;
         view.value = IDLE;
@@ -178,8 +168,8 @@ export function composableFor(Socket: typeof BaseSocket) {
       state: computed(() => view.value.state),
       lastMessage: computed(() => view.value.lastMessage),
       lastJsonMessage: computed(() => jsonOf(view.value.lastMessage)),
-      send,
-      sendJson: (value: unknown) => send(toJson(value)),
+      send: user.send,
+      sendJson: user.sendJson,
     };
   };
 }

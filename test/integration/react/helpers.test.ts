@@ -8,7 +8,7 @@
  * reported and refuses) and `share: false` (a socket of its own, never shared, StrictMode-safe, and
  * its queued messages still follow a new token). Every wait runs inside `act` and is bounded.
  */
-import { createElement, type ReactNode, StrictMode } from 'react';
+import { createElement, type ReactNode, StrictMode, useEffect, useLayoutEffect } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { DropInfo } from '../../../src/core/events.js';
 import { type ResilientSocketHook, type UseResilientSocketOptions, useResilientSocket } from '../../../src/react.js';
@@ -333,5 +333,52 @@ describe('share: false', () => {
     expect(urls).toEqual([['/feed?room=1&token=t2', 'queued']]);
     expect(drops).toEqual([]);
     expect(warned).toEqual([]);
+  });
+});
+
+/** A parent that takes the socket and a child that sends through it from its own effects (which run first). */
+function Parent(props: { url: string | null; options?: UseResilientSocketOptions; sent: string[] }): ReactNode {
+  const hook = useResilientSocket(props.url, props.options);
+  return createElement(Child, { send: hook.send, sendJson: hook.sendJson, sent: props.sent });
+}
+function Child(props: {
+  send: ResilientSocketHook['send'];
+  sendJson: ResilientSocketHook['sendJson'];
+  sent: string[];
+}): ReactNode {
+  const { send, sendJson, sent } = props;
+  useLayoutEffect(() => {
+    sent.push(send('from a layout effect'));
+  }, [send, sent]);
+  useEffect(() => {
+    sent.push(send('from an effect'), sendJson({ n: 1 }));
+  }, [send, sendJson, sent]);
+  return null;
+}
+
+describe('a send before the socket is taken', () => {
+  it('from a child’s effects (before the hook’s own) waits for the socket and is sent, in order, once', async () => {
+    const server = await startServer();
+    const warned = captureWarnings();
+    const sent: string[] = [];
+    await mount(createElement(StrictMode, null, createElement(Parent, { url: server.url, sent })));
+    await until(() => server.received.length >= 3, 'the messages');
+    await pass(100);
+    // StrictMode runs the child's effects twice: each send is its own message, none lost, none repeated.
+    expect(sent.every((result) => result === 'buffered' || result === 'sent')).toBe(true);
+    expect(server.received).toEqual(
+      sent.length === 6
+        ? ['from a layout effect', 'from an effect', '{"n":1}', 'from a layout effect', 'from an effect', '{"n":1}']
+        : ['from a layout effect', 'from an effect', '{"n":1}'],
+    );
+    expect(warned).toEqual([]);
+  });
+
+  it('with no URL it is dropped and reported to onDrop, which is set before any child’s effect runs', async () => {
+    const drops: DropInfo[] = [];
+    const sent: string[] = [];
+    await mount(createElement(Parent, { url: null, options: { onDrop: (info) => drops.push(info) }, sent }));
+    expect(sent).toEqual(['dropped', 'dropped', 'dropped']);
+    expect(drops.map((d) => d.messages)).toEqual([['from a layout effect'], ['from an effect'], ['{"n":1}']]);
   });
 });
