@@ -593,37 +593,54 @@ describe('SharedSocket in Chromium: three tabs of one origin, one real ws server
   // before it learns it was deposed. The new leader holds what it took back from a leader that was
   // taken over until that leader would refuse it (and counts the old leader's confirmation): the
   // server gets the message once. (This was a bug, found by this test: the message arrived twice.)
+  // The race needs the hand to land in a window of about 100 ms, which a loaded machine can miss
+  // (the follower already leading, or the thaw too late): the scenario then runs again, at most
+  // RACE_RUNS times, until it happened once. Every run, raced or not, must deliver the message once.
   it('a message handed to a frozen leader just before a follower takes over is written once, also when the old leader thaws soon after', async () => {
-    const server = await CountingServer.start();
-    const { tabs } = await openTabs(server, 2);
-    const { leader, followers } = await leaderOf(tabs);
-    const follower = followers[0] as Tab;
-    const { frozenAt, thawed } = await freeze(leader, 900);
-    // 550 ms into the freeze: the follower cannot have taken over yet (its first unanswered ping
-    // needs 500 ms, checked every 200 ms); the message is handed to the frozen leader.
-    const wait = Math.max(0, 550 - (performance.now() - frozenAt));
-    const result = await run(
-      follower,
-      (t, ms) => new Promise((done) => setTimeout(() => done(t.send(['once'])), ms)),
-      wait,
-    );
-    const handedAt = performance.now();
-    // The race this test is about: handed to the frozen leader (no takeover yet), and the thaw
-    // less than STALE_AFTER later.
-    expect(result).toEqual(['sent']);
-    expect(server.connections).toHaveLength(1);
-    await thawed;
-    expect(performance.now() - handedAt).toBeLessThan(400);
-    await untilTabs(tabs, 'the follower leads, every tab open', 5_000, (all) => allOpen(all) && oneLeader(all));
-    expect((await snapshots([follower]))[0]?.role).toBe('leader');
-    await untilServer(server, 'the message', 2_000, () => server.texts.includes('once'));
-    await sleep(QUIET_MS * 2); // time for a second copy
-    const copies = server.received.filter((r) => r.text === 'once');
-    console.log(`[shared-socket] copies of the message: ${JSON.stringify(copies)}`);
-    expect(copies).toHaveLength(1);
-    expect(server.open).toHaveLength(1);
+    const RACE_RUNS = 4;
+    const runs: { role: string; thawAfterHand: number; copies: number }[] = [];
+    while (runs.length < RACE_RUNS && !runs.some(raced)) {
+      const server = await CountingServer.start();
+      const { tabs, context } = await openTabs(server, 2);
+      const { leader, followers } = await leaderOf(tabs);
+      const follower = followers[0] as Tab;
+      const { frozenAt, thawed } = await freeze(leader, 900);
+      // 550 ms into the freeze: the follower cannot have taken over yet (its first unanswered ping
+      // needs 500 ms, checked every 200 ms); the message is handed to the frozen leader. The page
+      // reads its role in the same task as the send: whether the message went to the leader.
+      const wait = Math.max(0, 550 - (performance.now() - frozenAt));
+      const { role, result } = await run(
+        follower,
+        (t, ms) =>
+          new Promise<{ role: string; result: string[] }>((done) =>
+            setTimeout(() => done({ role: t.snapshot().role, result: t.send(['once']) }), ms),
+          ),
+        wait,
+      );
+      const handedAt = performance.now();
+      expect(result).toEqual(['sent']);
+      await thawed;
+      const thawAfterHand = performance.now() - handedAt;
+      await untilTabs(tabs, 'the follower leads, every tab open', 5_000, (all) => allOpen(all) && oneLeader(all));
+      expect((await snapshots([follower]))[0]?.role).toBe('leader');
+      await untilServer(server, 'the message', 2_000, () => server.texts.includes('once'));
+      await sleep(QUIET_MS * 2); // time for a second copy
+      const copies = server.received.filter((r) => r.text === 'once');
+      runs.push({ role, thawAfterHand: Math.round(thawAfterHand), copies: copies.length });
+      console.log(
+        `[shared-socket] run ${runs.length}: ${JSON.stringify(runs.at(-1))}, copies ${JSON.stringify(copies)}`,
+      );
+      expect(copies).toHaveLength(1);
+      expect(server.open).toHaveLength(1);
+      await context.close();
+      await server.ws.crash();
+    }
+    expect(runs.filter(raced), JSON.stringify(runs)).toHaveLength(1);
   });
 });
+
+/** A run of the takeover race in which the race happened: handed to the frozen leader, thawed < 400 ms later. */
+const raced = (run: { role: string; thawAfterHand: number }) => run.role === 'follower' && run.thawAfterHand < 400;
 
 // ─── the example ────────────────────────────────────────────────────────────────────────────────
 
