@@ -13,14 +13,11 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { createRequire } from 'node:module';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { documentationFiles } from './check-links.mjs';
+import { documentationFiles, splitMarkdown } from './check-links.mjs';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 
-/**
- * The package's import names → their sources (the node flavour, as a Node program resolves them).
- * `resilient-socket/vue` is checked once src/vue.ts exists; until then its blocks are listed as skipped.
- */
+/** The package's import names → their sources (the node flavour, as a Node program resolves them). */
 export const ENTRIES = {
   'resilient-socket': 'src/node.ts',
   'resilient-socket/modular': 'src/modular-node.ts',
@@ -41,61 +38,41 @@ const LANGUAGES = new Map([
 
 /** The complete programs of one markdown text: `{ line, lang, code }`, `line` that of the first code line. */
 export function programsOf(markdown) {
-  const lines = markdown.split(/\r?\n/);
   const blocks = [];
-  // Front matter is not markdown.
-  const start = lines[0] === '---' ? lines.indexOf('---', 1) + 1 : 0;
-  for (let i = start; i < lines.length; i++) {
-    const open = /^ {0,3}(`{3,}|~{3,})\s*([\w-]*)/.exec(lines[i]);
-    if (!open) continue;
-    const fence = open[1];
-    const body = [];
-    let j = i + 1;
-    for (; j < lines.length; j++) {
-      const close = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(lines[j]);
-      if (close && close[1][0] === fence[0] && close[1].length >= fence.length) break;
-      body.push(lines[j]);
-    }
-    const lang = LANGUAGES.get(open[2].toLowerCase());
-    const first = body.find((line) => line.trim() !== '');
+  for (const { line, info, body } of splitMarkdown(markdown).fences) {
+    const lang = LANGUAGES.get(/^[\w-]*/.exec(info)[0].toLowerCase());
+    const first = body.find((text) => text.trim() !== '');
     if (lang && first !== undefined && /^\s*import\b/.test(first))
-      blocks.push({ line: i + 2, lang, code: body.join('\n') });
-    i = j;
+      blocks.push({ line: line + 1, lang, code: body.join('\n') });
   }
   return blocks;
 }
 
 /**
- * Type-checks the programs of `files` (absolute paths). Returns `{ checked, skipped, problems }`;
+ * Type-checks the programs of `files` (absolute paths). Returns `{ checked, problems }`;
  * each problem reads `file:line:column: message`, file relative to `base`.
  */
 export function checkDocsCode(files, { repo = REPO, base = repo, out = join(repo, '.tmp', 'docs-code') } = {}) {
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
   const paths = {};
-  const missing = [];
   for (const [name, source] of Object.entries(ENTRIES)) {
-    if (existsSync(join(repo, source))) paths[name] = [join(repo, source)];
-    else missing.push(name);
+    if (!existsSync(join(repo, source)))
+      throw new Error(`check-docs-code: ${name} maps to ${source}, which does not exist`);
+    paths[name] = [join(repo, source)];
   }
   const origin = new Map();
-  const skipped = [];
   let checked = 0;
   for (const file of files) {
     const shown = relative(base, file);
     for (const block of programsOf(readFileSync(file, 'utf8'))) {
-      const needs = missing.find((name) => new RegExp(`from\\s+['"]${name}['"]`).test(block.code));
-      if (needs) {
-        skipped.push(`${shown}:${block.line}: imports ${needs}, whose source (${ENTRIES[needs]}) does not exist yet`);
-        continue;
-      }
       const name = `block-${String(checked).padStart(3, '0')}.${block.lang}`;
       writeFileSync(join(out, name), `${block.code}\n`);
       origin.set(name, { shown, line: block.line });
       checked++;
     }
   }
-  if (checked === 0) return { checked, skipped, problems: [] };
+  if (checked === 0) return { checked, problems: [] };
   const config = {
     extends: join(repo, 'tsconfig.json'),
     compilerOptions: {
@@ -132,15 +109,14 @@ export function checkDocsCode(files, { repo = REPO, base = repo, out = join(repo
       : `${relative(base, resolve(out, m[1]))}:${m[2]}:${m[3]}`;
     problems.push(`${at}: ${m[4]}`);
   }
-  return { checked, skipped, problems };
+  return { checked, problems };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   const args = process.argv.slice(2);
   const files =
     args.length > 0 ? args.map((file) => resolve(file)) : documentationFiles(REPO).map((file) => join(REPO, file));
-  const { checked, skipped, problems } = checkDocsCode(files, { base: process.cwd() });
-  for (const line of skipped) console.log(`check-docs-code: skipped ${line}`);
+  const { checked, problems } = checkDocsCode(files, { base: process.cwd() });
   if (problems.length > 0) {
     console.error(
       `check-docs-code: ${problems.length} type error(s) in the ${checked} program(s) of ${files.length} file(s):`,

@@ -64,11 +64,17 @@ export function headingText(source) {
     .trim();
 }
 
-/** Lines of a markdown file outside front matter and fenced code, with their 1-based numbers. */
-export function proseLines(markdown) {
+/**
+ * One walk over a markdown text, front matter aside: its prose lines and its fenced blocks (CommonMark
+ * fences: ``` or ~~~ at most three spaces in, closed by a run of the same character at least as long
+ * with nothing after it; an unclosed block runs to the end). Lines are 1-based; a block's `line` is
+ * that of its opening fence, `info` what follows the fence there.
+ */
+export function splitMarkdown(markdown) {
   const lines = markdown.split(/\r?\n/);
-  const out = [];
-  let fence;
+  const prose = [];
+  const fences = [];
+  let block;
   let i = 0;
   if (lines[0] === '---') {
     const end = lines.indexOf('---', 1);
@@ -76,24 +82,25 @@ export function proseLines(markdown) {
   }
   for (; i < lines.length; i++) {
     const line = lines[i];
-    const opening = /^ {0,3}(`{3,}|~{3,})/.exec(line);
-    if (fence) {
-      if (
-        opening &&
-        opening[1][0] === fence[0] &&
-        opening[1].length >= fence.length &&
-        !/\S/.test(line.slice(opening[0].length))
-      )
-        fence = undefined;
-      continue;
+    const marker = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line);
+    if (block) {
+      const closes =
+        marker && marker[1][0] === block.fence[0] && marker[1].length >= block.fence.length && !/\S/.test(marker[2]);
+      if (closes) block = undefined;
+      else block.body.push(line);
+    } else if (marker) {
+      block = { line: i + 1, fence: marker[1], info: marker[2].trim(), body: [] };
+      fences.push(block);
+    } else {
+      prose.push({ line: i + 1, text: line });
     }
-    if (opening) {
-      fence = opening[1];
-      continue;
-    }
-    out.push({ line: i + 1, text: line });
   }
-  return out;
+  return { prose, fences };
+}
+
+/** Lines of a markdown file outside front matter and fenced code, with their 1-based numbers. */
+export function proseLines(markdown) {
+  return splitMarkdown(markdown).prose;
 }
 
 /** The anchors of a markdown file: its headings slugged for `flavor`, plus explicit ids. */

@@ -3,7 +3,14 @@ import { fileURLToPath } from 'node:url';
 import { createMarkdownRenderer } from 'vitepress';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain ES module script, without type declarations
-import { anchorsOf, checkLinks, documentationFiles, githubSlug, vitepressSlug } from '../../scripts/check-links.mjs';
+import {
+  anchorsOf,
+  checkLinks,
+  documentationFiles,
+  githubSlug,
+  splitMarkdown,
+  vitepressSlug,
+} from '../../scripts/check-links.mjs';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/links/', import.meta.url));
 
@@ -43,5 +50,40 @@ describe('check-links', () => {
     expect(githubSlug('A -- B')).toBe('a----b');
     expect(githubSlug('retry() and friends')).toBe('retry-and-friends');
     expect([...anchorsOf('# Same\n\n# Same\n\n```\n# not a heading\n```\n', 'github')]).toEqual(['same', 'same-1']);
+  });
+
+  it('splits markdown into prose and fenced blocks as CommonMark does (front matter, ~~~, longer and indented fences)', () => {
+    const text = [
+      '---',
+      'title: x',
+      '---',
+      'one',
+      '  ~~~~ ts extra',
+      '```',
+      '~~~',
+      '~~~~~',
+      'two',
+      '   ```tsx',
+      'code',
+      '    ```',
+      '``` not a close',
+      '```',
+      'three',
+      '```',
+      'never closed',
+    ].join('\n');
+    const { prose, fences } = splitMarkdown(text);
+    expect(prose).toEqual([
+      { line: 4, text: 'one' },
+      { line: 9, text: 'two' },
+      { line: 15, text: 'three' },
+    ]);
+    expect(
+      fences.map(({ line, info, body }: { line: number; info: string; body: string[] }) => ({ line, info, body })),
+    ).toEqual([
+      { line: 5, info: 'ts extra', body: ['```', '~~~'] },
+      { line: 10, info: 'tsx', body: ['code', '    ```', '``` not a close'] },
+      { line: 16, info: '', body: ['never closed'] },
+    ]);
   });
 });
