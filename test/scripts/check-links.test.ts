@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createMarkdownRenderer } from 'vitepress';
 import { describe, expect, it } from 'vitest';
-// @ts-expect-error: a plain ES module script, without type declarations
 import {
   anchorsOf,
   checkLinks,
@@ -10,6 +9,7 @@ import {
   githubSlug,
   splitMarkdown,
   vitepressSlug,
+  // @ts-expect-error: a plain ES module script, without type declarations
 } from '../../scripts/check-links.mjs';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/links/', import.meta.url));
