@@ -6,7 +6,9 @@
  * what JSON cannot write, and JSON's own for a cycle or a BigInt), `filter` (a refused message
  * neither updates `lastMessage` nor re-renders, `onMessage` still gets it, a throwing filter is
  * reported and refuses) and `share: false` (a socket of its own, never shared, StrictMode-safe, and
- * its queued messages still follow a new token). Every wait runs inside `act` and is bounded.
+ * its queued messages still follow a new token), a send before the socket is taken (it waits for it)
+ * and after unmount (to the socket it used while that lives, then dropped and reported). Every wait
+ * runs inside `act` and is bounded.
  */
 import { createElement, type ReactNode, StrictMode, useEffect, useLayoutEffect } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -380,5 +382,45 @@ describe('a send before the socket is taken', () => {
     await mount(createElement(Parent, { url: null, options: { onDrop: (info) => drops.push(info) }, sent }));
     expect(sent).toEqual(['dropped', 'dropped', 'dropped']);
     expect(drops.map((d) => d.messages)).toEqual([['from a layout effect'], ['from an effect'], ['{"n":1}']]);
+  });
+});
+
+describe('a send after the component unmounted', () => {
+  it('goes to the socket it used while that socket lives (the grace period, or another component still on it); after it closed, is dropped and reported', async () => {
+    const server = await startServer();
+    const drops: DropInfo[] = [];
+    const [alone, stays, leaves] = [seen(), seen(), seen()];
+    const options: UseResilientSocketOptions = { onDrop: (info) => drops.push(info) };
+
+    // Alone on its socket: sent during the grace period, on the same connection.
+    const root = await mount(probe(server.url, alone, options));
+    await until(open([alone]), 'open');
+    const send = alone.hook?.send as (data: string) => string;
+    await render(root, null);
+    expect(send('after unmount, in the grace period')).toBe('sent');
+    await until(() => server.received.length === 1, 'the message');
+    expect(server.received).toEqual(['after unmount, in the grace period']);
+    expect(server.connections).toBe(1);
+
+    // After the grace period the socket is closed: the send is dropped and reported, never sent.
+    await until(() => server.closes === 1, 'the close after the grace period');
+    await pass(50);
+    expect(send('after the close')).toBe('dropped');
+    expect(drops.map((d) => d.messages)).toEqual([['after the close']]);
+
+    // Shared: one component leaves, the other stays; the leaver's send goes to the shared socket.
+    const both = await mount([
+      probe(server.url, stays, options, 'stays'),
+      probe(server.url, leaves, options, 'leaves'),
+    ]);
+    await until(open([stays, leaves]), 'open again');
+    const leaverSend = leaves.hook?.send as (data: string) => string;
+    await render(both, probe(server.url, stays, options, 'stays'));
+    await pass(AFTER_GRACE);
+    expect(leaverSend('from the one that left')).toBe('sent');
+    await until(() => server.received.length === 2, 'the leaver’s message');
+    expect(server.received[1]).toBe('from the one that left');
+    expect(server.connections).toBe(2);
+    expect(stays.hook?.state).toBe('open');
   });
 });
