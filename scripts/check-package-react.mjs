@@ -4,38 +4,23 @@
 //     'idle', no WebSocket is constructed and no timer is armed (the process exits by itself);
 //   - REACT_TYPES: a DOM project using the hook compiles with skipLibCheck off.
 
+import { ssrProbe } from './check-package-ssr.mjs';
+
 /** The SSR script of one format: no WebSocket, no timer, state 'idle'. */
-export const REACT_SSR = (format) => `${
-  format === 'esm'
-    ? "import { createElement } from 'react';\nimport { renderToString } from 'react-dom/server';\nimport { useResilientSocket } from 'resilient-socket/react';"
-    : "const { createElement } = require('react');\nconst { renderToString } = require('react-dom/server');\nconst { useResilientSocket } = require('resilient-socket/react');"
-}
-let made = 0;
-globalThis.WebSocket = class {
-  constructor() {
-    made++;
-    throw new Error('a WebSocket was constructed while rendering on the server');
-  }
-};
-const realSetTimeout = globalThis.setTimeout;
-let timers = 0;
-globalThis.setTimeout = (...args) => {
-  timers++;
-  return realSetTimeout(...args);
-};
-function Feed() {
+export const REACT_SSR = (format) =>
+  ssrProbe(
+    format,
+    {
+      esm: "import { createElement } from 'react';\nimport { renderToString } from 'react-dom/server';\nimport { useResilientSocket } from 'resilient-socket/react';",
+      cjs: "const { createElement } = require('react');\nconst { renderToString } = require('react-dom/server');\nconst { useResilientSocket } = require('resilient-socket/react');",
+    },
+    (verdict) => `function Feed() {
   const { state, socket } = useResilientSocket('ws://127.0.0.1:9/feed', { maxDelay: 1000 });
   return createElement('p', null, state + ':' + (socket === null));
 }
 const html = renderToString(createElement(Feed));
-globalThis.setTimeout = realSetTimeout;
-if (html === '<p>idle:true</p>' && made === 0 && timers === 0) {
-  console.log('OK   [${format}] renderToString: ' + html + ', no WebSocket, no timer');
-} else {
-  console.error('FAIL [${format}] renderToString gave ' + JSON.stringify(html) + ', WebSockets ' + made + ', timers ' + timers);
-  process.exitCode = 1;
-}
-`;
+${verdict}`,
+  );
 
 /** A DOM project that uses the hook (no JSX: createElement), for tsc with skipLibCheck off. */
 export const REACT_TYPES = `import { createElement } from 'react';

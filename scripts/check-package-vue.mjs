@@ -6,41 +6,26 @@
 //   - VUE_TYPES: a DOM project using the composable (refs, a getter URL, options) compiles with
 //     skipLibCheck off.
 
+import { ssrProbe } from './check-package-ssr.mjs';
+
 /** The SSR script of one format: no WebSocket, no timer, state 'idle'. */
-export const VUE_SSR = (format) => `${
-  format === 'esm'
-    ? "import { createSSRApp, defineComponent, h } from 'vue';\nimport { renderToString } from 'vue/server-renderer';\nimport { useResilientSocket } from 'resilient-socket/vue';"
-    : "const { createSSRApp, defineComponent, h } = require('vue');\nconst { renderToString } = require('vue/server-renderer');\nconst { useResilientSocket } = require('resilient-socket/vue');"
-}
-let made = 0;
-globalThis.WebSocket = class {
-  constructor() {
-    made++;
-    throw new Error('a WebSocket was constructed while rendering on the server');
-  }
-};
-const realSetTimeout = globalThis.setTimeout;
-let timers = 0;
-globalThis.setTimeout = (...args) => {
-  timers++;
-  return realSetTimeout(...args);
-};
-const Feed = defineComponent({
+export const VUE_SSR = (format) =>
+  ssrProbe(
+    format,
+    {
+      esm: "import { createSSRApp, defineComponent, h } from 'vue';\nimport { renderToString } from 'vue/server-renderer';\nimport { useResilientSocket } from 'resilient-socket/vue';",
+      cjs: "const { createSSRApp, defineComponent, h } = require('vue');\nconst { renderToString } = require('vue/server-renderer');\nconst { useResilientSocket } = require('resilient-socket/vue');",
+    },
+    (verdict) => `const Feed = defineComponent({
   setup() {
     const { state, socket } = useResilientSocket(() => 'ws://127.0.0.1:9/feed', { maxDelay: 1000 });
     return () => h('p', state.value + ':' + (socket.value === null));
   },
 });
 renderToString(createSSRApp(Feed)).then((html) => {
-  globalThis.setTimeout = realSetTimeout;
-  if (html === '<p>idle:true</p>' && made === 0 && timers === 0) {
-    console.log('OK   [${format}] renderToString: ' + html + ', no WebSocket, no timer');
-  } else {
-    console.error('FAIL [${format}] renderToString gave ' + JSON.stringify(html) + ', WebSockets ' + made + ', timers ' + timers);
-    process.exitCode = 1;
-  }
-});
-`;
+${verdict.replace(/^/gm, '  ')}
+});`,
+  );
 
 /** A DOM project that uses the composable, for tsc with skipLibCheck off. */
 export const VUE_TYPES = `import { type Ref, computed, defineComponent, h, ref } from 'vue';

@@ -13,7 +13,7 @@
 //      FlakyServer, which says how to install it), then with it; `resilient-socket/react` and
 //      `resilient-socket/vue` render on a server (with the React and the Vue the repository tests
 //      against) without a WebSocket or a timer, and their types compile in a DOM project
-//      (scripts/check-package-react.mjs, scripts/check-package-vue.mjs);
+//      (scripts/check-package-react.mjs, scripts/check-package-vue.mjs, scripts/check-package-ssr.mjs);
 //   4. esbuild can bundle it: for the browser, in both flavours (the production one by default, the
 //      development one under the `development` condition; never both, never a Node entry; reporting
 //      minified and gzipped sizes; the `resilient-socket/backoff` bundle must not pull in eventemitter3
@@ -661,29 +661,27 @@ function runClassNameChecks(consumerDir) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// resilient-socket/react from the tarball, with the React the repository tests against.
+// resilient-socket/react and resilient-socket/vue from the tarball, with the React and the Vue the
+// repository tests against.
 
-function runReactChecks(consumerDir) {
-  const versionOf = (name) =>
-    JSON.parse(readFileSync(join(repoDir, 'node_modules', name, 'package.json'), 'utf8')).version;
+/**
+ * Installs `packages` in the consumer project at the versions in the repository's node_modules,
+ * runs the binding's SSR script (`ssr`) in both formats and compiles its DOM project (`types`)
+ * with skipLibCheck off. Returns the installed version of the first package.
+ */
+function runBindingChecks(consumerDir, name, { packages, ssr, types }) {
+  const versionOf = (pkg) =>
+    JSON.parse(readFileSync(join(repoDir, 'node_modules', pkg, 'package.json'), 'utf8')).version;
   run(
     'npm',
-    [
-      'install',
-      `react@${versionOf('react')}`,
-      `react-dom@${versionOf('react-dom')}`,
-      `@types/react@${versionOf('@types/react')}`,
-      '--no-audit',
-      '--no-fund',
-      '--ignore-scripts',
-    ],
+    ['install', ...packages.map((pkg) => `${pkg}@${versionOf(pkg)}`), '--no-audit', '--no-fund', '--ignore-scripts'],
     { cwd: consumerDir },
   );
-  runConsumerTest(consumerDir, 'react-ssr.mjs', REACT_SSR('esm'));
-  runConsumerTest(consumerDir, 'react-ssr.cjs', REACT_SSR('cjs'));
-  writeFileSync(join(consumerDir, 'react-types.mts'), REACT_TYPES);
+  runConsumerTest(consumerDir, `${name}-ssr.mjs`, ssr('esm'));
+  runConsumerTest(consumerDir, `${name}-ssr.cjs`, ssr('cjs'));
+  writeFileSync(join(consumerDir, `${name}-types.mts`), types);
   writeFileSync(
-    join(consumerDir, 'tsconfig.react.json'),
+    join(consumerDir, `tsconfig.${name}.json`),
     JSON.stringify({
       compilerOptions: {
         target: 'ES2022',
@@ -695,39 +693,24 @@ function runReactChecks(consumerDir) {
         skipLibCheck: false,
         types: [],
       },
-      files: ['react-types.mts'],
+      files: [`${name}-types.mts`],
     }),
   );
-  run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.react.json'], { cwd: consumerDir });
-  return `renderToString with the hook: 'idle', no WebSocket, no timer (ESM and CJS); a DOM project with the hook compiles (react ${versionOf('react')})`;
+  run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', `tsconfig.${name}.json`], { cwd: consumerDir });
+  return versionOf(packages[0]);
 }
 
-// ---------------------------------------------------------------------------------------------
-// resilient-socket/vue from the tarball, with the Vue the repository tests against.
+function runReactChecks(consumerDir) {
+  const version = runBindingChecks(consumerDir, 'react', {
+    packages: ['react', 'react-dom', '@types/react'],
+    ssr: REACT_SSR,
+    types: REACT_TYPES,
+  });
+  return `renderToString with the hook: 'idle', no WebSocket, no timer (ESM and CJS); a DOM project with the hook compiles (react ${version})`;
+}
 
 function runVueChecks(consumerDir) {
-  const { version } = JSON.parse(readFileSync(join(repoDir, 'node_modules', 'vue', 'package.json'), 'utf8'));
-  run('npm', ['install', `vue@${version}`, '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: consumerDir });
-  runConsumerTest(consumerDir, 'vue-ssr.mjs', VUE_SSR('esm'));
-  runConsumerTest(consumerDir, 'vue-ssr.cjs', VUE_SSR('cjs'));
-  writeFileSync(join(consumerDir, 'vue-types.mts'), VUE_TYPES);
-  writeFileSync(
-    join(consumerDir, 'tsconfig.vue.json'),
-    JSON.stringify({
-      compilerOptions: {
-        target: 'ES2022',
-        module: 'NodeNext',
-        moduleResolution: 'NodeNext',
-        lib: ['ES2022', 'DOM'],
-        strict: true,
-        noEmit: true,
-        skipLibCheck: false,
-        types: [],
-      },
-      files: ['vue-types.mts'],
-    }),
-  );
-  run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.vue.json'], { cwd: consumerDir });
+  const version = runBindingChecks(consumerDir, 'vue', { packages: ['vue'], ssr: VUE_SSR, types: VUE_TYPES });
   return `renderToString with the composable: 'idle', no WebSocket, no timer (ESM and CJS); a DOM project with it compiles (vue ${version})`;
 }
 

@@ -5,21 +5,11 @@
  * (it stays down), r + Enter restarts it, q + Enter (or Ctrl-C) quits.
  */
 
-import { log, onKeys, portFrom } from '../lib/cli.js';
-import { ensureBuilt } from '../lib/ensure-build.js';
+import { runChatExample } from '../lib/chat-main.js';
 import { startChatServer } from './server.js';
 
-ensureBuilt();
-const port = portFrom('PORT', 8090);
-const server = await startChatServer({ port, wsPort: portFrom('WS_PORT', port === 0 ? 0 : port + 1), log });
-
-console.log(`
-Chat page:    ${server.url}?name=alice   (open a second tab with ?name=bob)
-Chat server:  ${server.wsUrl}
-Terminal:     npm run cli -- "${server.wsUrl}?name=carol"
-
-Keys (then Enter): c = crash the chat server (it stays down), r = restart it, q = quit
-`);
-onKeys({ c: () => server.crash(), r: () => server.restart() }, 'keys: c = crash, r = restart, q = quit', () =>
-  server.stop(),
-);
+await runChatExample({
+  label: 'Chat page',
+  port: 8090,
+  start: startChatServer,
+});

@@ -22,23 +22,11 @@ import { readFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { type ChatMessage, startChatServer } from '../chat/server.js';
+import type { AppBundle } from './bundle-app.js';
 import { controlRoutes, startStaticServer } from './static-server.js';
 
-/** An app bundled in memory. */
-export interface AppBundle {
-  /** The app as one ES module (`/app.js`, linked to its source map). */
-  readonly js: string;
-  /** Its source map (`/app.js.map`). */
-  readonly map: string;
-  /** The size of `js` in bytes. */
-  readonly bytes: number;
-}
-
-export interface BundledChatOptions {
-  /** The folder of the app's `index.html`. */
-  readonly page: string;
-  /** Makes the bundle; called once per `bundle` function and process, again only after a failure. */
-  readonly bundle: () => Promise<AppBundle>;
+/** The options an example's server takes (its page and bundle are its own). */
+export interface ChatAppServerOptions {
   /** Port of the page. @default 0 (a free port) */
   readonly port?: number;
   /** Port of the chat server. @default 0 (a free port) */
@@ -47,6 +35,13 @@ export interface BundledChatOptions {
   readonly history?: number;
   /** Called with a line for every notable event. */
   readonly log?: (line: string) => void;
+}
+
+export interface BundledChatOptions extends ChatAppServerOptions {
+  /** The folder of the app's `index.html`. */
+  readonly page: string;
+  /** Makes the bundle; called once per `bundle` function and process, again only after a failure. */
+  readonly bundle: () => Promise<AppBundle>;
 }
 
 export interface BundledChatServer {

@@ -20,22 +20,14 @@
  * `test/browser/react-chat.test.ts`.
  */
 
-import { log, onKeys, portFrom } from '../lib/cli.js';
-import { ensureBuilt } from '../lib/ensure-build.js';
+import { runChatExample } from '../lib/chat-main.js';
 import { startReactChatServer } from './server.js';
 
-ensureBuilt();
-const port = portFrom('PORT', 8095);
-const server = await startReactChatServer({ port, wsPort: portFrom('WS_PORT', port === 0 ? 0 : port + 1), log });
-
-console.log(`
-React chat:   ${server.url}?name=alice   (open a second tab with ?name=bob)
-Chat server:  ${server.wsUrl}
-Terminal:     npm run cli -- "${server.wsUrl}?name=carol"
-Bundle:       ${(server.bundleBytes / 1024).toFixed(0)} kB (React development build: StrictMode checks on)
-
-Keys (then Enter): c = crash the chat server (it stays down), r = restart it, q = quit
-`);
-onKeys({ c: () => server.crash(), r: () => server.restart() }, 'keys: c = crash, r = restart, q = quit', () =>
-  server.stop(),
-);
+await runChatExample({
+  label: 'React chat',
+  port: 8095,
+  start: startReactChatServer,
+  more: (server) => [
+    ['Bundle', `${(server.bundleBytes / 1024).toFixed(0)} kB (React development build: StrictMode checks on)`],
+  ],
+});

@@ -14,10 +14,11 @@
  * Each component's root element carries `data-state` (the state it rendered) and `data-last` (the
  * last frame it saw), and `<html data-mounts>` counts their mounts, so the browser test can check
  * that every one of them follows the socket. Written with render functions (`h()`), so no template
- * compiler or single-file-component tooling is needed. ?name=alice sets your name.
+ * compiler or single-file-component tooling is needed. ?name=alice sets your name. What is not
+ * Vue (the frames, the socket's options, the list of lines and how a line of ours moves along) is
+ * `../lib/chat-room.ts`, shared with the React chat.
  */
-import { heartbeat } from 'resilient-socket/modular';
-import { type UseResilientSocketOptions, useResilientSocket } from 'resilient-socket/vue';
+import { useResilientSocket } from 'resilient-socket/vue';
 import {
   createApp,
   defineComponent,
@@ -26,70 +27,45 @@ import {
   inject,
   onMounted,
   provide,
-  reactive,
+  type Ref,
   ref,
+  shallowRef,
   watch,
 } from 'vue';
+import {
+  badgeOf,
+  type ChatAction,
+  chatLines,
+  chatRoom,
+  chatSocketOptions,
+  countMount,
+  describeFrame,
+  droppedIds,
+  type Frame,
+  type Line,
+  messagesOf,
+  NOTES,
+  parseFrame,
+  say,
+  serverControl,
+} from '../lib/chat-room.js';
 
-/** A chat line as the server broadcasts it (see `examples/chat/server.ts`). */
-interface ChatMessage {
-  readonly type: 'message';
-  readonly id: string;
-  readonly clientId: string | null;
-  readonly from: string;
-  readonly text: string;
-}
-
-type Frame =
-  | ChatMessage
-  | { readonly type: 'welcome'; readonly name: string; readonly history: readonly ChatMessage[] }
-  | { readonly type: 'presence'; readonly online: number };
-
-type Status = 'queued' | 'sending' | 'delivered' | 'dropped';
-
-/** A line of the list: the server's `id` once it has been broadcast; `clientId` for our own lines. */
-interface Line {
-  key: string;
-  id?: string;
-  clientId?: string;
-  from: string;
-  text: string;
-  status?: Status;
-}
-
-const NOTES: Record<Status, string> = { queued: 'queued', sending: 'sending…', delivered: '', dropped: 'not sent' };
-
-/** What the components share besides the socket: its URL, and the list with the ways it changes. */
+/** What the components share besides the socket: its URL, and the list with the way it changes. */
 interface Room {
   readonly url: string;
-  readonly lines: Line[];
-  said(line: Line): void;
-  /** A broadcast line: ours (matched by `clientId`) is marked delivered; a line shows once. */
-  received(message: ChatMessage): void;
-  /** The socket flushes its queue before it reports `open`: queued lines are on their way. */
-  opened(): void;
-  dropped(clientIds: readonly string[]): void;
+  readonly lines: Readonly<Ref<readonly Line[]>>;
+  dispatch(action: ChatAction): void;
 }
 
 const ROOM: InjectionKey<Room> = Symbol('room');
 
 function makeRoom(url: string): Room {
-  const lines = reactive<Line[]>([]);
+  const lines = shallowRef<readonly Line[]>([]);
   return {
     url,
     lines,
-    said: (line) => void lines.push(line),
-    received(message) {
-      if (lines.some((line) => line.id === message.id)) return;
-      const own = lines.find((line) => line.clientId !== undefined && line.clientId === message.clientId);
-      if (!own) lines.push({ key: message.id, id: message.id, from: message.from, text: message.text });
-      else Object.assign(own, { id: message.id, status: 'delivered' });
-    },
-    opened() {
-      for (const line of lines) if (line.status === 'queued') line.status = 'sending';
-    },
-    dropped(clientIds) {
-      for (const line of lines) if (line.clientId && clientIds.includes(line.clientId)) line.status = 'dropped';
+    dispatch(action) {
+      lines.value = chatLines(lines.value, action);
     },
   };
 }
@@ -100,62 +76,16 @@ function useRoom(): Room {
   return room;
 }
 
-/**
- * The socket's options, a new object (with a new heartbeat feature and a new `isPong` function)
- * on every call: the composable compares them by value, so every component calling this shares one socket.
- */
-function socketOptions(own: Pick<UseResilientSocketOptions, 'onMessage' | 'onDrop'> = {}): UseResilientSocketOptions {
-  return {
-    maxDelay: 2_000,
-    ceiling: 5,
-    stableAfter: 2_000,
-    // Browsers have no ping API: an application-level ping every 10 s, answered by the server.
-    features: [
-      heartbeat({
-        interval: 10_000,
-        timeout: 5_000,
-        message: '{"type":"ping"}',
-        isPong: (data) => data === '{"type":"pong"}',
-      }),
-    ],
-    ...own,
-  };
-}
-
-function parse(data: unknown): Frame | undefined {
-  try {
-    return JSON.parse(String(data)) as Frame;
-  } catch {
-    return undefined;
-  }
-}
-
-/** `type` (and the text of a chat line) of a frame, for the `data-last` attributes. */
+/** The `data-last` attribute: `none` before any frame (`any` false), `junk` for one that is not JSON. */
 function describe(frame: Frame | undefined, any: boolean): string {
-  if (!any) return 'none';
-  if (!frame) return 'junk';
-  return frame.type === 'message' ? `message:${frame.text}` : frame.type;
-}
-
-/** Counts the chat components' mounts on `<html data-mounts>`, for the browser test. */
-let mounts = 0;
-function countMount(): void {
-  onMounted(() => {
-    mounts += 1;
-    document.documentElement.dataset.mounts = String(mounts);
-  });
+  return any ? describeFrame(frame) : 'none';
 }
 
 const StatusBadge = defineComponent(() => {
-  countMount();
-  const { state, lastMessage, lastJsonMessage } = useResilientSocket(useRoom().url, socketOptions());
+  onMounted(countMount);
+  const { state, lastMessage, lastJsonMessage } = useResilientSocket(useRoom().url, chatSocketOptions());
   return () => {
-    const badge =
-      state.value === 'open'
-        ? 'live'
-        : state.value === 'connecting' || state.value === 'reconnecting'
-          ? 'reconnecting'
-          : 'offline';
+    const badge = badgeOf(state.value);
     const last = describe(lastJsonMessage.value as Frame | undefined, lastMessage.value !== null);
     return h(
       'span',
@@ -166,8 +96,8 @@ const StatusBadge = defineComponent(() => {
 });
 
 const Presence = defineComponent(() => {
-  countMount();
-  const { state, lastMessage, lastJsonMessage } = useResilientSocket(useRoom().url, socketOptions());
+  onMounted(countMount);
+  const { state, lastMessage, lastJsonMessage } = useResilientSocket(useRoom().url, chatSocketOptions());
   const online = ref<number | null>(null);
   // `flush: 'sync'`: a presence frame followed by another frame in the same tick is still seen.
   watch(
@@ -195,24 +125,21 @@ const Presence = defineComponent(() => {
 });
 
 const MessageList = defineComponent(() => {
-  countMount();
+  onMounted(countMount);
   const room = useRoom();
   const last = ref('none');
-  const { state } = useResilientSocket(
-    room.url,
-    socketOptions({
-      onMessage: (message) => {
-        const frame = parse(message.data);
-        last.value = describe(frame, true);
-        if (frame?.type === 'message') room.received(frame);
-        if (frame?.type === 'welcome') for (const old of frame.history) room.received(old);
-      },
-    }),
-  );
+  const { state } = useResilientSocket(room.url, {
+    ...chatSocketOptions(),
+    onMessage: (message) => {
+      const frame = parseFrame(message.data);
+      last.value = describe(frame, true);
+      for (const received of messagesOf(frame)) room.dispatch({ type: 'received', message: received });
+    },
+  });
   const list = ref<HTMLOListElement | null>(null);
   // `flush: 'post'`: after the new line is in the DOM.
   watch(
-    () => room.lines.length,
+    () => room.lines.value.length,
     () => list.value?.lastElementChild?.scrollIntoView({ block: 'nearest' }),
     { flush: 'post' },
   );
@@ -220,7 +147,7 @@ const MessageList = defineComponent(() => {
     h(
       'ol',
       { id: 'messages', ref: list, class: 'messages', 'data-state': state.value, 'data-last': last.value },
-      room.lines.map((line) =>
+      room.lines.value.map((line) =>
         h('li', { key: line.key, 'data-id': line.id, 'data-status': line.status }, [
           h('span', { class: 'from' }, line.from),
           h('span', { class: 'text' }, line.text),
@@ -232,15 +159,12 @@ const MessageList = defineComponent(() => {
 
 const Composer = defineComponent(
   (props: { name: string }) => {
-    countMount();
+    onMounted(countMount);
     const room = useRoom();
-    const { state, lastMessage, lastJsonMessage, sendJson } = useResilientSocket(
-      room.url,
-      socketOptions({
-        onDrop: ({ messages }) =>
-          room.dropped(messages.map((data) => (parse(data) as { id?: string } | undefined)?.id ?? '')),
-      }),
-    );
+    const { state, lastMessage, lastJsonMessage, sendJson } = useResilientSocket(room.url, {
+      ...chatSocketOptions(),
+      onDrop: ({ messages }) => room.dispatch({ type: 'dropped', clientIds: droppedIds(messages) }),
+    });
     const me = ref(props.name || 'me');
     const text = ref('');
     watch(
@@ -251,17 +175,14 @@ const Composer = defineComponent(
       { flush: 'sync' },
     );
     watch(state, (now) => {
-      if (now === 'open') room.opened();
+      if (now === 'open') room.dispatch({ type: 'opened' });
     });
     const submit = (event: Event) => {
       event.preventDefault();
-      const line = text.value.trim();
-      if (!line) return;
+      const said = say(text.value, me.value, sendJson);
+      if (!said) return;
       text.value = '';
-      const clientId = crypto.randomUUID();
-      const result = sendJson({ type: 'say', id: clientId, text: line });
-      const status = result === 'sent' ? 'sending' : result === 'buffered' ? 'queued' : 'dropped';
-      room.said({ key: clientId, clientId, from: me.value, text: line, status });
+      room.dispatch(said);
     };
     return () =>
       h(
@@ -293,12 +214,9 @@ const Composer = defineComponent(
 );
 
 const App = defineComponent(
-  (props: { wsUrl: string; name: string }) => {
-    const url = new URL(props.wsUrl);
-    if (props.name) url.searchParams.set('name', props.name);
-    provide(ROOM, makeRoom(url.href));
+  (props: { url: string; name: string }) => {
+    provide(ROOM, makeRoom(props.url));
     const joined = ref(true);
-    const control = (action: 'crash' | 'restart') => () => void fetch(`/api/${action}`, { method: 'POST' });
     return () => [
       h('header', null, [h('h1', null, 'Vue chat'), joined.value && h(Presence), joined.value && h(StatusBadge)]),
       joined.value
@@ -306,9 +224,9 @@ const App = defineComponent(
         : h('p', { id: 'left' }, 'You left the room (the connection is closed).'),
       h('section', { class: 'controls' }, [
         'server: ',
-        h('button', { id: 'crash', type: 'button', onClick: control('crash') }, 'Crash'),
+        h('button', { id: 'crash', type: 'button', onClick: serverControl('crash') }, 'Crash'),
         ' ',
-        h('button', { id: 'restart', type: 'button', onClick: control('restart') }, 'Restart'),
+        h('button', { id: 'restart', type: 'button', onClick: serverControl('restart') }, 'Restart'),
         ' · you: ',
         h(
           'button',
@@ -318,9 +236,8 @@ const App = defineComponent(
       ]),
     ];
   },
-  { props: ['wsUrl', 'name'] },
+  { props: ['url', 'name'] },
 );
 
-const { wsUrl } = (await (await fetch('/config.json')).json()) as { wsUrl: string };
-const name = new URLSearchParams(location.search).get('name')?.trim() ?? '';
-createApp(App, { wsUrl, name }).mount('#root');
+const { url, name } = await chatRoom();
+createApp(App, { url, name }).mount('#root');

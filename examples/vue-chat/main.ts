@@ -19,22 +19,14 @@
  * `test/browser/vue-chat.test.ts`.
  */
 
-import { log, onKeys, portFrom } from '../lib/cli.js';
-import { ensureBuilt } from '../lib/ensure-build.js';
+import { runChatExample } from '../lib/chat-main.js';
 import { startVueChatServer } from './server.js';
 
-ensureBuilt();
-const port = portFrom('PORT', 8099);
-const server = await startVueChatServer({ port, wsPort: portFrom('WS_PORT', port === 0 ? 0 : port + 1), log });
-
-console.log(`
-Vue chat:     ${server.url}?name=alice   (open a second tab with ?name=bob)
-Chat server:  ${server.wsUrl}
-Terminal:     npm run cli -- "${server.wsUrl}?name=carol"
-Bundle:       ${(server.bundleBytes / 1024).toFixed(0)} kB (Vue development build: its warnings on)
-
-Keys (then Enter): c = crash the chat server (it stays down), r = restart it, q = quit
-`);
-onKeys({ c: () => server.crash(), r: () => server.restart() }, 'keys: c = crash, r = restart, q = quit', () =>
-  server.stop(),
-);
+await runChatExample({
+  label: 'Vue chat',
+  port: 8099,
+  start: startVueChatServer,
+  more: (server) => [
+    ['Bundle', `${(server.bundleBytes / 1024).toFixed(0)} kB (Vue development build: its warnings on)`],
+  ],
+});

@@ -4,25 +4,19 @@
  * `../lib/bundled-chat-server.ts` for its routes and what it counts (`joins`, `leaves`).
  */
 import { fileURLToPath } from 'node:url';
-import { type BundledChatServer, startBundledChatServer } from '../lib/bundled-chat-server.js';
-import { bundleApp } from './build.js';
+import {
+  type BundledChatServer,
+  type ChatAppServerOptions,
+  startBundledChatServer,
+} from '../lib/bundled-chat-server.js';
+import { bundleVueChat } from './build.js';
 
 export type VueChatServer = BundledChatServer;
-
-export interface VueChatServerOptions {
-  /** Port of the Vue page. @default 0 (a free port) */
-  readonly port?: number;
-  /** Port of the chat server. @default 0 (a free port) */
-  readonly wsPort?: number;
-  /** Messages sent to a client when it joins. @default 50 */
-  readonly history?: number;
-  /** Called with a line for every notable event. */
-  readonly log?: (line: string) => void;
-}
+export type VueChatServerOptions = ChatAppServerOptions;
 
 const PAGE = fileURLToPath(new URL('./page/', import.meta.url));
 
-/** Bundles the app (once per process), then starts the chat server and the page. */
+/** Bundles the app (once per process), then starts the chat server and the page server on 127.0.0.1. */
 export function startVueChatServer(options: VueChatServerOptions = {}): Promise<VueChatServer> {
-  return startBundledChatServer({ ...options, page: PAGE, bundle: bundleApp });
+  return startBundledChatServer({ ...options, page: PAGE, bundle: bundleVueChat });
 }
