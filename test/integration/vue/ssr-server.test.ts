@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createSSRApp, defineComponent, h, ref } from 'vue';
 import { renderToString } from 'vue/server-renderer';
 import { systemClock } from '../../../src/clock.js';
+import type { DropInfo } from '../../../src/core/events.js';
 import type { UrlProvider } from '../../../src/core/options.js';
 import { heartbeat, providers } from '../../../src/modular.js';
 import { useResilientSocket as browserComposable } from '../../../src/vue.js';
@@ -70,6 +71,24 @@ const sender = (results: string[]) =>
     },
   });
 
+/** What a component with `onDrop` saw when it sent from setup() on the server. */
+interface Reported {
+  /** What send() and sendJson() returned, with how many drops `onDrop` had been given when each returned. */
+  results: [result: string, reportedSoFar: number][];
+  drops: DropInfo[];
+}
+
+/** Sends (text and JSON) from setup() with an `onDrop`, and renders its state and whether it has a socket. */
+const reporter = (use: Composable, url: string, seen: Reported) =>
+  defineComponent({
+    setup() {
+      const { send, sendJson, socket, state } = use(url, { onDrop: (info) => seen.drops.push(info) });
+      seen.results.push([send('during setup'), seen.drops.length]);
+      seen.results.push([sendJson({ n: 1 }), seen.drops.length]);
+      return () => h('p', `${state.value}:${socket.value === null}`);
+    },
+  });
+
 const IDLE_TEXT = Array(6).fill('idle:true:null:undefined').join(' ');
 
 describe('renderToString in Node', () => {
@@ -118,4 +137,27 @@ describe('renderToString in Node', () => {
     expect(warned).toHaveLength(1);
   });
 
+  it('send() in setup() during a server render is reported to onDrop at once, and creates nothing', async () => {
+    const server = await startServer();
+    const warned = captureWarnings();
+    const watched = watchGlobals();
+    for (const use of [browserComposable, nodeComposable]) {
+      const seen: Reported = { results: [], drops: [] };
+      expect(await renderToString(createSSRApp(reporter(use, server.url, seen)))).toBe('<p>idle:true</p>');
+      expect(seen.results).toEqual([
+        ['dropped', 1],
+        ['dropped', 2],
+      ]);
+      expect(seen.drops).toEqual([
+        { reason: 'not-connected', messages: ['during setup'] },
+        { reason: 'not-connected', messages: ['{"n":1}'] },
+      ]);
+    }
+    expect(warned).toEqual([]); // onDrop had them: no console warning
+    expect(watched.fromPackage()).toEqual([]);
+    expect(watched.uses.filter((use) => use.what === 'new WebSocket')).toEqual([]);
+    await sleep(300);
+    expect(server.connections).toBe(0);
+    expect(server.attempts).toBe(0);
+  });
 });
