@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type ChatMessage, startChatServer } from '../../examples/chat/server.js';
 import { ResilientSocket } from '../../src/node.js';
 import { Cleanup, waitFor } from '../helpers/wait.js';
-import { eventually, renderedColour, saveScreenshot, useBrowser, WEBSOCKET_FAILED } from './harness.js';
+import { messageList, type, waitForList } from './chat-page.js';
+import { renderedColour, saveScreenshot, useBrowser, WEBSOCKET_FAILED } from './harness.js';
 
 // The chat example in Chromium: a line typed while the server is down is shown "queued", and is
 // delivered (to the page's own list and to another client) once the server is back.
@@ -17,28 +18,6 @@ function waitForBadge(page: Page, badge: 'live' | 'reconnecting' | 'offline', ti
     timeout,
     polling: 20,
   });
-}
-
-/** The page's message list as `from: text [status]` lines. */
-function messageList(page: Page) {
-  return page.locator('#messages li').evaluateAll((items) =>
-    items.map((item) => {
-      const from = item.querySelector('.from')?.textContent;
-      const text = item.querySelector('.text')?.textContent;
-      const status = (item as HTMLElement).dataset.status;
-      return status ? `${from}: ${text} [${status}]` : `${from}: ${text}`;
-    }),
-  );
-}
-
-function waitForList(page: Page, expected: string[], timeout = 5_000) {
-  const same = (lines: string[]) => JSON.stringify(lines) === JSON.stringify(expected);
-  return eventually(() => messageList(page), same, timeout, `the message list ${JSON.stringify(expected)}`);
-}
-
-async function type(page: Page, text: string) {
-  await page.locator('#text').fill(text);
-  await page.locator('#text').press('Enter');
 }
 
 /** A Node client (like a second user) that records every message it sees, live or from history. */

@@ -1,8 +1,8 @@
-import type { Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ReactChatServer, startReactChatServer } from '../../examples/react-chat/server.js';
 import { Cleanup, sleep } from '../helpers/wait.js';
-import { eventually, saveScreenshot, useBrowser, WEBSOCKET_FAILED } from './harness.js';
+import { CHAT_COMPONENTS, messageList, openChat, type, waitForAll, waitForList, waitForServer } from './chat-page.js';
+import { saveScreenshot, useBrowser, WEBSOCKET_FAILED } from './harness.js';
 
 // The React chat example in Chromium (React's development build, under <StrictMode>): four
 // components call useResilientSocket with the same URL and equal options, and the chat server
@@ -14,8 +14,6 @@ const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 const browser = useBrowser(); // registered last: its afterEach (close the pages) runs first
 
-/** The components that call the hook: their root elements carry `data-state` and `data-last`. */
-const COMPONENTS = ['badge', 'online', 'messages', 'composer'];
 /** Longer than the hook's grace period (closeDelay, 250 ms) and than a StrictMode remount. */
 const SETTLE_MS = 700;
 
@@ -24,55 +22,7 @@ async function start(): Promise<ReactChatServer> {
 }
 
 /** A page at `?name=<name>`, with the WebSockets it opened (Chromium's own count, attempts included). */
-async function open(server: ReactChatServer, name: string) {
-  const page = await browser.newPage();
-  const sockets: string[] = [];
-  page.on('websocket', (socket) => sockets.push(socket.url()));
-  await page.goto(`${server.url}?name=${name}`);
-  return { page, sockets };
-}
-
-/** `id → data-<attribute>` of every chat component present. */
-function readAll(page: Page, attribute: 'state' | 'last') {
-  return page.evaluate(
-    ({ ids, attribute }) =>
-      Object.fromEntries(ids.map((id) => [id, document.getElementById(id)?.dataset[attribute] ?? null])),
-    { ids: COMPONENTS, attribute },
-  );
-}
-
-function waitForAll(page: Page, attribute: 'state' | 'last', expected: string, timeout = 5_000) {
-  const want = Object.fromEntries(COMPONENTS.map((id) => [id, expected]));
-  const same = (value: Record<string, string | null>) => JSON.stringify(value) === JSON.stringify(want);
-  return eventually(() => readAll(page, attribute), same, timeout, `every component's data-${attribute} = ${expected}`);
-}
-
-/** The message list as `from: text [status]` lines. */
-function messageList(page: Page) {
-  return page.locator('#messages li').evaluateAll((items) =>
-    items.map((item) => {
-      const from = item.querySelector('.from')?.textContent;
-      const text = item.querySelector('.text')?.textContent;
-      const status = (item as HTMLElement).dataset.status;
-      return status ? `${from}: ${text} [${status}]` : `${from}: ${text}`;
-    }),
-  );
-}
-
-function waitForList(page: Page, expected: string[], timeout = 5_000) {
-  const same = (lines: string[]) => JSON.stringify(lines) === JSON.stringify(expected);
-  return eventually(() => messageList(page), same, timeout, `the message list ${JSON.stringify(expected)}`);
-}
-
-function waitForServer<T>(read: () => T, expected: T, what: string, timeout = 5_000) {
-  const same = (value: T) => JSON.stringify(value) === JSON.stringify(expected);
-  return eventually(async () => read(), same, timeout, what);
-}
-
-async function type(page: Page, text: string) {
-  await page.locator('#text').fill(text);
-  await page.locator('#text').press('Enter');
-}
+const open = (server: ReactChatServer, name: string) => openChat(browser, server.url, name);
 
 describe('React chat example', () => {
   it('makes one connection for four components under StrictMode, and queues a line through an outage', async () => {
@@ -83,7 +33,7 @@ describe('React chat example', () => {
     await waitForServer(() => server.joins, ['alice'], 'the chat server to see alice join');
     await sleep(SETTLE_MS); // StrictMode's first mount's socket would have closed and a second opened by now
     // StrictMode mounted every component's effects twice (React's development build)...
-    expect(await page.evaluate(() => document.documentElement.dataset.mounts)).toBe(String(2 * COMPONENTS.length));
+    expect(await page.evaluate(() => document.documentElement.dataset.mounts)).toBe(String(2 * CHAT_COMPONENTS.length));
     // ...and the page still made exactly one connection: as the server counts them, and as Chromium does.
     expect(server.joins).toEqual(['alice']);
     expect(server.online).toBe(1);

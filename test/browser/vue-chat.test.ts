@@ -1,8 +1,8 @@
-import type { Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startVueChatServer, type VueChatServer } from '../../examples/vue-chat/server.js';
 import { Cleanup, sleep } from '../helpers/wait.js';
-import { eventually, saveScreenshot, useBrowser, WEBSOCKET_FAILED } from './harness.js';
+import { CHAT_COMPONENTS, messageList, openChat, type, waitForAll, waitForList, waitForServer } from './chat-page.js';
+import { saveScreenshot, useBrowser, WEBSOCKET_FAILED } from './harness.js';
 
 // The Vue chat example in Chromium (Vue's development build): four components call
 // useResilientSocket from resilient-socket/vue with the same URL and equal options, and the page
@@ -14,8 +14,6 @@ const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 const browser = useBrowser(); // registered last: its afterEach (close the pages) runs first
 
-/** The components that call the composable: their root elements carry `data-state` and `data-last`. */
-const COMPONENTS = ['badge', 'online', 'messages', 'composer'];
 /** Longer than the composable's grace period (closeDelay, 250 ms). */
 const SETTLE_MS = 700;
 
@@ -25,61 +23,16 @@ async function start(): Promise<VueChatServer> {
 
 /**
  * A page at `?name=<name>`, with the WebSockets it opened (Chromium's own count, attempts
- * included) and Vue's warnings (its development build logs misuse with console.warn).
+ * included); Vue's warnings (its development build logs misuse with console.warn) fail the test.
  */
-async function open(server: VueChatServer, name: string) {
-  const page = await browser.newPage();
-  const sockets: string[] = [];
-  const warnings: string[] = [];
-  page.on('websocket', (socket) => sockets.push(socket.url()));
-  page.on('console', (message) => {
-    if (message.type() === 'warning' && message.text().includes('[Vue warn]')) warnings.push(message.text());
+function open(server: VueChatServer, name: string) {
+  return openChat(browser, server.url, name, (page) => {
+    const warnings: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'warning' && message.text().includes('[Vue warn]')) warnings.push(message.text());
+    });
+    cleanup.add(warnings, (found) => expect(found).toEqual([]));
   });
-  cleanup.add(warnings, (found) => expect(found).toEqual([]));
-  await page.goto(`${server.url}?name=${name}`);
-  return { page, sockets };
-}
-
-/** `id → data-<attribute>` of every chat component present. */
-function readAll(page: Page, attribute: 'state' | 'last') {
-  return page.evaluate(
-    ({ ids, attribute }) =>
-      Object.fromEntries(ids.map((id) => [id, document.getElementById(id)?.dataset[attribute] ?? null])),
-    { ids: COMPONENTS, attribute },
-  );
-}
-
-function waitForAll(page: Page, attribute: 'state' | 'last', expected: string, timeout = 5_000) {
-  const want = Object.fromEntries(COMPONENTS.map((id) => [id, expected]));
-  const same = (value: Record<string, string | null>) => JSON.stringify(value) === JSON.stringify(want);
-  return eventually(() => readAll(page, attribute), same, timeout, `every component's data-${attribute} = ${expected}`);
-}
-
-/** The message list as `from: text [status]` lines. */
-function messageList(page: Page) {
-  return page.locator('#messages li').evaluateAll((items) =>
-    items.map((item) => {
-      const from = item.querySelector('.from')?.textContent;
-      const text = item.querySelector('.text')?.textContent;
-      const status = (item as HTMLElement).dataset.status;
-      return status ? `${from}: ${text} [${status}]` : `${from}: ${text}`;
-    }),
-  );
-}
-
-function waitForList(page: Page, expected: string[], timeout = 5_000) {
-  const same = (lines: string[]) => JSON.stringify(lines) === JSON.stringify(expected);
-  return eventually(() => messageList(page), same, timeout, `the message list ${JSON.stringify(expected)}`);
-}
-
-function waitForServer<T>(read: () => T, expected: T, what: string, timeout = 5_000) {
-  const same = (value: T) => JSON.stringify(value) === JSON.stringify(expected);
-  return eventually(async () => read(), same, timeout, what);
-}
-
-async function type(page: Page, text: string) {
-  await page.locator('#text').fill(text);
-  await page.locator('#text').press('Enter');
 }
 
 describe('Vue chat example', () => {
@@ -90,7 +43,7 @@ describe('Vue chat example', () => {
     await waitForAll(page, 'state', 'open');
     await waitForServer(() => server.joins, ['alice'], 'the chat server to see alice join');
     await sleep(SETTLE_MS);
-    expect(await page.evaluate(() => document.documentElement.dataset.mounts)).toBe(String(COMPONENTS.length));
+    expect(await page.evaluate(() => document.documentElement.dataset.mounts)).toBe(String(CHAT_COMPONENTS.length));
     // One connection: as the server counts them, and as Chromium does.
     expect(server.joins).toEqual(['alice']);
     expect(server.online).toBe(1);
@@ -172,7 +125,7 @@ describe('Vue chat example', () => {
     expect(server.joins).toEqual(['alice']);
     expect(server.leaves).toEqual([]);
     expect(sockets).toHaveLength(1);
-    expect(await page.evaluate(() => document.documentElement.dataset.mounts)).toBe(String(2 * COMPONENTS.length));
+    expect(await page.evaluate(() => document.documentElement.dataset.mounts)).toBe(String(2 * CHAT_COMPONENTS.length));
 
     // Leave: once the last component has unmounted (and the grace period is over), the socket closes.
     await page.locator('#join-leave').click();

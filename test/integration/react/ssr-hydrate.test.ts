@@ -6,55 +6,28 @@
  * client render is `'idle'`, as on the server) and then connects exactly once, also under
  * StrictMode with several components sharing the URL. Every wait runs inside `act`.
  */
-import { once } from 'node:events';
 import { act, createElement, type ReactNode, StrictMode } from 'react';
 import { hydrateRoot, type Root } from 'react-dom/client';
 import { renderToString } from 'react-dom/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WebSocketServer } from 'ws';
 import { heartbeat } from '../../../src/modular.js';
 import { useResilientSocket } from '../../../src/react.js';
+import { AFTER_GRACE, endTest, until as poll } from '../../helpers/binding-server.js';
+import { type Hydration, watchHydration } from '../../helpers/ssr-watch.js';
 import { sleep } from '../../helpers/wait.js';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
-const AFTER_GRACE = 400;
-
-let wss: WebSocketServer;
+let server: Hydration['server'];
 let url: string;
-let connections: number;
-let closes: number;
-/** WebSockets constructed (jsdom's global, wrapped). */
-let constructed: number;
+let constructed: Hydration['constructed'];
+/** What React said with console.error (a hydration mismatch among others). */
 let errors: unknown[][];
 const roots: Root[] = [];
-const restores: (() => void)[] = [];
 
 beforeEach(async () => {
-  wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-  await once(wss, 'listening');
-  url = `ws://127.0.0.1:${(wss.address() as { port: number }).port}/`;
-  connections = 0;
-  closes = 0;
-  wss.on('connection', (ws) => {
-    connections++;
-    ws.on('close', () => closes++);
-  });
-  constructed = 0;
-  const Native = globalThis.WebSocket;
-  globalThis.WebSocket = class CountedWebSocket extends Native {
-    constructor(...args: ConstructorParameters<typeof WebSocket>) {
-      super(...args);
-      constructed++;
-    }
-  };
-  errors = [];
-  const error = console.error;
-  console.error = (...args: unknown[]) => errors.push(args);
-  restores.push(() => {
-    globalThis.WebSocket = Native;
-    console.error = error;
-  });
+  ({ server, constructed, said: errors } = await watchHydration('error'));
+  url = server.url;
 });
 
 afterEach(async () => {
@@ -62,19 +35,11 @@ afterEach(async () => {
     for (const root of roots.splice(0)) root.unmount();
   });
   await act(() => sleep(AFTER_GRACE));
-  for (const restore of restores.splice(0).reverse()) restore();
-  for (const client of wss.clients) client.terminate();
-  await new Promise((resolve) => wss.close(resolve));
-  document.body.replaceChildren();
+  await endTest();
 });
 
-async function until(predicate: () => boolean, what: string, ms = 5_000): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (!predicate()) {
-    if (performance.now() > deadline) throw new Error(`timed out after ${ms} ms: ${what}`);
-    await act(() => sleep(5));
-  }
-}
+const until = (predicate: () => boolean, what: string): Promise<void> =>
+  poll(predicate, what, 5_000, () => act(() => sleep(5)));
 
 /** The states each render showed, per component. */
 const shown: Record<string, string[]> = {};
@@ -102,8 +67,8 @@ async function serveThenHydrate(node: ReactNode): Promise<{ container: HTMLEleme
   const container = document.body.appendChild(document.createElement('div'));
   container.innerHTML = html;
   await act(() => sleep(300));
-  expect(connections).toBe(0); // rendering on the server connected nowhere
-  expect(constructed).toBe(0);
+  expect(server.connections).toBe(0); // rendering on the server connected nowhere
+  expect(constructed.count).toBe(0);
   const recoverable: unknown[] = [];
   for (const key of Object.keys(shown)) delete shown[key];
   await act(async () => {
@@ -120,12 +85,12 @@ describe('renderToString, then hydrateRoot', () => {
     expect(shown.a?.[0]).toBe('idle'); // the hydration render matches the server's HTML
     await until(() => container.textContent === 'a: open -', 'the hydrated page shows open');
     await act(() => sleep(AFTER_GRACE));
-    expect(connections).toBe(1);
-    expect(constructed).toBe(1);
-    expect(closes).toBe(0);
+    expect(server.connections).toBe(1);
+    expect(constructed.count).toBe(1);
+    expect(server.closes).toBe(0);
     expect(recoverable).toEqual([]);
     expect(errors).toEqual([]);
-    for (const client of wss.clients) client.send('hi');
+    server.broadcast('hi');
     await until(() => container.textContent === 'a: open hi', 'the hydrated page shows the message');
   });
 
@@ -134,9 +99,9 @@ describe('renderToString, then hydrateRoot', () => {
     const { container, recoverable } = await serveThenHydrate(createElement(StrictMode, null, page(url, names)));
     await until(() => container.textContent === 'a: open -b: open -c: open -', 'all three show open');
     await act(() => sleep(AFTER_GRACE));
-    expect(connections).toBe(1);
-    expect(constructed).toBe(1);
-    expect(closes).toBe(0);
+    expect(server.connections).toBe(1);
+    expect(constructed.count).toBe(1);
+    expect(server.closes).toBe(0);
     expect(recoverable).toEqual([]);
     expect(errors).toEqual([]);
     for (const name of names) expect(shown[name]?.[0]).toBe('idle');
@@ -146,8 +111,8 @@ describe('renderToString, then hydrateRoot', () => {
     const { container, recoverable } = await serveThenHydrate(page(null, ['a']));
     await act(() => sleep(AFTER_GRACE));
     expect(container.textContent).toBe('a: idle -');
-    expect(connections).toBe(0);
-    expect(constructed).toBe(0);
+    expect(server.connections).toBe(0);
+    expect(constructed.count).toBe(0);
     expect(recoverable).toEqual([]);
   });
 
@@ -155,8 +120,8 @@ describe('renderToString, then hydrateRoot', () => {
     const { container } = await serveThenHydrate(page(url, ['a', 'b']));
     await until(() => container.textContent === 'a: open -b: open -', 'open');
     await act(async () => roots.pop()?.unmount());
-    await until(() => closes === 1, 'the server sees the close');
-    expect(connections).toBe(1);
-    expect(wss.clients.size).toBe(0);
+    await until(() => server.closes === 1, 'the server sees the close');
+    expect(server.connections).toBe(1);
+    expect(server.wss.clients.size).toBe(0);
   });
 });

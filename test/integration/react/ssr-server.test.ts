@@ -7,70 +7,21 @@
  * (`src/react.ts`) and the Node one (`src/react-node.ts`, ws transport), the latter against a real
  * ws server that must see no connection and with no timer left behind.
  */
-import { once } from 'node:events';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createElement, type ReactNode, StrictMode } from 'react';
 import { renderToString } from 'react-dom/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WebSocketServer } from 'ws';
 import { systemClock } from '../../../src/clock.js';
 import { heartbeat, providers } from '../../../src/modular.js';
 import { useResilientSocket as browserHook } from '../../../src/react.js';
 import { useResilientSocket as nodeHook } from '../../../src/react-node.js';
+import { captureWarnings, endTest, startServer } from '../../helpers/binding-server.js';
+import { watchGlobals } from '../../helpers/ssr-watch.js';
 import { activeTimeouts, timerBaseline } from '../../helpers/timers.js';
 import { sleep } from '../../helpers/wait.js';
 
-const SRC = `${resolve(dirname(fileURLToPath(import.meta.url)), '../../../src')}/`;
-
 type Hook = typeof browserHook;
-const restores: (() => void)[] = [];
 
-afterEach(() => {
-  for (const restore of restores.splice(0).reverse()) restore();
-});
-
-/** Replaces `globalThis[name]` for this test (restored in afterEach). */
-function replaceGlobal(name: string, descriptor: PropertyDescriptor): void {
-  const g = globalThis as Record<string, unknown>;
-  const had = Object.getOwnPropertyDescriptor(g, name);
-  Object.defineProperty(g, name, { configurable: true, ...descriptor });
-  restores.push(() => {
-    if (had) Object.defineProperty(g, name, had);
-    else delete g[name];
-  });
-}
-
-/** Watches the globals the hook must not touch on a server; every use is kept with its stack. */
-function watchGlobals(): { uses: { what: string; stack: string }[]; fromPackage: () => string[] } {
-  const uses: { what: string; stack: string }[] = [];
-  const record = (what: string) => uses.push({ what, stack: new Error().stack ?? '' });
-  replaceGlobal('WebSocket', {
-    writable: true,
-    value: class WatchedWebSocket {
-      constructor() {
-        record('new WebSocket');
-      }
-    },
-  });
-  for (const name of ['setTimeout', 'setInterval', 'setImmediate', 'queueMicrotask'] as const) {
-    const original = globalThis[name] as (...args: unknown[]) => unknown;
-    replaceGlobal(name, {
-      writable: true,
-      value: (...args: unknown[]) => {
-        record(name);
-        return original(...args);
-      },
-    });
-  }
-  replaceGlobal('window', {
-    get: () => {
-      record('window');
-      return undefined;
-    },
-  });
-  return { uses, fromPackage: () => uses.filter((use) => use.stack.includes(SRC)).map((use) => use.what) };
-}
+afterEach(endTest);
 
 /** Every way of calling the hook that a page might render on the server. */
 function Page(props: { hook: Hook; url: string }): ReactNode {
@@ -129,30 +80,21 @@ describe('renderToString in Node', () => {
   });
 
   it('the Node entry (ws transport) makes no connection to a real server and leaves no timer', async () => {
-    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-    await once(wss, 'listening');
-    restores.push(() => wss.close());
-    let connections = 0;
-    wss.on('connection', () => connections++);
-    const url = `ws://127.0.0.1:${(wss.address() as { port: number }).port}/`;
+    const server = await startServer();
+    const { url, wss } = server;
     const baseline = await timerBaseline();
     for (let i = 0; i < 3; i++) {
       expect(renderToString(createElement(Page, { hook: nodeHook, url }))).toBe(`<p>${IDLE_TEXT}</p>`);
     }
     expect(activeTimeouts()).toBe(baseline);
     await sleep(300);
-    expect(connections).toBe(0);
+    expect(server.connections).toBe(0);
     expect(wss.clients.size).toBe(0);
   });
 
   it('send() during a server render drops (no socket) without throwing', () => {
     const results: string[] = [];
-    const warned: unknown[] = [];
-    const warn = console.warn;
-    console.warn = (...args: unknown[]) => warned.push(args);
-    restores.push(() => {
-      console.warn = warn;
-    });
+    const warned = captureWarnings();
     expect(renderToString(createElement(Sender, { results }))).toBe('');
     expect(results).toEqual(['dropped']);
     expect(warned).toHaveLength(1);

@@ -1,77 +1,27 @@
 /**
- * What the Vue composable's jsdom tests share: a ws server on 127.0.0.1 that counts what it sees
- * and can go down, a probe component that records what the composable gave it, mounting apps,
- * bounded waits, capturing console warnings and reported errors, and the cleanup after each test
- * (apps unmounted, the grace period passed, servers closed).
+ * What the Vue composable's jsdom tests share: the bindings' ws server, bounded waits and console
+ * capture (test/helpers/binding-server.ts), a probe component that records what the composable
+ * gave it, mounting apps, capturing reported errors, and the cleanup after each test (apps
+ * unmounted, the grace period passed, then the shared end of a test: what the test replaced
+ * restored, servers closed).
  */
-import { once } from 'node:events';
 import { afterEach } from 'vitest';
 import { type App, type Component, createApp, defineComponent, h, type MaybeRefOrGetter } from 'vue';
-import { WebSocketServer } from 'ws';
 import type { UrlProvider } from '../../../src/core/options.js';
 import type { ResilientSocketRefs, UseResilientSocketOptions } from '../../../src/vue.js';
 import { useResilientSocket } from '../../../src/vue.js';
+import { AFTER_GRACE, afterThisTest, endTest, type TestServer } from '../../helpers/binding-server.js';
 import { sleep } from '../../helpers/wait.js';
 
-/** A little more than the composable's default grace period (250 ms). */
-export const AFTER_GRACE = 400;
+export * from '../../helpers/binding-server.js';
 
-/** A ws server that can refuse new connections (`down`: the upgrade is answered 503, clients retry). */
-export interface TestServer {
-  readonly url: string;
-  readonly wss: WebSocketServer;
-  connections: number;
-  closes: number;
-  received: string[];
-  down: boolean;
-  broadcast(data: string): void;
-  /** Goes down: refuses new connections and cuts the current ones. */
-  crash(): void;
-}
-
-const servers: TestServer[] = [];
 const apps: App[] = [];
-const restores: (() => void)[] = [];
-
-export async function startServer(): Promise<TestServer> {
-  const server = { connections: 0, closes: 0, received: [] as string[], down: false } as TestServer;
-  const verifyClient = (_info: unknown, done: (ok: boolean, code: number) => void) => done(!server.down, 503);
-  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, verifyClient });
-  await once(wss, 'listening');
-  Object.assign(server, {
-    url: `ws://127.0.0.1:${(wss.address() as { port: number }).port}/`,
-    wss,
-    broadcast: (data: string) => {
-      for (const client of wss.clients) client.send(data);
-    },
-    crash: () => {
-      server.down = true;
-      for (const client of wss.clients) client.terminate();
-    },
-  });
-  wss.on('connection', (ws) => {
-    server.connections++;
-    ws.on('message', (data) => server.received.push(String(data)));
-    ws.on('close', () => server.closes++);
-  });
-  servers.push(server);
-  return server;
-}
 
 /** Each message `server` receives, with the URL (path and query) of the connection it came on. */
 export function messagesOf(server: TestServer): [url: string, data: string][] {
   const log: [string, string][] = [];
   server.wss.on('connection', (ws, request) => ws.on('message', (data) => log.push([request.url ?? '', String(data)])));
   return log;
-}
-
-/** Polls `predicate` every 5 ms (real time) until it holds. */
-export async function until(predicate: () => boolean, what: string, ms = 5_000): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (!predicate()) {
-    if (performance.now() > deadline) throw new Error(`timed out after ${ms} ms: ${what}`);
-    await sleep(5);
-  }
 }
 
 /** Lets `ms` of real time pass. */
@@ -139,39 +89,19 @@ export function unmount(mounted: Mounted): void {
   mounted.app.unmount();
 }
 
-/** Replaces console.warn for this test; what it was called with is returned. */
-export function captureWarnings(): unknown[][] {
-  const [calls, original] = [[] as unknown[][], console.warn];
-  console.warn = (...args: unknown[]) => calls.push(args);
-  restores.push(() => {
-    console.warn = original;
-  });
-  return calls;
-}
-
 /** The errors the package reports (`reportError`, where jsdom's window sends them), for this test. */
 export function captureReported(): unknown[] {
   const reported: unknown[] = [];
   const original = globalThis.reportError;
   globalThis.reportError = (error: unknown) => reported.push(error);
-  restores.push(() => {
+  afterThisTest(() => {
     globalThis.reportError = original;
   });
   return reported;
 }
 
-/** Runs `restore` after this test (before the servers close). */
-export function afterThisTest(restore: () => void): void {
-  restores.push(restore);
-}
-
 afterEach(async () => {
   for (const app of apps.splice(0)) app.unmount();
   await pass(AFTER_GRACE);
-  for (const restore of restores.splice(0).reverse()) restore();
-  for (const server of servers.splice(0)) {
-    for (const client of server.wss.clients) client.terminate();
-    await new Promise((resolve) => server.wss.close(resolve));
-  }
-  document.body.replaceChildren();
+  await endTest();
 });

@@ -6,72 +6,32 @@
  * hydrates without a mismatch (the first client render is `'idle'`, as on the server) and then
  * connects exactly once, also with three components sharing the URL.
  */
-import { once } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type App, type Component, createSSRApp, defineComponent, h, type PropType } from 'vue';
 import { renderToString } from 'vue/server-renderer';
-import { WebSocketServer } from 'ws';
 import { heartbeat } from '../../../src/modular.js';
 import { useResilientSocket } from '../../../src/vue.js';
+import { AFTER_GRACE, endTest, until } from '../../helpers/binding-server.js';
+import { type Hydration, watchHydration } from '../../helpers/ssr-watch.js';
 import { sleep } from '../../helpers/wait.js';
 
-const AFTER_GRACE = 400;
-
-let wss: WebSocketServer;
+let server: Hydration['server'];
 let url: string;
-let connections: number;
-let closes: number;
-/** WebSockets constructed (jsdom's global, wrapped). */
-let constructed: number;
+let constructed: Hydration['constructed'];
 /** What Vue and the page said on the console (a hydration mismatch is a warning or an error). */
 let said: unknown[][];
 const apps: App[] = [];
-const restores: (() => void)[] = [];
 
 beforeEach(async () => {
-  wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-  await once(wss, 'listening');
-  url = `ws://127.0.0.1:${(wss.address() as { port: number }).port}/`;
-  connections = 0;
-  closes = 0;
-  wss.on('connection', (ws) => {
-    connections++;
-    ws.on('close', () => closes++);
-  });
-  constructed = 0;
-  const Native = globalThis.WebSocket;
-  globalThis.WebSocket = class CountedWebSocket extends Native {
-    constructor(...args: ConstructorParameters<typeof WebSocket>) {
-      super(...args);
-      constructed++;
-    }
-  };
-  said = [];
-  const { error, warn } = console;
-  console.error = (...args: unknown[]) => said.push(args);
-  console.warn = (...args: unknown[]) => said.push(args);
-  restores.push(() => {
-    globalThis.WebSocket = Native;
-    Object.assign(console, { error, warn });
-  });
+  ({ server, constructed, said } = await watchHydration('error', 'warn'));
+  url = server.url;
 });
 
 afterEach(async () => {
   for (const app of apps.splice(0)) app.unmount();
   await sleep(AFTER_GRACE);
-  for (const restore of restores.splice(0).reverse()) restore();
-  for (const client of wss.clients) client.terminate();
-  await new Promise((resolve) => wss.close(resolve));
-  document.body.replaceChildren();
+  await endTest();
 });
-
-async function until(predicate: () => boolean, what: string, ms = 5_000): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (!predicate()) {
-    if (performance.now() > deadline) throw new Error(`timed out after ${ms} ms: ${what}`);
-    await sleep(5);
-  }
-}
 
 /** The states each render showed, per component. */
 const shown: Record<string, string[]> = {};
@@ -106,8 +66,8 @@ async function serveThenHydrate(component: Component): Promise<HTMLElement> {
   const container = document.body.appendChild(document.createElement('div'));
   container.innerHTML = html;
   await sleep(300);
-  expect(connections).toBe(0); // rendering on the server connected nowhere
-  expect(constructed).toBe(0);
+  expect(server.connections).toBe(0); // rendering on the server connected nowhere
+  expect(constructed.count).toBe(0);
   for (const key of Object.keys(shown)) delete shown[key];
   const app = createSSRApp(component);
   apps.push(app);
@@ -122,11 +82,11 @@ describe('renderToString, then createSSRApp(…).mount()', () => {
     expect(shown.a?.[0]).toBe('idle'); // the hydration render matches the server's HTML
     await until(() => container.textContent === 'a: open -', 'the hydrated page shows open');
     await sleep(AFTER_GRACE);
-    expect(connections).toBe(1);
-    expect(constructed).toBe(1);
-    expect(closes).toBe(0);
+    expect(server.connections).toBe(1);
+    expect(constructed.count).toBe(1);
+    expect(server.closes).toBe(0);
     expect(said).toEqual([]);
-    for (const client of wss.clients) client.send('hi');
+    server.broadcast('hi');
     await until(() => container.textContent === 'a: open hi', 'the hydrated page shows the message');
   });
 
@@ -135,9 +95,9 @@ describe('renderToString, then createSSRApp(…).mount()', () => {
     const container = await serveThenHydrate(page(url, names));
     await until(() => container.textContent === 'a: open -b: open -c: open -', 'all three show open');
     await sleep(AFTER_GRACE);
-    expect(connections).toBe(1);
-    expect(constructed).toBe(1);
-    expect(closes).toBe(0);
+    expect(server.connections).toBe(1);
+    expect(constructed.count).toBe(1);
+    expect(server.closes).toBe(0);
     expect(said).toEqual([]);
     for (const name of names) expect(shown[name]?.[0]).toBe('idle');
   });
@@ -146,8 +106,8 @@ describe('renderToString, then createSSRApp(…).mount()', () => {
     const container = await serveThenHydrate(page(null, ['a']));
     await sleep(AFTER_GRACE);
     expect(container.textContent).toBe('a: idle -');
-    expect(connections).toBe(0);
-    expect(constructed).toBe(0);
+    expect(server.connections).toBe(0);
+    expect(constructed.count).toBe(0);
     expect(said).toEqual([]);
   });
 
@@ -155,8 +115,8 @@ describe('renderToString, then createSSRApp(…).mount()', () => {
     const container = await serveThenHydrate(page(url, ['a', 'b']));
     await until(() => container.textContent === 'a: open -b: open -', 'open');
     apps.pop()?.unmount();
-    await until(() => closes === 1, 'the server sees the close');
-    expect(connections).toBe(1);
-    expect(wss.clients.size).toBe(0);
+    await until(() => server.closes === 1, 'the server sees the close');
+    expect(server.connections).toBe(1);
+    expect(server.wss.clients.size).toBe(0);
   });
 });

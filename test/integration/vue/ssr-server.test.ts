@@ -7,71 +7,23 @@
  * one (`src/vue.ts`) and the Node one (`src/vue-node.ts`, ws transport), the latter against a real
  * ws server that must see no connection, with no timer left behind.
  */
-import { once } from 'node:events';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSSRApp, defineComponent, h, ref } from 'vue';
 import { renderToString } from 'vue/server-renderer';
-import { WebSocketServer } from 'ws';
 import { systemClock } from '../../../src/clock.js';
+import type { DropInfo } from '../../../src/core/events.js';
 import type { UrlProvider } from '../../../src/core/options.js';
 import { heartbeat, providers } from '../../../src/modular.js';
 import { useResilientSocket as browserComposable } from '../../../src/vue.js';
 import { useResilientSocket as nodeComposable } from '../../../src/vue-node.js';
+import { captureWarnings, endTest, startServer } from '../../helpers/binding-server.js';
+import { watchGlobals } from '../../helpers/ssr-watch.js';
 import { activeTimeouts, timerBaseline } from '../../helpers/timers.js';
 import { sleep } from '../../helpers/wait.js';
 
-const SRC = `${resolve(dirname(fileURLToPath(import.meta.url)), '../../../src')}/`;
-
 type Composable = typeof browserComposable;
-const restores: (() => void)[] = [];
 
-afterEach(() => {
-  for (const restore of restores.splice(0).reverse()) restore();
-});
-
-/** Replaces `globalThis[name]` for this test (restored in afterEach). */
-function replaceGlobal(name: string, descriptor: PropertyDescriptor): void {
-  const g = globalThis as Record<string, unknown>;
-  const had = Object.getOwnPropertyDescriptor(g, name);
-  Object.defineProperty(g, name, { configurable: true, ...descriptor });
-  restores.push(() => {
-    if (had) Object.defineProperty(g, name, had);
-    else delete g[name];
-  });
-}
-
-/** Watches the globals the composable must not touch on a server; every use is kept with its stack. */
-function watchGlobals(): { uses: { what: string; stack: string }[]; fromPackage: () => string[] } {
-  const uses: { what: string; stack: string }[] = [];
-  const record = (what: string) => uses.push({ what, stack: new Error().stack ?? '' });
-  replaceGlobal('WebSocket', {
-    writable: true,
-    value: class WatchedWebSocket {
-      constructor() {
-        record('new WebSocket');
-      }
-    },
-  });
-  for (const name of ['setTimeout', 'setInterval', 'setImmediate', 'queueMicrotask'] as const) {
-    const original = globalThis[name] as (...args: unknown[]) => unknown;
-    replaceGlobal(name, {
-      writable: true,
-      value: (...args: unknown[]) => {
-        record(name);
-        return original(...args);
-      },
-    });
-  }
-  replaceGlobal('window', {
-    get: () => {
-      record('window');
-      return undefined;
-    },
-  });
-  return { uses, fromPackage: () => uses.filter((use) => use.stack.includes(SRC)).map((use) => use.what) };
-}
+afterEach(endTest);
 
 /** Every way of calling the composable that a page might render on the server. */
 const page = (use: Composable, url: string) =>
@@ -119,6 +71,24 @@ const sender = (results: string[]) =>
     },
   });
 
+/** What a component with `onDrop` saw when it sent from setup() on the server. */
+interface Reported {
+  /** What send() and sendJson() returned, with how many drops `onDrop` had been given when each returned. */
+  results: [result: string, reportedSoFar: number][];
+  drops: DropInfo[];
+}
+
+/** Sends (text and JSON) from setup() with an `onDrop`, and renders its state and whether it has a socket. */
+const reporter = (use: Composable, url: string, seen: Reported) =>
+  defineComponent({
+    setup() {
+      const { send, sendJson, socket, state } = use(url, { onDrop: (info) => seen.drops.push(info) });
+      seen.results.push([send('during setup'), seen.drops.length]);
+      seen.results.push([sendJson({ n: 1 }), seen.drops.length]);
+      return () => h('p', `${state.value}:${socket.value === null}`);
+    },
+  });
+
 const IDLE_TEXT = Array(6).fill('idle:true:null:undefined').join(' ');
 
 describe('renderToString in Node', () => {
@@ -147,32 +117,47 @@ describe('renderToString in Node', () => {
   });
 
   it('the Node entry (ws transport) makes no connection to a real server and leaves no timer', async () => {
-    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-    await once(wss, 'listening');
-    restores.push(() => wss.close());
-    let connections = 0;
-    wss.on('connection', () => connections++);
-    const url = `ws://127.0.0.1:${(wss.address() as { port: number }).port}/`;
+    const server = await startServer();
+    const { url, wss } = server;
     const baseline = await timerBaseline();
     for (let i = 0; i < 3; i++) {
       expect(await renderToString(createSSRApp(page(nodeComposable, url)))).toBe(`<p>${IDLE_TEXT}</p>`);
     }
     expect(activeTimeouts()).toBe(baseline);
     await sleep(300);
-    expect(connections).toBe(0);
+    expect(server.connections).toBe(0);
     expect(wss.clients.size).toBe(0);
   });
 
   it('send() during a server render drops (no socket) without throwing', async () => {
     const results: string[] = [];
-    const warned: unknown[] = [];
-    const warn = console.warn;
-    console.warn = (...args: unknown[]) => warned.push(args);
-    restores.push(() => {
-      console.warn = warn;
-    });
+    const warned = captureWarnings();
     expect(await renderToString(createSSRApp(sender(results)))).toBe('<!---->');
     expect(results).toEqual(['dropped']);
     expect(warned).toHaveLength(1);
+  });
+
+  it('send() in setup() during a server render is reported to onDrop at once, and creates nothing', async () => {
+    const server = await startServer();
+    const warned = captureWarnings();
+    const watched = watchGlobals();
+    for (const use of [browserComposable, nodeComposable]) {
+      const seen: Reported = { results: [], drops: [] };
+      expect(await renderToString(createSSRApp(reporter(use, server.url, seen)))).toBe('<p>idle:true</p>');
+      expect(seen.results).toEqual([
+        ['dropped', 1],
+        ['dropped', 2],
+      ]);
+      expect(seen.drops).toEqual([
+        { reason: 'not-connected', messages: ['during setup'] },
+        { reason: 'not-connected', messages: ['{"n":1}'] },
+      ]);
+    }
+    expect(warned).toEqual([]); // onDrop had them: no console warning
+    expect(watched.fromPackage()).toEqual([]);
+    expect(watched.uses.filter((use) => use.what === 'new WebSocket')).toEqual([]);
+    await sleep(300);
+    expect(server.connections).toBe(0);
+    expect(server.attempts).toBe(0);
   });
 });
