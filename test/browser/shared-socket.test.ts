@@ -592,7 +592,7 @@ describe('SharedSocket in Chromium: three tabs of one origin, one real ws server
   // reads its queue in order, finds the message young enough and writes it on its old connection
   // before it learns it was deposed. The new leader holds what it took back from a leader that was
   // taken over until that leader would refuse it (and counts the old leader's confirmation): the
-  // server gets the message once. (This was a bug, found by this test: the message arrived twice.)
+  // server gets the message once (without that hold it arrives twice).
   // The race needs the hand to land in a window of about 100 ms, which a loaded machine can miss
   // (the follower already leading, or the thaw too late): the scenario then runs again, at most
   // RACE_RUNS times, until it happened once. Every run, raced or not, must deliver the message once.
