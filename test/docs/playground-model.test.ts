@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   herd,
-  maxCeiling,
+  largestCeiling,
   STRATEGIES,
   sampleDraws,
   strategyById,
@@ -34,11 +34,11 @@ describe('the playground model', () => {
 
   it('offers exactly the ceilings the policy accepts', () => {
     for (const maxDelay of [500, 511, 512, 10_000, 60_000]) {
-      const top = maxCeiling(maxDelay);
+      const top = largestCeiling(maxDelay);
       expect(() => truncatedBinaryExponential({ maxDelay, ceiling: top })).not.toThrow();
       expect(() => truncatedBinaryExponential({ maxDelay, ceiling: top + 1 })).toThrow(RangeError);
     }
-    expect(maxCeiling(10_000)).toBe(14);
+    expect(largestCeiling(10_000)).toBe(14);
   });
 
   it("draws the default's delays inside its windows, the same for the same seed", () => {

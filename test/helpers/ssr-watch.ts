@@ -65,14 +65,14 @@ export function watchGlobals(): { uses: Use[]; fromPackage: () => string[] } {
 export function countWebSockets(): { readonly count: number } {
   const counter = { count: 0 };
   const Native = globalThis.WebSocket;
-  globalThis.WebSocket = class CountedWebSocket extends Native {
-    constructor(...args: ConstructorParameters<typeof WebSocket>) {
-      super(...args);
-      counter.count++;
-    }
-  };
-  afterThisTest(() => {
-    globalThis.WebSocket = Native;
+  replaceGlobal('WebSocket', {
+    writable: true,
+    value: class CountedWebSocket extends Native {
+      constructor(...args: ConstructorParameters<typeof WebSocket>) {
+        super(...args);
+        counter.count++;
+      }
+    },
   });
   return counter;
 }

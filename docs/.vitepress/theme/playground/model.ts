@@ -21,12 +21,16 @@ import {
   truncatedBinaryExponential,
   truncatedWindow,
 } from '../../../../src/backoff/index.js';
+import { largestCeiling } from '../../../../src/backoff/truncated-binary-exponential.js';
+
+/** The largest `N` whose first window `T/2^(N−1)` is at least 1 ms: the sliders' top for `ceiling`. */
+export { largestCeiling };
 
 /** What the sliders set: `T` and `N` of the windows. */
 export interface PlaygroundParams {
   /** `T`, ms. */
   readonly maxDelay: number;
-  /** `N`, an integer from 1 to {@link maxCeiling}(T). */
+  /** `N`, an integer from 1 to {@link largestCeiling}(T). */
   readonly ceiling: number;
 }
 
@@ -82,13 +86,6 @@ export function strategyById(id: StrategyId): PlaygroundStrategy {
   const found = STRATEGIES.find((strategy) => strategy.id === id);
   if (!found) throw new RangeError(`unknown strategy ${JSON.stringify(id)}`);
   return found;
-}
-
-/** The largest `N` whose first window `T/2^(N−1)` is at least 1 ms. */
-export function maxCeiling(maxDelay: number): number {
-  let n = 1;
-  while (maxDelay / 2 ** n >= 1) n += 1;
-  return n;
 }
 
 /** The TBEB window of the n-th consecutive failure, n = 1…attempts: `[0, a·2^(min(n,N)−1))`. */
