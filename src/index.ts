@@ -30,6 +30,7 @@ export type { DeliveryStats, SendOptions, SendResult, SocketStats } from './core
 export {
   CLOSE_TIMEOUT,
   type Deadline,
+  ERROR_GRACE,
   SHOULD_RECONNECT_TIMEOUT,
   type SocketState,
   STATES,

@@ -36,10 +36,19 @@ export class Connection implements Bound {
     this.transport.bind(this, socket);
   }
 
-  /** Stops listening and lets the socket go (it closes by itself, or already did). */
+  /**
+   * Stops listening and lets the socket go: it closed, or is closing by itself. One that never said
+   * so (an `error` without `close`) is closed here, so that none is left connecting or open.
+   */
   release(): void {
+    const socket = this.socket;
     this.transport.detach(this);
     this.socket = undefined;
+    try {
+      if (socket && socket.readyState < 2) socket.close();
+    } catch {
+      // already failed: nothing to close
+    }
   }
 
   /** Stops listening, closes the socket without waiting for anything (terminate where available) and lets it go. */

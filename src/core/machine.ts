@@ -11,7 +11,7 @@ import type { Loss, Target } from './feature.js';
 import { type Face, PHASE, PRESSURE, RETIRE, SocketRecord } from './host.js';
 import { Queue } from './queue.js';
 import { callbackError, UNHEARD_GIVEUP, unheard } from './report.js';
-import { CLOSE_TIMEOUT, SHOULD_RECONNECT_TIMEOUT, type SocketState, STATES } from './states.js';
+import { CLOSE_TIMEOUT, ERROR_GRACE, SHOULD_RECONNECT_TIMEOUT, type SocketState, STATES } from './states.js';
 
 export type { Face };
 
@@ -70,7 +70,9 @@ export class Machine extends SocketRecord implements Owner {
     } else {
       const state = this.state_;
       if (state === 'connecting') {
-        if (attempt) {
+        // An `error` whose `close` never came (Node 22's WebSocket): it closed, abnormally.
+        if (attempt?.error !== undefined) this.closed_(attempt, { code: 1006, reason: '', wasClean: false });
+        else if (attempt) {
           this.fail_(
             attempt,
             'ERR_RS_CONNECT_TIMEOUT',
@@ -264,6 +266,12 @@ export class Machine extends SocketRecord implements Owner {
 
   ponged_(connection: Bound): void {
     if (this.current_(connection)) this.run_('pong', connection);
+  }
+
+  /** An `error` on an attempt not yet open ends it `ERROR_GRACE` ms later unless its `close` comes first. */
+  errored_(connection: Bound): void {
+    const attempt = this.current_(connection);
+    if (attempt && !attempt.opened && this.state_ === 'connecting') this.arm_(PHASE, ERROR_GRACE);
   }
 
   /** The transport closed a socket (the server, the network, or our own close()); `fault` see `Owner`. */
@@ -601,11 +609,11 @@ const noop = (): void => undefined;
 function lossError(attempt: Connection, info: CloseInfo, fault?: Error): ResilientSocketError | undefined {
   const { error: cause, rejection } = attempt;
   if (!attempt.opened) {
-    const why = rejection
-      ? `: the server refused the upgrade with HTTP ${rejection.status}`
-      : cause instanceof Error
-        ? `: ${cause.message}`
-        : '';
+    // What the WebSocket said, if anything (Node 24's error events say nothing).
+    const detail = rejection
+      ? `the server refused the upgrade with HTTP ${rejection.status}`
+      : (cause as { message?: unknown } | undefined)?.message || info.reason;
+    const why = typeof detail === 'string' && detail ? `: ${detail}` : '';
     return new ResilientSocketError(
       'ERR_RS_CONNECTION_FAILED',
       process.env.NODE_ENV !== 'production'

@@ -262,7 +262,7 @@ export function resolveOptions(
     slotOwner,
     transport,
     // Last: a missing implementation is reported only for otherwise valid options.
-    WebSocket: resolveWebSocket(o.WebSocket, transport.fallback),
+    WebSocket: resolveWebSocket(o.WebSocket, transport.preferred),
   };
   const shared = latest?.deref();
   if (

@@ -97,6 +97,14 @@ export const RETIRE = 1;
 export const CLOSE_TIMEOUT = 3_000;
 
 /**
+ * How long an attempt that reported an `error` before it opened waits for its `close`, in ms: the
+ * `connect` deadline shortened. Browsers, ws, Bun, Deno and Node ≥ 24 send `close` right after;
+ * Node 22's WebSocket sends none after a refused connection, and its attempt ends here instead
+ * (reported as a close with code 1006).
+ */
+export const ERROR_GRACE = 100;
+
+/**
  * How long the socket waits for a `shouldReconnect` that returned a promise, in ms (the `retry`
  * deadline while it decides). A promise that has not settled by then is reported
  * (`ERR_RS_CALLBACK_FAILED`) and counts as `true`.

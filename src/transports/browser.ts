@@ -1,8 +1,9 @@
 /**
  * The browser transport: any WebSocket with the browser API (browsers, Deno, Bun, Node ≥ 22's
- * global, undici, mock-socket), listened to with `addEventListener`. No fallback implementation:
- * without the `WebSocket` option or a global one, the socket says to pass one (or install `ws`).
+ * global, undici, mock-socket), listened to with `addEventListener`. No implementation of its own:
+ * the `WebSocket` option, else the global one; without either the socket says to pass one.
  */
+import { closeCodeOf } from '../core/close-codes.js';
 import type { Bound, Transport } from './transport.js';
 import type { CloseEventLike, MessageEventLike, WebSocketLike } from './websocket-like.js';
 
@@ -19,6 +20,7 @@ function bind(connection: Bound, socket: WebSocketLike): void {
       'error',
       (event: { error?: unknown } | undefined) => {
         connection.error = event?.error ?? event;
+        owner.errored_(connection);
       },
     ],
     [
@@ -28,7 +30,7 @@ function bind(connection: Bound, socket: WebSocketLike): void {
         owner.closed_(
           connection,
           {
-            code: typeof event?.code === 'number' ? event.code : 1006,
+            code: closeCodeOf(event?.code),
             reason: typeof event?.reason === 'string' ? event.reason : '',
             wasClean: event?.wasClean === true,
           },
@@ -68,7 +70,8 @@ function detach(connection: Bound): void {
 
 /** The transport of the browser build (and of `BaseSocket`/`ResilientSocket` wherever no other is installed). */
 export const browserTransport: Transport = {
-  fallback: () => undefined,
+  preferred: () => undefined,
+  cannotPing: () => undefined,
   checkOptions: () => undefined,
   bind,
   detach,

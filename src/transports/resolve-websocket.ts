@@ -3,16 +3,18 @@ import { assertThat } from '../validation.js';
 import type { WebSocketConstructorLike } from './websocket-like.js';
 
 /**
- * Picks the WebSocket implementation: the `WebSocket` option if given, else the runtime's global
- * `WebSocket` (browsers, Deno, Bun, Node ≥ 22), else `fallback()` (the Node entry point loads the
- * optional `ws` peer dependency there; the browser build has no fallback and never imports ws).
+ * Picks the WebSocket implementation: the `WebSocket` option if given, else the transport's
+ * `preferred()` one (on server runtimes the Node entry loads the optional `ws` peer dependency,
+ * whose sockets can send the pings the default heartbeat needs; Bun always has its own ws), else
+ * the runtime's global `WebSocket` (browsers, Node ≥ 22, Bun, Deno). The browser build prefers
+ * nothing and never imports ws.
  *
  * @throws TypeError when the option is not a constructor; ResilientSocketError `ERR_RS_NO_WEBSOCKET`
  *   when nothing is available, with a message that says how to fix it.
  */
 export function resolveWebSocket(
   option: unknown,
-  fallback: () => WebSocketConstructorLike | undefined,
+  preferred: () => WebSocketConstructorLike | undefined,
 ): WebSocketConstructorLike {
   if (option !== undefined) {
     assertThat(
@@ -23,15 +25,13 @@ export function resolveWebSocket(
     );
     return option as WebSocketConstructorLike;
   }
-  const global = (globalThis as { WebSocket?: unknown }).WebSocket;
-  if (typeof global === 'function') return global as WebSocketConstructorLike;
-  const loaded = fallback();
-  if (loaded) return loaded;
+  const chosen = preferred() ?? (globalThis as { WebSocket?: unknown }).WebSocket;
+  if (typeof chosen === 'function') return chosen as WebSocketConstructorLike;
   throw new ResilientSocketError(
     'ERR_RS_NO_WEBSOCKET',
     process.env.NODE_ENV !== 'production'
-      ? 'No WebSocket implementation found: this runtime has no global WebSocket. ' +
-          'In Node < 22 install the `ws` package (npm install ws), or pass one: ' +
+      ? 'No WebSocket implementation found: this runtime has no global WebSocket and `ws` could not be ' +
+          'loaded. In Node install the `ws` package (npm install ws), or pass one: ' +
           "new ResilientSocket(url, { WebSocket: (await import('ws')).WebSocket })"
       : '',
   );

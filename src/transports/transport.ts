@@ -27,6 +27,12 @@ export interface Owner {
   closing_(connection: Bound, info: CloseInfo): void;
   /** A protocol pong (ws only). */
   ponged_(connection: Bound): void;
+  /**
+   * The WebSocket reported an `error`. Its `close` normally follows at once; one that never opened
+   * may not send any (Node 22's WebSocket after a refused connection), so the owner ends such an
+   * attempt itself after a short grace.
+   */
+  errored_(connection: Bound): void;
 }
 
 /** The part of a connection a transport works with. */
@@ -44,8 +50,18 @@ export interface Bound {
 }
 
 export interface Transport {
-  /** The WebSocket to use when neither the option nor a global one is there (Node: ws). */
-  fallback(): WebSocketConstructorLike | undefined;
+  /**
+   * The WebSocket to use when the `WebSocket` option is not given, before the runtime's global one:
+   * on a server runtime, one that can send protocol pings (Node, Bun, Deno: the `ws` package, when
+   * it can be loaded). `undefined` leaves the choice to the global `WebSocket`.
+   */
+  preferred(): WebSocketConstructorLike | undefined;
+  /**
+   * The default heartbeat watches nothing on this connection: its socket cannot ping (`WebSocket`,
+   * the implementation in use). A server runtime says once what to do about it; browsers, which
+   * can do nothing about it, say nothing.
+   */
+  cannotPing(WebSocket: WebSocketConstructorLike): void;
   /** Refuses `wsOptions` that would fail every attempt (ws); the browser ignores them. */
   checkOptions(value: Record<string, unknown>): void;
   /** Starts listening to `socket`, which becomes the connection's. */

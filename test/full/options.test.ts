@@ -64,13 +64,13 @@ function expectUnknownOption(fn: () => unknown, name: string, devText?: string |
 const prepare = (options: unknown): unknown =>
   (ResilientSocket as unknown as { prepare(options: unknown): unknown }).prepare(options);
 
-/** Resolves `ResilientSocket` options the way its constructor does, on a transport whose fallback is `fallback`. */
-function resolveSocketOptions(url: unknown, options: unknown, fallback: () => unknown) {
-  // One transport per fallback implementation: configs are shared only between sockets of one transport.
-  const implementation = fallback();
+/** Resolves `ResilientSocket` options the way its constructor does, on a transport that prefers `preferred`. */
+function resolveSocketOptions(url: unknown, options: unknown, preferred: () => unknown) {
+  // One transport per preferred implementation: configs are shared only between sockets of one transport.
+  const implementation = preferred();
   const transport = transports.get(implementation) ?? {
     ...browserTransport,
-    fallback: fallback as Transport['fallback'],
+    preferred: preferred as Transport['preferred'],
   };
   transports.set(implementation, transport);
   return resolveOptions(url, prepare(options), transport, checkTarget);
@@ -396,10 +396,10 @@ describe('the ERR_RS_CLOSED contract of a socket created with an aborted signal'
 
 describe('the resolved configuration', () => {
   const url = 'ws://localhost:1';
-  /** No global WebSocket in Node 20: the fallback stands in for the Node entry's ws. */
-  class FallbackWebSocket {}
+  /** Stands in for the Node entry's ws (preferred to any global WebSocket). */
+  class PreferredWebSocket {}
   const resolve = (target: string, options: unknown) =>
-    resolveSocketOptions(target, options, () => FallbackWebSocket as never);
+    resolveSocketOptions(target, options, () => PreferredWebSocket as never);
 
   it('is shared by sockets created with equal options, and frozen', () => {
     const clock = { setTimeout, clearTimeout, now: Date.now };

@@ -271,6 +271,7 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
       const mode = modeOf(m);
       if (mode === SILENCE) setTimer(m, me, PONG, o.interval + o.timeout);
       else if (mode !== OFF) setTimer(m, me, PING, o.interval);
+      else if (o.periodic) m.config_.transport.cannotPing(m.config_.WebSocket); // the default, with no way to ping
     },
     message(m, me, _attempt, data) {
       const mode = modeOf(m);

@@ -7,6 +7,7 @@
  * else listens on the socket (a subclass's own listeners) still hears every event through the
  * class's `emit`. Only here do pongs and refused upgrades (HTTP status, Retry-After) reach us.
  */
+import { closeCodeOf } from '../../core/close-codes.js';
 import { browserTransport } from '../browser.js';
 import type { Bound } from '../transport.js';
 import type { WebSocketLike } from '../websocket-like.js';
@@ -86,13 +87,14 @@ function dispatch(socket: TaggedSocket, connection: Bound, type: string, a: unkn
       return true;
     case 'error':
       connection.error = a;
+      owner.errored_(connection);
       return true;
     case 'close':
       detach(connection);
       owner.closed_(
         connection,
         {
-          code: typeof a === 'number' ? a : 1006,
+          code: closeCodeOf(a),
           reason: b === undefined ? '' : String(b),
           // What ws's own CloseEvent reports as wasClean.
           wasClean: socket._closeFrameReceived === true && socket._closeFrameSent === true,
@@ -137,7 +139,7 @@ function concluded(this: TaggedReceiver, code: unknown, reason: unknown): void {
   const connection = this[kSocket]?.[kConnection];
   if (!connection) return;
   connection.owner.closing_(connection, {
-    code: typeof code === 'number' ? code : 1005,
+    code: typeof code === 'number' ? closeCodeOf(code) : 1005,
     reason: reason === undefined ? '' : String(reason),
     // Both close frames: the server's, and the answer ws has just sent (the TCP close may follow later).
     wasClean: true,
