@@ -10,8 +10,9 @@ const graphql = { find: /^graphql$/, replacement: createRequire(import.meta.url)
 // Projects: fast unit tests (fake timers / injected clocks, no real I/O), integration tests (real
 // processes and real sockets on 127.0.0.1, each bounded in time), the reliability suite (real ws
 // servers; what every failure path leaves behind: timers, listeners, connections), the examples'
-// own tests, and the browser tests (Debian's Chromium via playwright-core). `npm test` runs all but
-// `browser` (it must work on a machine without Chromium); `npm run test:browser` runs that one.
+// own tests, the browser tests (Debian's Chromium via playwright-core) and the runtime smoke suite.
+// `npm test` runs all but `browser` and `runtimes` (it must work on a machine without Chromium or
+// the other runtimes); `npm run test:browser` and `npm run test:runtimes` run those.
 export default defineConfig({
   test: {
     projects: [
@@ -19,7 +20,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/integration/**', 'test/reliability/**', 'test/browser/**'],
+          exclude: ['test/integration/**', 'test/reliability/**', 'test/browser/**', 'test/runtimes/**'],
           environment: 'node',
         },
       },
@@ -40,6 +41,17 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 30_000,
           hookTimeout: 20_000,
+        },
+      },
+      {
+        // The packed package on Node 22/24/26, Bun and Deno (scripts/runtimes.mjs installs them):
+        // `npm run test:runtimes`, not part of `npm test`.
+        test: {
+          name: 'runtimes',
+          include: ['test/runtimes/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 120_000,
+          hookTimeout: 240_000,
         },
       },
       {

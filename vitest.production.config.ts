@@ -46,7 +46,7 @@ const productionMessages: Plugin = {
 
 const projects = (base.test?.projects ?? [])
   .filter((project): project is TestProjectInlineConfiguration => typeof project === 'object')
-  .filter((project) => project.test?.name !== 'browser')
+  .filter((project) => project.test?.name !== 'browser' && project.test?.name !== 'runtimes')
   .map((project) => {
     const name = project.test?.name;
     const left = typeof name === 'string' ? (DEVELOPMENT_ONLY[name] ?? []) : [];

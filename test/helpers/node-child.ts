@@ -7,11 +7,18 @@
  * `createRequire(import.meta.url)('ws')` and an `import 'ws'` in the script both resolve to the
  * installed `ws`, exactly as they would for a user of the published package. (Bundling `ws`, which
  * is CommonJS, into ESM output fails at run time with "Dynamic require of "events" is not supported".)
+ *
+ * `withoutWs` runs it as an app where `ws` is not installed: the script is written outside the
+ * repository and the child starts there, so the package's own search for ws (beside itself, then
+ * from the working directory) finds nothing; the script's own `import … from 'ws'` (its server)
+ * still loads the repository's ws, by absolute path.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { build } from 'esbuild';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { build, type Plugin } from 'esbuild';
 /** Result of running a script in a child Node process with a deadline. */
 export interface NodeChildResult {
   /** Exit code, or null when the child was killed at the deadline. */
@@ -34,9 +41,13 @@ export interface NodeChildResult {
 export async function runNodeChild(
   source: string,
   deadlineMs: number,
-  { execArgv = [] }: { execArgv?: readonly string[] } = {},
+  {
+    execArgv = [],
+    withoutWs = false,
+    env = {},
+  }: { execArgv?: readonly string[]; withoutWs?: boolean; env?: Record<string, string> } = {},
 ): Promise<NodeChildResult> {
-  const cache = resolve('node_modules', '.cache');
+  const cache = withoutWs ? tmpdir() : resolve('node_modules', '.cache');
   mkdirSync(cache, { recursive: true });
   const dir = mkdtempSync(join(cache, 'rs-child-'));
   try {
@@ -52,10 +63,15 @@ export async function runNodeChild(
       logLevel: 'silent',
       external: ['ws'],
       alias: { '#src': resolve('src') },
+      plugins: withoutWs ? [wsByPath] : [],
     });
     return await new Promise<NodeChildResult>((done) => {
       const started = Date.now();
-      const child = spawn(process.execPath, [...execArgv, out], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [...execArgv, out], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        cwd: withoutWs ? dir : undefined,
+        env: { ...process.env, ...env },
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk) => {
@@ -79,6 +95,15 @@ export async function runNodeChild(
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** The script's own `import … from 'ws'`, kept external but by absolute path (for `withoutWs`). */
+const wsByPath: Plugin = {
+  name: 'ws-by-path',
+  setup(build) {
+    const wrapper = join(dirname(createRequire(import.meta.url).resolve('ws/package.json')), 'wrapper.mjs');
+    build.onResolve({ filter: /^ws$/ }, () => ({ path: wrapper, external: true }));
+  },
+};
 
 /** Parses `key value` lines a child printed (`console.log('closeCalledAt', Date.now())`). */
 export function parseLines(stdout: string): Map<string, string> {

@@ -1,8 +1,9 @@
 /**
  * The Node entry of `resilient-socket/modular` (src/modular-node.ts) against real ws servers on
- * 127.0.0.1 (ephemeral ports): its `BaseSocket` finds `ws` by itself (Node 20 has no global
- * WebSocket), the heartbeat uses protocol pings, upgradeRejection() honours Retry-After, and
- * close() leaves nothing running. Every wait is bounded; servers and sockets are closed in afterEach.
+ * 127.0.0.1 (ephemeral ports): its `BaseSocket` finds `ws` by itself, and takes it over any global
+ * WebSocket (Node 20 has none; Node ≥ 22, Bun and Deno have one that cannot ping), the heartbeat
+ * uses protocol pings, upgradeRejection() honours Retry-After, and close() leaves nothing running.
+ * Every wait is bounded; servers and sockets are closed in afterEach.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Clock, systemClock, type TimerHandle } from '../../src/clock.js';
@@ -48,8 +49,24 @@ function countingClock(): Clock & { readonly pending: Set<TimerHandle> } {
 }
 
 describe('BaseSocket from the Node modular entry', () => {
-  it('has no global WebSocket to use here (the premise of these tests)', () => {
-    expect((globalThis as { WebSocket?: unknown }).WebSocket).toBeUndefined();
+  it('takes ws over a global WebSocket, which this runtime may have (Node ≥ 22) or not (Node 20)', async () => {
+    const server = await startServer(); // echo
+    class GlobalWebSocket {
+      constructor() {
+        throw new Error('the global WebSocket was taken');
+      }
+    }
+    const global = globalThis as { WebSocket?: unknown };
+    const runtimes = global.WebSocket;
+    global.WebSocket = GlobalWebSocket;
+    try {
+      const { socket, rec } = track(new BaseSocket(server.url));
+      await waitFor(() => socket.state === 'open', 2_000, 'open', { describe: () => rec.summary() });
+      expect(socket.binaryType).toBe('nodebuffer'); // ws's own default: the socket underneath is a ws one
+      expect(rec.errors).toEqual([]);
+    } finally {
+      global.WebSocket = runtimes;
+    }
     expect(BaseSocket.name).toBe('BaseSocket');
   });
 
@@ -169,7 +186,7 @@ import { createServer } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { BaseSocket, heartbeat, upgradeRejection } from '#src/modular-node.ts';
 
-console.log('globalWebSocket', typeof globalThis.WebSocket);
+
 const http = createServer();
 const wss = new WebSocketServer({ server: http });
 wss.on('connection', (ws) => ws.on('message', (data) => ws.send('echo:' + data)));
@@ -181,6 +198,7 @@ const socket = new BaseSocket('ws://127.0.0.1:' + port, {
 socket.on('error', (error) => console.log('error', error.code));
 socket.on('message', (data) => {
   console.log('message', String(data));
+  console.log('binaryType', socket.binaryType);
   console.log('closeCalledAt', Date.now());
   socket.close();
   wss.close();
@@ -194,7 +212,7 @@ process.on('exit', (code) => console.log('exitAt', Date.now(), code));
     expect(result.stderr).toBe('');
     expect(result.killed, `the child outlived 5 s:\n${result.stdout}`).toBe(false);
     expect(result.code).toBe(0);
-    expect(lines.get('globalWebSocket')).toBe('undefined');
+    expect(lines.get('binaryType')).toBe('nodebuffer'); // found ws by itself
     expect(lines.get('send')).toBe('buffered');
     expect(lines.get('message')).toBe('echo:hello');
     expect(lines.has('error')).toBe(false);

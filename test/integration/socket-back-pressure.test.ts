@@ -1,12 +1,15 @@
+/**
+ * A real ws server on 127.0.0.1 that stops reading (its TCP socket paused): the client's buffers
+ * fill, and a producer that waits for `drain` whenever `writable` is false keeps `bufferedAmount`
+ * within one message of the high-water mark, stalls, and finishes once the server reads again.
+ * The client runs on ws, pinned with the `WebSocket` option: the bound relies on ws's
+ * `bufferedAmount`, which counts the bytes still queued on its TCP socket.
+ */
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type WebSocket, WebSocketServer } from 'ws';
+import { WebSocket, WebSocketServer } from 'ws';
 import { ResilientSocket } from '../../src/node.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
-
-// A real ws server on 127.0.0.1 that stops reading (its TCP socket paused): the client's buffers
-// fill, and a producer that waits for `drain` whenever `writable` is false keeps `bufferedAmount`
-// within one message of the high-water mark, stalls, and finishes once the server reads again.
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -31,7 +34,7 @@ describe('back-pressure against a server that stops reading', () => {
     });
 
     const highWaterMark = 64 * KiB;
-    const socket = new ResilientSocket(`ws://127.0.0.1:${port}/`, { highWaterMark, heartbeat: false });
+    const socket = new ResilientSocket(`ws://127.0.0.1:${port}/`, { WebSocket, highWaterMark, heartbeat: false });
     cleanup.add(socket, (s) => s.close());
     let drains = 0;
     socket.on('drain', () => {

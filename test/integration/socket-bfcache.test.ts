@@ -1,12 +1,16 @@
+/**
+ * The back/forward cache over `ws` and a real server on 127.0.0.1: `ws` accepts 1001 (going
+ * away) from the client, so the server is told the page went away; the page's events are stubbed
+ * on globalThis (the browser's own WebSocket, which takes only 1000: test/browser/bfcache.test.ts).
+ * The client runs on ws, pinned with the `WebSocket` option: a runtime's global WebSocket refuses
+ * 1001, as a browser's does.
+ */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { WebSocket as WsWebSocket } from 'ws';
 import { ResilientSocket } from '../../src/node.js';
 import { startTestServer } from '../faults/index.js';
 import { closeAndExpectGone, SocketRecorder } from '../helpers/socket-recorder.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
-
-// The back/forward cache over `ws` and a real server on 127.0.0.1: `ws` accepts 1001 (going
-// away) from the client, so the server is told the page went away; the page's events are stubbed
-// on globalThis (the browser's own WebSocket, which takes only 1000: test/browser/bfcache.test.ts).
 
 const cleanup = new Cleanup();
 afterEach(async () => {
@@ -30,7 +34,7 @@ describe('the back/forward cache over ws', () => {
   it('pagehide closes with 1001 "page hidden", the server sees it; nothing is tried while away; pageshow reconnects at once and flushes', async () => {
     const page = stubPage();
     const server = await startTestServer(cleanup);
-    const socket = cleanup.add(new ResilientSocket(server.url, { maxDelay: 60_000 }), (s) =>
+    const socket = cleanup.add(new ResilientSocket(server.url, { WebSocket: WsWebSocket, maxDelay: 60_000 }), (s) =>
       closeAndExpectGone(s, server),
     );
     const rec = new SocketRecorder(socket);

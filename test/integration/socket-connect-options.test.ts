@@ -1,11 +1,15 @@
+/**
+ * What the server sees of the client's connection options: ws client options (headers) and a
+ * URL provider called before every attempt. The `wsOptions` test runs on ws, pinned with the
+ * `WebSocket` option (only ws's client takes them); the URL provider runs on whatever WebSocket
+ * the runtime gives.
+ */
 import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket as WsWebSocket } from 'ws';
 import { ResilientSocket } from '../../src/node.js';
 import { startTestServer } from '../faults/index.js';
 import { closeAndExpectGone, SocketRecorder } from '../helpers/socket-recorder.js';
 import { Cleanup, waitFor } from '../helpers/wait.js';
-
-// What the server sees of the client's connection options: ws client options (headers) and a
-// URL provider called before every attempt.
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -21,6 +25,7 @@ describe('wsOptions', () => {
   it('passes ws client options through: the server sees the extra header on every upgrade', async () => {
     const server = await startServer();
     const socket = new ResilientSocket(server.url, {
+      WebSocket: WsWebSocket,
       wsOptions: { headers: { 'x-token': 'abc' } },
       maxDelay: 200,
       ceiling: 3,

@@ -1,11 +1,14 @@
+/**
+ * Dead-link detection with ws protocol ping/pong against a real server that does, or does not,
+ * answer pings (ws `autoPong`). The client runs on ws, pinned with the `WebSocket` option: a
+ * runtime's global WebSocket cannot send pings.
+ */
 import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket as WsWebSocket } from 'ws';
 import { ResilientSocket } from '../../src/node.js';
 import { TestWsServer } from '../faults/index.js';
 import { closeAndExpectGone, SocketRecorder } from '../helpers/socket-recorder.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
-
-// Dead-link detection with ws protocol ping/pong against a real server that does, or does not,
-// answer pings (ws `autoPong`).
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -16,6 +19,7 @@ const TIMEOUT = 200;
 function connect(server: TestWsServer) {
   const socket = cleanup.add(
     new ResilientSocket(server.url, {
+      WebSocket: WsWebSocket,
       heartbeat: { interval: INTERVAL, timeout: TIMEOUT },
       maxDelay: 200,
       ceiling: 3,

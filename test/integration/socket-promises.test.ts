@@ -1,8 +1,11 @@
 /**
  * The defects an outside run found (issue "every promise holds"), against real ws servers on
- * 127.0.0.1: each test failed before its fix.
+ * 127.0.0.1: each test failed before its fix. The protocol-ping heartbeat and the
+ * `wsOptions.maxPayload` tests run on ws, pinned with the `WebSocket` option (only ws sends pings
+ * and takes ws's client options); the rest run on whatever WebSocket the runtime gives.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { WebSocket as WsWebSocket } from 'ws';
 import { constant } from '../../src/backoff/constant.js';
 import type { Data } from '../../src/data.js';
 import type { ResilientSocketError } from '../../src/errors.js';
@@ -65,6 +68,7 @@ describe('a heartbeat that pings requires the answers (defect 8)', () => {
   it('protocol pings never answered while the server streams: the link is found dead', async () => {
     const server = await startTestServer(cleanup, { kind: 'accept', answerPings: false });
     const socket = new ResilientSocket(server.url, {
+      WebSocket: WsWebSocket,
       heartbeat: { interval: 100, timeout: 150 },
       backoff: constant({ delay: 5_000 }),
     });
@@ -103,6 +107,7 @@ describe('a message over wsOptions.maxPayload (defect 12)', () => {
   it('is reported as an error, not a silent reconnect', async () => {
     const server = await startTestServer(cleanup);
     const socket = new ResilientSocket(server.url, {
+      WebSocket: WsWebSocket,
       wsOptions: { maxPayload: 16 },
       backoff: constant({ delay: 5_000 }),
     });

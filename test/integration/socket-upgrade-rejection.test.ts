@@ -1,13 +1,17 @@
+/**
+ * A real ws server that refuses the WebSocket upgrade with an HTTP status: ws reports it as
+ * 'unexpected-response', which the socket turns into ERR_RS_UPGRADE_REJECTED (status, Retry-After).
+ * Every client runs on ws, pinned with the `WebSocket` option: a runtime's global WebSocket reports
+ * a refused upgrade as a bare connection failure, with no status and no Retry-After.
+ */
 import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket as WsWebSocket } from 'ws';
 import { constant } from '../../src/backoff/index.js';
 import { ResilientSocket } from '../../src/node.js';
 import { ACCEPT, type Behaviour, type BehaviourSetting, startTestServer, type TestWsServer } from '../faults/index.js';
 import { errorMessage } from '../helpers/mode.js';
 import { closeAndExpectGone, SocketRecorder } from '../helpers/socket-recorder.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
-
-// A real ws server that refuses the WebSocket upgrade with an HTTP status: ws reports it as
-// 'unexpected-response', which the socket turns into ERR_RS_UPGRADE_REJECTED (status, Retry-After).
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -36,7 +40,7 @@ describe('upgrade refused with 401', () => {
     const server = await startServer({ kind: 'refuse', status: 401 });
     const url = countingUrl(server);
     // A long backoff: only the "immediate" retry of a first 401 can bring the second attempt.
-    const socket = new ResilientSocket(url, { backoff: constant({ delay: 5_000 }) });
+    const socket = new ResilientSocket(url, { WebSocket: WsWebSocket, backoff: constant({ delay: 5_000 }) });
     const rec = track(socket);
 
     await waitFor(() => rec.count('giveup') === 1, 2_000, 'giveup', { describe: () => rec.summary() });
@@ -71,7 +75,7 @@ describe('upgrade refused with 401', () => {
     [401, 403],
   ])('%i then %i in a row also gives up with ERR_RS_UNAUTHORIZED', async (first, second) => {
     const server = await startServer(({ index }) => ({ kind: 'refuse', status: index === 0 ? first : second }));
-    const socket = new ResilientSocket(server.url, { backoff: constant({ delay: 5_000 }) });
+    const socket = new ResilientSocket(server.url, { WebSocket: WsWebSocket, backoff: constant({ delay: 5_000 }) });
     const rec = track(socket);
     await waitFor(() => rec.count('giveup') === 1, 2_000, 'giveup', { describe: () => rec.summary() });
     expect(server.upgrades).toHaveLength(2);
@@ -83,7 +87,7 @@ describe('upgrade refused with 401', () => {
   it('opens when the immediate retry after a 401 is accepted', async () => {
     const server = await startServer(({ index }) => (index === 0 ? { kind: 'refuse', status: 401 } : ACCEPT));
     const url = countingUrl(server);
-    const socket = new ResilientSocket(url, { backoff: constant({ delay: 5_000 }) });
+    const socket = new ResilientSocket(url, { WebSocket: WsWebSocket, backoff: constant({ delay: 5_000 }) });
     const rec = track(socket);
 
     await waitFor(() => socket.state === 'open', 2_000, 'open', { describe: () => rec.summary() });
@@ -109,7 +113,7 @@ describe('401/403 must come twice in a row to stop', () => {
       { kind: 'refuse', status: 403 },
     ];
     const server = await startServer(({ index }) => sequence[index] ?? ACCEPT);
-    const socket = new ResilientSocket(server.url, { backoff: constant({ delay: 20 }) });
+    const socket = new ResilientSocket(server.url, { WebSocket: WsWebSocket, backoff: constant({ delay: 20 }) });
     const rec = track(socket);
 
     await waitFor(() => socket.state === 'open', 2_000, 'open', { describe: () => rec.summary() });
@@ -134,6 +138,7 @@ describe('401/403 must come twice in a row to stop', () => {
     const urls = [server.url, 'ws://127.0.0.1:9/', server.url, server.url];
     let calls = 0;
     const socket = new ResilientSocket(() => urls[Math.min(calls++, urls.length - 1)] as string, {
+      WebSocket: WsWebSocket,
       backoff: constant({ delay: 20 }),
     });
     const rec = track(socket);
@@ -155,7 +160,7 @@ describe('upgrade refused with Retry-After', () => {
       index === 0 ? { kind: 'refuse', status, retryAfter: 1 } : { kind: 'accept' },
     );
     // The backoff alone would retry within 10 ms.
-    const socket = new ResilientSocket(server.url, { backoff: constant({ delay: 10 }) });
+    const socket = new ResilientSocket(server.url, { WebSocket: WsWebSocket, backoff: constant({ delay: 10 }) });
     const rec = track(socket);
 
     await waitFor(() => rec.count('reconnecting') === 1, 2_000, 'the refusal');
@@ -177,7 +182,7 @@ describe('upgrade refused with Retry-After', () => {
 
   it('a backoff delay longer than Retry-After wins (Retry-After is a minimum)', async () => {
     const server = await startServer({ kind: 'refuse', status: 503, retryAfter: 1 });
-    const socket = new ResilientSocket(server.url, { backoff: constant({ delay: 3_000 }) });
+    const socket = new ResilientSocket(server.url, { WebSocket: WsWebSocket, backoff: constant({ delay: 3_000 }) });
     const rec = track(socket);
     await waitFor(() => rec.count('reconnecting') === 1, 2_000, 'the refusal');
     expect(rec.errors[0]).toMatchObject({ status: 503, retryAfter: 1_000 });
@@ -191,7 +196,11 @@ describe('upgrade refused with Retry-After', () => {
     const server = await startServer(({ index }) =>
       index === 0 ? { kind: 'refuse', status: 503, retryAfter: 2_147_483 } : ACCEPT,
     );
-    const socket = new ResilientSocket(server.url, { backoff: constant({ delay: 10 }), maxRetryAfter: 300 });
+    const socket = new ResilientSocket(server.url, {
+      WebSocket: WsWebSocket,
+      backoff: constant({ delay: 10 }),
+      maxRetryAfter: 300,
+    });
     const rec = track(socket);
     await waitFor(() => rec.count('reconnecting') === 1, 2_000, 'the refusal');
     expect(rec.errors[0]).toMatchObject({ code: 'ERR_RS_UPGRADE_REJECTED', status: 503, retryAfter: 2_147_483_000 });
@@ -211,7 +220,7 @@ describe('upgrade refused with Retry-After', () => {
 
   it('by default the cap is 5 minutes', async () => {
     const server = await startServer({ kind: 'refuse', status: 429, retryAfter: 86_400 });
-    const socket = new ResilientSocket(server.url, { backoff: constant({ delay: 10 }) });
+    const socket = new ResilientSocket(server.url, { WebSocket: WsWebSocket, backoff: constant({ delay: 10 }) });
     const rec = track(socket);
     await waitFor(() => rec.count('reconnecting') === 1, 2_000, 'the refusal');
     expect(rec.reconnecting).toEqual([{ attempt: 2, delay: 300_000 }]);
@@ -220,7 +229,7 @@ describe('upgrade refused with Retry-After', () => {
 
   it('HTTP 500 without Retry-After is retried on the normal backoff', async () => {
     const server = await startServer(({ index }) => (index === 0 ? { kind: 'refuse', status: 500 } : ACCEPT));
-    const socket = new ResilientSocket(server.url, { backoff: constant({ delay: 10 }) });
+    const socket = new ResilientSocket(server.url, { WebSocket: WsWebSocket, backoff: constant({ delay: 10 }) });
     const rec = track(socket);
 
     await waitFor(() => socket.state === 'open', 2_000, 'open', { describe: () => rec.summary() });
@@ -236,7 +245,7 @@ describe('upgrade refused with Retry-After', () => {
 
   it('a 500 never stops reconnecting, even twice in a row (only 401/403 do)', async () => {
     const server = await startServer(({ index }) => (index < 3 ? { kind: 'refuse', status: 500 } : ACCEPT));
-    const socket = new ResilientSocket(server.url, { backoff: constant({ delay: 10 }) });
+    const socket = new ResilientSocket(server.url, { WebSocket: WsWebSocket, backoff: constant({ delay: 10 }) });
     const rec = track(socket);
 
     await waitFor(() => socket.state === 'open', 2_000, 'open', { describe: () => rec.summary() });

@@ -1,15 +1,19 @@
+/**
+ * The test kit's real-server fixture (`resilient-socket/testing`'s TestWsServer): real ws on
+ * 127.0.0.1, real time. Every wait is bounded by until()'s `within`. The clients run on whatever
+ * WebSocket the runtime gives, except in the two tests that need ws's client, pinned with the
+ * `WebSocket` option: it echoes the server's close reason, and reports a refused upgrade's status.
+ */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket as WsWebSocket } from 'ws';
 import { constant } from '../../src/backoff/constant.js';
 import { ErrorCodes, type ResilientSocketError } from '../../src/errors.js';
-import { ResilientSocket } from '../../src/node.js';
+import { ResilientSocket, type ResilientSocketOptions } from '../../src/node.js';
 import { FlakyServer } from '../../src/testing/flaky-server.js';
 import { until } from '../../src/testing/until.js';
 import { ACCEPT, ECHO, TestWsServer } from '../../src/testing/ws-server.js';
-
-// The test kit's real-server fixture (`resilient-socket/testing`'s TestWsServer): real ws on
-// 127.0.0.1, real time. Every wait is bounded by until()'s `within`.
 
 const servers = new Set<TestWsServer>();
 const sockets = new Set<ResilientSocket>();
@@ -26,8 +30,16 @@ async function startServer(...args: Parameters<typeof TestWsServer.start>): Prom
   return server;
 }
 
-function connect(server: TestWsServer): { socket: ResilientSocket; errors: ResilientSocketError[] } {
-  const socket = new ResilientSocket(server.url, { backoff: constant({ delay: 50 }), stableAfter: 60_000 });
+/** A socket on `server`, on the WebSocket `transport` names if it does. */
+function connect(
+  server: TestWsServer,
+  transport: Pick<ResilientSocketOptions, 'WebSocket'> = {},
+): { socket: ResilientSocket; errors: ResilientSocketError[] } {
+  const socket = new ResilientSocket(server.url, {
+    ...transport,
+    backoff: constant({ delay: 50 }),
+    stableAfter: 60_000,
+  });
   const errors: ResilientSocketError[] = [];
   socket.on('error', (error) => errors.push(error));
   sockets.add(socket);
@@ -102,7 +114,7 @@ describe('TestWsServer', () => {
 
   it('closeAll(code, reason): a close frame the client sees, recorded in disconnects', async () => {
     const server = await startServer(ECHO);
-    const { socket } = connect(server);
+    const { socket } = connect(server, { WebSocket: WsWebSocket });
     await until(socket, 'open', within);
     const closed = until(socket, 'close', within);
     await server.closeAll(4001, 'bye');
@@ -118,7 +130,7 @@ describe('TestWsServer', () => {
     const server = await startServer(({ index }) =>
       index === 0 ? { kind: 'refuse', status: 503, retryAfter: 0 } : { kind: 'accept', echo: true },
     );
-    const { socket, errors } = connect(server);
+    const { socket, errors } = connect(server, { WebSocket: WsWebSocket });
     expect(await until(socket, 'open', within)).toEqual({ attempt: 2, reconnected: false });
     expect(server.upgrades.map((u) => u.kind)).toEqual(['refuse', 'accept']);
     expect(errors.map((e) => e.code)).toEqual([ErrorCodes.UPGRADE_REJECTED]);

@@ -3,9 +3,12 @@
  * a real ws server on 127.0.0.1: the argument table of test/websocket/cases.ts on real
  * connections, text and binary messages per `binaryType`, the subprotocol and the extensions the
  * server chose, `bufferedAmount` across an outage, close codes as both ends see them, and a server
- * restart on the same port.
+ * restart on the same port. These run on whatever WebSocket the runtime gives, except the server
+ * restart, pinned to ws with the `WebSocket` option: it expects the cut connection to end with a
+ * `close` alone, as a ws socket's does (a runtime's global WebSocket dispatches `error` first).
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket as WsWebSocket } from 'ws';
 import { ResilientWebSocket } from '../../src/websocket-node.js';
 import { Cleanup, waitFor } from '../helpers/wait.js';
 import { CLOSE_CASES, CONSTRUCTOR_CASES, expectedOurs, type Outcome, outcomeOf } from '../websocket/cases.js';
@@ -194,7 +197,7 @@ describe('ResilientWebSocket on a real ws server', () => {
 
   it('a server restart on the same port: open and close per connection (failed attempts: error, close), CONNECTING in between, binaryType kept', async () => {
     const s = await server();
-    const { ws, events, count, messages } = socket(s.base, [], { binaryType: 'arraybuffer' });
+    const { ws, events, count, messages } = socket(s.base, [], { WebSocket: WsWebSocket, binaryType: 'arraybuffer' });
     await waitFor(() => count('open') === 1, 2_000, 'open');
     await s.stop();
     await waitFor(() => count('close') === 1, 2_000, 'the close');

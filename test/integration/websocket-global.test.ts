@@ -1,7 +1,8 @@
 /**
  * `ResilientWebSocket` over the runtime's own global `WebSocket` (undici's, as in Node ≥ 22; Node
  * 20 has it behind `--experimental-websocket`, and has no global `CloseEvent`), in a fresh process
- * against a real ws server on 127.0.0.1: the Node entry uses the global instead of `ws`, messages
+ * where `ws` is not installed, against a real ws server on 127.0.0.1: the Node entry uses the
+ * global (it prefers ws, which can ping, only when it can load it), messages
  * arrive as `MessageEvent`s with Blob or ArrayBuffer data per `binaryType` (kept across a
  * reconnect), close events carry the code, reason and `wasClean`, `close()` is final, and the
  * process exits by itself.
@@ -15,7 +16,7 @@ import { ResilientWebSocket } from '#src/websocket-node.ts';
 
 const Native = globalThis.WebSocket;
 let made = 0;
-// Counts the sockets the runtime's own WebSocket makes (the Node entry must pick the global).
+// Counts the sockets the runtime's own WebSocket makes (the Node entry must pick the global: no ws here).
 globalThis.WebSocket = class extends Native {
   constructor(...args) {
     super(...args);
@@ -63,7 +64,10 @@ socket.onclose = (event) => {
 
 describe('ResilientWebSocket over the global WebSocket (undici)', () => {
   it('uses it, delivers Blob then ArrayBuffer across a reconnect, closes for good, and the process exits', async () => {
-    const child = await runNodeChild(SCRIPT, 10_000, { execArgv: ['--experimental-websocket', '--no-warnings'] });
+    const child = await runNodeChild(SCRIPT, 10_000, {
+      execArgv: ['--experimental-websocket', '--no-warnings'],
+      withoutWs: true,
+    });
     expect(child.stderr).toBe('');
     expect(child.killed).toBe(false);
     expect(child.code).toBe(0);

@@ -4,10 +4,12 @@
  * 127.0.0.1 that stops answering pings (ws `autoPong: false`), the connection is declared dead
  * within `interval + timeout` (`error` ERR_RS_DEAD_LINK, then `close` 1006 "heartbeat timeout",
  * CONNECTING in both) and replaced. The same class without the feature keeps the dead link open.
+ * Both sockets run on ws, pinned with the `WebSocket` option: a runtime's global WebSocket cannot
+ * send pings, and the socket without the feature is the control on the same transport.
  */
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, WebSocket as WsWebSocket } from 'ws';
 import { heartbeat } from '../../src/modular-node.js';
 import { ResilientWebSocket } from '../../src/websocket-node.js';
 import { Cleanup, waitFor } from '../helpers/wait.js';
@@ -42,12 +44,13 @@ describe('the core drop-in with heartbeat() (Node build, ws protocol pings)', ()
     const { state, url } = await pingServer();
     const ws = cleanup.add(
       new ResilientWebSocket(url, [], {
+        WebSocket: WsWebSocket,
         features: [heartbeat({ interval: INTERVAL, timeout: TIMEOUT })],
         backoff: { next: () => 50, reset: () => undefined },
       }),
       (s) => s.close(),
     );
-    const unwatched = cleanup.add(new ResilientWebSocket(url), (s) => s.close());
+    const unwatched = cleanup.add(new ResilientWebSocket(url, [], { WebSocket: WsWebSocket }), (s) => s.close());
     const seen: unknown[] = [];
     ws.onerror = (event) => seen.push(['error', event.error?.code, ws.readyState]);
     ws.onclose = (event) => seen.push(['close', event.code, event.reason, event.wasClean, ws.readyState]);

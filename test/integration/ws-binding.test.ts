@@ -1,12 +1,15 @@
+/**
+ * How a ws socket is bound (src/transports/ws/binding.ts): through its own `emit`, with no listener on
+ * ws's EventEmitter, while anything else listening on the socket still hears every event. Every
+ * socket runs on ws, pinned with the `WebSocket` option (ws's class, or a subclass that records
+ * what ws emits): the binding under test is the one for ws sockets.
+ */
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { ResilientSocket } from '../../src/node.js';
 import { startTestServer } from '../faults/index.js';
 import { closeAndExpectGone, SocketRecorder } from '../helpers/socket-recorder.js';
 import { Cleanup, waitFor } from '../helpers/wait.js';
-
-// How a ws socket is bound (src/transports/ws/binding.ts): through its own `emit`, with no listener on
-// ws's EventEmitter, while anything else listening on the socket still hears every event.
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -59,7 +62,7 @@ describe('the ws binding', () => {
 
   it('delivers text as strings and binary as ws gives it: Buffer by default, ArrayBuffer with binaryType', async () => {
     const server = await startServer();
-    const socket = new ResilientSocket(server.url, { maxDelay: 100, ceiling: 2 });
+    const socket = new ResilientSocket(server.url, { WebSocket, maxDelay: 100, ceiling: 2 });
     cleanup.add(socket, (s) => s.close());
     const received: unknown[] = [];
     socket.on('message', (data) => received.push(data));
@@ -105,7 +108,7 @@ describe('the ws binding', () => {
     const url = server.url;
     await server.stop(); // refused: ws emits `error` (ECONNREFUSED), then `close`
     const errors: unknown[] = [];
-    const socket = new ResilientSocket(url, { maxDelay: 50, ceiling: 1, maxRetries: 1 });
+    const socket = new ResilientSocket(url, { WebSocket, maxDelay: 50, ceiling: 1, maxRetries: 1 });
     socket.on('error', (error) => errors.push(error));
     cleanup.add(socket, (s) => s.close());
     await waitFor(() => socket.state === 'closed', 2_000, 'the give-up');

@@ -399,9 +399,12 @@ describe('options', () => {
   });
 
   it('refuses clearly where there is no Web Locks API', () => {
+    // Node 26 has one (`navigator.locks`): a runtime without it is made here.
+    vi.stubGlobal('navigator', {});
     const error = thrown(
       () => new SharedSocket('ws://127.0.0.1:1', { BroadcastChannel: tab.BroadcastChannel as never }),
     );
+    vi.unstubAllGlobals();
     expect((error as ResilientSocketError).code).toBe('ERR_RS_NO_SHARING');
     expect(String(error)).toMatch(/Web Locks/);
   });
