@@ -36,6 +36,7 @@ const GUIDE: DefaultTheme.SidebarItem[] = [
       { text: 'The herd after an outage', link: '/guide/herd' },
       { text: 'Reliability: the fault matrix', link: '/guide/reliability' },
       { text: 'Testing your reconnect logic', link: '/guide/testing' },
+      { text: 'Runtimes: Node, Bun, Deno', link: '/guide/runtimes' },
       { text: 'The CLI', link: '/guide/cli' },
       { text: 'Builds and size', link: '/guide/builds-and-size' },
       { text: 'Architecture', link: '/guide/architecture' },
