@@ -47,15 +47,6 @@ export const CloseCodes = /* @__PURE__ */ Object.freeze({
 });
 
 /**
- * The close code to report for what a WebSocket said: codes outside the protocol's range (an
- * integer in 1000–4999, RFC 6455 §7.4.2) become 1006, the connection closed abnormally. Deno
- * reports a connection it could not make with code 0; a missing code is 1006 as well.
- */
-export function closeCodeOf(code: unknown): number {
-  return Number.isInteger(code) && (code as number) >= 1000 && (code as number) <= 4999 ? (code as number) : 1006;
-}
-
-/**
  * Codes that say "reconnecting will not help": the server judged what we send or how we speak
  * to be wrong, so the same client would be refused again.
  */

@@ -3,9 +3,8 @@
  * global, undici, mock-socket), listened to with `addEventListener`. No implementation of its own:
  * the `WebSocket` option, else the global one; without either the socket says to pass one.
  */
-import { closeCodeOf } from '../core/close-codes.js';
 import type { Bound, Transport } from './transport.js';
-import type { CloseEventLike, MessageEventLike, WebSocketLike } from './websocket-like.js';
+import { type CloseEventLike, closeCodeOf, type MessageEventLike, type WebSocketLike } from './websocket-like.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: listeners of foreign WebSocket implementations take their own event types.
 type Listener = (...args: any[]) => void;

@@ -7,10 +7,9 @@
  * else listens on the socket (a subclass's own listeners) still hears every event through the
  * class's `emit`. Only here do pongs and refused upgrades (HTTP status, Retry-After) reach us.
  */
-import { closeCodeOf } from '../../core/close-codes.js';
 import { browserTransport } from '../browser.js';
 import type { Bound } from '../transport.js';
-import type { WebSocketLike } from '../websocket-like.js';
+import { closeCodeOf, type WebSocketLike } from '../websocket-like.js';
 
 /** The subset of ws's (Node EventEmitter) API the native binding uses. */
 type NodeStyleSocket = WebSocketLike & {
