@@ -3,7 +3,7 @@
  * {@link Clock}, so tests (yours and ours) can drive time by hand instead of sleeping.
  * The idea is xstate's `Clock` and ably's `Platform.Config` timers: inject, never patch globals.
  */
-import { typeError } from './validation.js';
+import { rangeError, typeError } from './validation.js';
 
 /** An opaque timer handle, whatever the clock's `setTimeout` returns. */
 export type TimerHandle = unknown;
@@ -57,8 +57,12 @@ export function unrefTimer(handle: TimerHandle): void {
   }
 }
 
-/** @throws TypeError unless `value` has the three clock methods. */
-export function assertClock(name: string, value: unknown): asserts value is Clock {
+/**
+ * @throws TypeError unless `value` has the three clock methods; with `reads` (for a user of
+ *   `now()`), RangeError when its `now()` does not return a finite number now (a clock that does
+ *   so later is contained: {@link steadyClock}).
+ */
+export function assertClock(name: string, value: unknown, reads = false): asserts value is Clock {
   const c = value as Partial<Clock> | null;
   const ok = typeof c?.setTimeout === 'function' && typeof c.clearTimeout === 'function' && typeof c.now === 'function';
   if (!ok) {
@@ -69,4 +73,53 @@ export function assertClock(name: string, value: unknown): asserts value is Cloc
         : '',
     );
   }
+  if (!reads) return;
+  let now: unknown;
+  try {
+    now = (c as Clock).now();
+  } catch {
+    now = undefined;
+  }
+  if (typeof now !== 'number' || !Number.isFinite(now)) {
+    throw rangeError(
+      `${name}.now()`,
+      process.env.NODE_ENV !== 'production'
+        ? `Expected \`${name}.now()\` to return a finite number (milliseconds), got ${String(now)}`
+        : '',
+    );
+  }
+}
+
+/** The steady clocks made so far, one per clock given (so that equal options still share one). */
+const steadied = /* @__PURE__ */ new WeakMap<Clock, Clock>();
+
+/**
+ * `clock` with a `now()` that never returns what no timer can use: a reading that is not a finite
+ * number (NaN, Infinity, a string) stands for the last good one, and `bad` is told once. Every
+ * wait computed from two readings then stays a finite number: a broken clock can stop time, never
+ * make a timer fire at once over and over. Its timers are the clock's own. One per clock.
+ */
+export function steadyClock(clock: Clock, bad: (value: unknown) => void): Clock {
+  if (clock === systemClock) return clock;
+  let steady = steadied.get(clock);
+  if (!steady) {
+    const first: unknown = clock.now();
+    let last = typeof first === 'number' && Number.isFinite(first) ? first : 0;
+    let told = false;
+    steady = {
+      setTimeout: (callback, ms) => clock.setTimeout(callback, ms),
+      clearTimeout: (handle) => clock.clearTimeout(handle),
+      now: () => {
+        const value: unknown = clock.now();
+        if (typeof value === 'number' && Number.isFinite(value)) last = value;
+        else if (!told) {
+          told = true;
+          bad(value);
+        }
+        return last;
+      },
+    };
+    steadied.set(clock, steady);
+  }
+  return steady;
 }

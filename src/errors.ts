@@ -85,6 +85,12 @@ export const ErrorCodes = /* @__PURE__ */ Object.freeze({
   DELIVERY_DEFERRED: 'ERR_RS_DELIVERY_DEFERRED',
   /** The `delivery()` feature's store failed to load or save; delivery goes on in memory. `cause` holds the store's error. */
   STORE_FAILED: 'ERR_RS_STORE_FAILED',
+  /**
+   * The peer broke the delivery protocol (an id or session id longer than the protocol allows, a
+   * second hello on one connection): the frame is refused and the connection closed with 1008. The
+   * message says which rule.
+   */
+  PROTOCOL_VIOLATION: 'ERR_RS_PROTOCOL_VIOLATION',
 });
 
 /** The union of the values of {@link ErrorCodes}. */

@@ -3,10 +3,11 @@
  * are left out of every message: a session id is what lets a connection take a session over.
  */
 import { ResilientSocketError } from '../errors.js';
-import { describeThrown, typeError } from '../validation.js';
+import { describeThrown, rangeError, typeError } from '../validation.js';
+import type { BudgetName } from './budget.js';
 
 /** Why a session is forgotten, with what is still pending for it. */
-export type Ending = 'expired' | 'evicted' | 'closed';
+export type Ending = 'expired' | 'closed';
 
 /** `ERR_RS_DELIVERY_STOPPED` for the messages of a session that ended before they were acknowledged. */
 export function stopped(why: Ending, bound: number): ResilientSocketError {
@@ -16,9 +17,7 @@ export function stopped(why: Ending, bound: number): ResilientSocketError {
       ? `${
           why === 'expired'
             ? `The session expired (no connection for \`sessionTtl\`, ${bound} ms)`
-            : why === 'evicted'
-              ? `The session was forgotten to make room for a new one (\`maxSessions\`, ${bound})`
-              : 'The ReliableServer was closed'
+            : 'The ReliableServer was closed'
         } before the client acknowledged the message`
       : '',
   );
@@ -44,12 +43,49 @@ export function tooManyPending(maxPending: number): ResilientSocketError {
   );
 }
 
-/** `ERR_RS_BUFFER_OVERFLOW` for a new session when `maxSessions` sessions are all connected. */
+/** `ERR_RS_BUFFER_OVERFLOW` for a new session when `maxSessions` sessions are kept. */
 export function tooManySessions(maxSessions: number, what: string): ResilientSocketError {
   return new ResilientSocketError(
     'ERR_RS_BUFFER_OVERFLOW',
     process.env.NODE_ENV !== 'production'
-      ? `All \`maxSessions\` (${maxSessions}) sessions are connected: no room for a new one (${what})`
+      ? `The server keeps \`maxSessions\` (${maxSessions}) sessions: no room for a new one (${what})`
+      : '',
+  );
+}
+
+/** `ERR_RS_BUFFER_OVERFLOW` for what would pass a byte budget: a message, or a new session (`maxBytes`). */
+export function tooManyBytes(budget: BudgetName, bound: number, what: string): ResilientSocketError {
+  return new ResilientSocketError(
+    'ERR_RS_BUFFER_OVERFLOW',
+    process.env.NODE_ENV !== 'production'
+      ? `${
+          budget === 'maxBytes' ? 'The sessions' : 'The session'
+        } would keep more than \`${budget}\` (${bound} bytes): ${what}`
+      : '',
+  );
+}
+
+/**
+ * `ERR_RS_PROTOCOL_VIOLATION` for a client that broke a rule of the protocol (`rule`: which one;
+ * never the id or session id it sent).
+ */
+export function protocolViolation(rule: string): ResilientSocketError {
+  return new ResilientSocketError(
+    'ERR_RS_PROTOCOL_VIOLATION',
+    process.env.NODE_ENV !== 'production'
+      ? `A client broke the delivery protocol (${rule}): the frame was not read, and its connection was closed with 1008`
+      : '',
+  );
+}
+
+/** `ERR_RS_CALLBACK_FAILED` for a clock whose `now()` gave something that is not a time. */
+export function clockFailed(value: unknown): ResilientSocketError {
+  return new ResilientSocketError(
+    'ERR_RS_CALLBACK_FAILED',
+    process.env.NODE_ENV !== 'production'
+      ? `\`clock.now()\` returned ${
+          typeof value === 'number' ? String(value) : typeof value
+        }, not a finite number: the server's time stands still at the last good reading until it returns one`
       : '',
   );
 }
@@ -81,4 +117,14 @@ export function unencodable(thrown: unknown): TypeError {
   );
   Object.defineProperty(error, 'cause', { value: thrown, configurable: true, writable: true });
   return error;
+}
+
+/** The RangeError (`ERR_RS_INVALID_VALUE`) of a `send()` to a session id no client can say hello for. */
+export function sessionTooLong(length: number, max: number): RangeError {
+  return rangeError(
+    'session',
+    process.env.NODE_ENV !== 'production'
+      ? `Expected \`session\` to be an id of at most ${max} characters (the protocol's longest), got one of ${length}`
+      : '',
+  );
 }

@@ -11,6 +11,7 @@
  * @packageDocumentation
  */
 export { type DeliveryCodec, type Frame, jsonCodec } from './codec.js';
+export type { ConnectionSource, ReliableServerEvents } from './events.js';
 export type { ReliableServerOptions } from './options.js';
-export { type ConnectionSource, ReliableServer, type ReliableServerEvents } from './reliable-server.js';
+export { ReliableServer } from './reliable-server.js';
 export type { ServerSocket, Session } from './session.js';

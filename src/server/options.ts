@@ -5,17 +5,18 @@ import {
   assertNumber,
   assertOptionsObject,
   expectedText,
+  rangeError,
   typeError,
   withDefault,
 } from '../validation.js';
 import { type DeliveryCodec, jsonCodec } from './codec.js';
 
-/** The longest a `setTimeout` can wait (2^31 - 1 ms, about 24.8 days); longer ones fire at once. */
-const MAX_DELAY = 2 ** 31 - 1;
+/** The longest a `setTimeout` can wait (2^31 - 1 ms, about 24.8 days); longer ones fire at once. @internal */
+export const MAX_DELAY = 2 ** 31 - 1;
 
 /**
  * The options of `new ReliableServer(wss, options)`. Each bound keeps the helper's memory finite
- * whatever clients do: see "The server helper" in `docs/guide/protocol.md` for the sum.
+ * whatever clients do: see the worst case in `docs/guide/protocol.md` ("The Node helper").
  */
 export interface ReliableServerOptions {
   /**
@@ -74,11 +75,11 @@ export interface ReliableServerOptions {
    */
   sessionTtl?: number;
   /**
-   * How many sessions are kept at most (an integer >= 1). A new session past it makes room by
-   * forgetting the one disconnected the longest (its pending sends reject with
-   * `ERR_RS_DELIVERY_STOPPED`); when every session is connected, the new client's connection is
-   * closed with 1013 (try again later) and `error` reports `ERR_RS_BUFFER_OVERFLOW` (a `send()`
-   * to a new session rejects with it).
+   * How many sessions are kept at most (an integer >= 1), connected or not: a session is kept
+   * until `sessionTtl` after its client went away, and never forgotten to make room for another.
+   * When `maxSessions` are kept, a client that says hello for a new session has its connection
+   * closed with 1013 (try again later) and `error` reports `ERR_RS_BUFFER_OVERFLOW`; a `send()` to
+   * a new session rejects with it.
    * @default 10_000
    * @example
    * ```ts
@@ -86,6 +87,33 @@ export interface ReliableServerOptions {
    * ```
    */
   maxSessions?: number;
+  /**
+   * How many bytes one session may keep in its window of incoming ids and its outbox (an integer
+   * >= 0, or `Infinity`), counted as `docs/guide/protocol.md` says (2 bytes per character of a
+   * string, the `byteLength` of binary data, plus a fixed overhead per id and per message). Past
+   * it the window forgets its oldest ids (as past `window`; the newest always stays), and `send()`
+   * rejects at once with `ERR_RS_BUFFER_OVERFLOW`, nothing queued; for a connected session the bytes
+   * its connection has not written yet (`bufferedAmount`) count too.
+   * @default 1_048_576 (1 MiB), or `maxBytes` when that is less
+   * @example
+   * ```ts
+   * new ReliableServer(wss, { maxSessionBytes: 256 * 1024 })
+   * ```
+   */
+  maxSessionBytes?: number;
+  /**
+   * How many bytes all sessions together may keep (an integer >= 0, or `Infinity`): each
+   * session's fixed cost and id, its window and its outbox, counted as for `maxSessionBytes`, and
+   * at least `maxSessionBytes`. Past it a client that says hello for a new session is refused like
+   * one past `maxSessions` (close 1013, `ERR_RS_BUFFER_OVERFLOW`), `send()` rejects with
+   * `ERR_RS_BUFFER_OVERFLOW`, and windows forget their oldest ids rather than grow.
+   * @default 134_217_728 (128 MiB)
+   * @example
+   * ```ts
+   * new ReliableServer(wss, { maxBytes: 512 * 1024 * 1024 })
+   * ```
+   */
+  maxBytes?: number;
   /**
    * How frames are written and read: the same codec as the clients'.
    * @default jsonCodec
@@ -97,7 +125,9 @@ export interface ReliableServerOptions {
   codec?: DeliveryCodec;
   /**
    * The clock for the acknowledgement and expiry timers; inject one to drive time in tests. Its
-   * timers, when they have `unref` (Node's), never keep the process alive.
+   * timers, when they have `unref` (Node's), never keep the process alive. Its `now()` must return
+   * a finite number when the server is made (else a RangeError); a later reading that is not one
+   * stands for the last good reading, and `error` reports it once (`ERR_RS_CALLBACK_FAILED`).
    * @default the runtime's timers and `Date.now()`
    * @example
    * ```ts
@@ -117,6 +147,8 @@ export interface ResolvedServerOptions {
   readonly window: number;
   readonly sessionTtl: number;
   readonly maxSessions: number;
+  readonly maxSessionBytes: number;
+  readonly maxBytes: number;
   readonly codec: DeliveryCodec;
   readonly clock: Clock;
 }
@@ -128,6 +160,8 @@ const KNOWN = [
   'window',
   'sessionTtl',
   'maxSessions',
+  'maxSessionBytes',
+  'maxBytes',
   'codec',
   'clock',
 ] as const;
@@ -152,6 +186,18 @@ export function resolveServerOptions(options: ReliableServerOptions | undefined)
   assertNumber('sessionTtl', sessionTtl, { min: 0, max: MAX_DELAY, allowInfinity: true });
   const maxSessions = withDefault(o.maxSessions, 10_000);
   assertNumber('maxSessions', maxSessions, { min: 1, integer: true });
+  const maxBytes = withDefault(o.maxBytes, 134_217_728);
+  assertNumber('maxBytes', maxBytes, { min: 0, integer: true, allowInfinity: true });
+  const maxSessionBytes = withDefault(o.maxSessionBytes, Math.min(1_048_576, maxBytes));
+  assertNumber('maxSessionBytes', maxSessionBytes, { min: 0, integer: true, allowInfinity: true });
+  if (maxBytes < maxSessionBytes) {
+    throw rangeError(
+      'maxBytes',
+      process.env.NODE_ENV !== 'production'
+        ? `Expected \`maxBytes\` to be >= \`maxSessionBytes\` (${maxSessionBytes}), got ${maxBytes}`
+        : '',
+    );
+  }
   const codec = withDefault(o.codec, jsonCodec);
   const c = codec as Partial<DeliveryCodec> | null;
   if (typeof c !== 'object' || c === null || typeof c.encode !== 'function' || typeof c.decode !== 'function') {
@@ -163,6 +209,17 @@ export function resolveServerOptions(options: ReliableServerOptions | undefined)
     );
   }
   const clock = withDefault(o.clock, systemClock);
-  assertClock('clock', clock);
-  return { ackTimeout, maxAttempts, maxPending, window, sessionTtl, maxSessions, codec, clock };
+  assertClock('clock', clock, true);
+  return {
+    ackTimeout,
+    maxAttempts,
+    maxPending,
+    window,
+    sessionTtl,
+    maxSessions,
+    maxSessionBytes,
+    maxBytes,
+    codec,
+    clock,
+  };
 }

@@ -1,11 +1,17 @@
 /**
  * What `ReliableServer.send()` keeps for each session until the client acknowledges it: writing it
- * (now, after `ackTimeout`, after a hello), giving up after `maxAttempts`, and the one timer per
- * session (the acknowledgement timer while connected, the expiry while not).
+ * (now, after `ackTimeout`, after a hello), giving up after `maxAttempts`, counting it against the
+ * budgets, and the one timer per session (the acknowledgement timer while connected, the expiry
+ * while not).
+ *
+ * Writing again is paced by the connection: while it still holds bytes it has not written
+ * (`bufferedAmount`), nothing is written again, so a client that does not read costs one copy of
+ * its outbox in its connection's buffer, never one more per `ackTimeout`.
  */
 import { unrefTimer } from '../clock.js';
+import type { Budget } from './budget.js';
 import { unacknowledged } from './failures.js';
-import type { ResolvedServerOptions } from './options.js';
+import { MAX_DELAY, type ResolvedServerOptions } from './options.js';
 import type { Outgoing, ServerSocket, SessionState } from './session.js';
 
 /** `ws`'s `readyState` of an open connection. */
@@ -14,19 +20,25 @@ const OPEN = 1;
 /** The outboxes of every session of one server, and their timers. @internal */
 export class Outbox<S extends ServerSocket> {
   readonly #o: ResolvedServerOptions;
+  readonly #budget: Budget;
   readonly #expire: (session: SessionState<S>) => void;
 
   /** @param expire called when a disconnected session's `sessionTtl` ran out */
-  constructor(options: ResolvedServerOptions, expire: (session: SessionState<S>) => void) {
+  constructor(options: ResolvedServerOptions, budget: Budget, expire: (session: SessionState<S>) => void) {
     this.#o = options;
+    this.#budget = budget;
     this.#expire = expire;
   }
 
-  /** Keeps a new message (already encoded as `frame`) and writes it if the session is connected. */
-  add_(s: SessionState<S>, id: string, frame: string | ArrayBuffer | Uint8Array): Promise<void> {
+  /**
+   * Keeps a new message (already encoded as `frame`, counting `bytes`) and writes it if the session
+   * is connected.
+   */
+  add_(s: SessionState<S>, id: string, frame: string | ArrayBuffer | Uint8Array, bytes: number): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      const entry: Outgoing = { frame, attempts: 0, sentAt: undefined, resolve, reject };
+      const entry: Outgoing = { frame, bytes, attempts: 0, sentAt: undefined, resolve, reject };
       s.outbox_.set(id, entry);
+      this.#budget.charge_(s, bytes);
       if (s.socket_ !== undefined && this.#transmit(s, id, entry)) this.#armAck(s);
     });
   }
@@ -35,7 +47,7 @@ export class Outbox<S extends ServerSocket> {
   ack_(s: SessionState<S>, id: string): void {
     const entry = s.outbox_.get(id);
     if (entry === undefined) return;
-    s.outbox_.delete(id);
+    this.#drop(s, id, entry);
     if (s.outbox_.size === 0) this.#disarm(s);
     entry.resolve();
   }
@@ -46,14 +58,20 @@ export class Outbox<S extends ServerSocket> {
     for (const entry of s.outbox_.values()) entry.sentAt = undefined;
     const ttl = this.#o.sessionTtl;
     if (ttl === Number.POSITIVE_INFINITY) return;
-    s.timer_ = this.#o.clock.setTimeout(() => {
-      s.timer_ = undefined;
-      this.#expire(s);
-    }, ttl);
+    s.timer_ = this.#o.clock.setTimeout(
+      () => {
+        s.timer_ = undefined;
+        this.#expire(s);
+      },
+      delay(ttl, MAX_DELAY),
+    );
     unrefTimer(s.timer_);
   }
 
-  /** The client said hello: every message still pending goes again, in first-sent order. */
+  /**
+   * The client said hello on a new connection: every message still pending goes once on it, in
+   * first-sent order.
+   */
   resume_(s: SessionState<S>): void {
     this.#disarm(s);
     let sent = false;
@@ -67,9 +85,15 @@ export class Outbox<S extends ServerSocket> {
   /** The session is forgotten: its timer stops, and every pending promise rejects with `error`. */
   forget_(s: SessionState<S>, error: Error): void {
     this.#disarm(s);
-    const entries = [...s.outbox_.values()];
-    s.outbox_.clear();
-    for (const entry of entries) entry.reject(error);
+    const entries = [...s.outbox_];
+    for (const [id, entry] of entries) this.#drop(s, id, entry);
+    for (const [, entry] of entries) entry.reject(error);
+  }
+
+  /** Removes a message from the outbox and from the budget. */
+  #drop(s: SessionState<S>, id: string, entry: Outgoing): void {
+    s.outbox_.delete(id);
+    this.#budget.charge_(s, -entry.bytes);
   }
 
   /**
@@ -78,7 +102,7 @@ export class Outbox<S extends ServerSocket> {
    */
   #transmit(s: SessionState<S>, id: string, entry: Outgoing): boolean {
     if (entry.attempts >= this.#o.maxAttempts) {
-      s.outbox_.delete(id);
+      this.#drop(s, id, entry);
       entry.reject(unacknowledged(entry.attempts));
       return false;
     }
@@ -96,25 +120,40 @@ export class Outbox<S extends ServerSocket> {
     return true;
   }
 
-  /** Arms the acknowledgement timer for the message in flight the longest, unless it is armed. */
-  #armAck(s: SessionState<S>): void {
+  /**
+   * Arms the acknowledgement timer, unless it is armed: for the message in flight the longest, or
+   * after `wait` ms when given (the connection was still busy).
+   */
+  #armAck(s: SessionState<S>, wait?: number): void {
     if (s.timer_ !== undefined) return;
     let oldest: number | undefined;
     for (const entry of s.outbox_.values()) {
       if (entry.sentAt !== undefined && (oldest === undefined || entry.sentAt < oldest)) oldest = entry.sentAt;
     }
     if (oldest === undefined) return;
-    const wait = Math.max(0, oldest + this.#o.ackTimeout - this.#o.clock.now());
-    s.timer_ = this.#o.clock.setTimeout(() => {
-      s.timer_ = undefined;
-      this.#overdue(s);
-    }, wait);
+    const { ackTimeout } = this.#o;
+    s.timer_ = this.#o.clock.setTimeout(
+      () => {
+        s.timer_ = undefined;
+        this.#overdue(s);
+      },
+      delay(wait ?? oldest + ackTimeout - this.#o.clock.now(), ackTimeout),
+    );
     unrefTimer(s.timer_);
   }
 
-  /** The acknowledgement timer fired: every message in flight for `ackTimeout` goes again (in order). */
+  /**
+   * The acknowledgement timer fired: every message in flight for `ackTimeout` goes again (in
+   * order), once the connection wrote everything it was given before; until then, it waits
+   * another `ackTimeout`.
+   */
   #overdue(s: SessionState<S>): void {
-    if (s.socket_ === undefined) return;
+    const socket = s.socket_;
+    if (socket === undefined) return;
+    if ((socket.bufferedAmount ?? 0) > 0) {
+      this.#armAck(s, this.#o.ackTimeout);
+      return;
+    }
     const now = this.#o.clock.now();
     for (const [id, entry] of [...s.outbox_]) {
       if (entry.sentAt !== undefined && now - entry.sentAt >= this.#o.ackTimeout) this.#transmit(s, id, entry);
@@ -128,4 +167,9 @@ export class Outbox<S extends ServerSocket> {
     this.#o.clock.clearTimeout(s.timer_);
     s.timer_ = undefined;
   }
+}
+
+/** `ms` as a timer can take it: within [0, 2^31 - 1], and `fallback` for what is not a number. */
+function delay(ms: number, fallback: number): number {
+  return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), MAX_DELAY) : fallback;
 }

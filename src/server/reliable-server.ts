@@ -3,11 +3,25 @@
  * of the client's `delivery()` feature (`docs/guide/protocol.md` has the protocol it speaks).
  */
 import { EventEmitter } from 'eventemitter3';
+import { type Clock, steadyClock, systemClock } from '../clock.js';
 import { listenerError, surface } from '../core/report.js';
 import { isResilientSocketError, type ResilientSocketError } from '../errors.js';
 import { typeError } from '../validation.js';
-import { type Frame, isFrame } from './codec.js';
-import { closedError, codecFailed, stopped, tooManyPending, tooManySessions, unencodable } from './failures.js';
+import { Budget, messageBytes, ownFrame, ownText, sessionBytes } from './budget.js';
+import { describeType, type Frame, idRule, isFrame, isWireData, MAX_ID_LENGTH, textOf } from './codec.js';
+import type { ConnectionSource, ReliableServerEvents } from './events.js';
+import {
+  clockFailed,
+  closedError,
+  codecFailed,
+  protocolViolation,
+  sessionTooLong,
+  stopped,
+  tooManyBytes,
+  tooManyPending,
+  tooManySessions,
+  unencodable,
+} from './failures.js';
 import { type ReliableServerOptions, type ResolvedServerOptions, resolveServerOptions } from './options.js';
 import { Outbox } from './outbox.js';
 import { type ServerSocket, type Session, SessionState } from './session.js';
@@ -17,45 +31,6 @@ const OPEN = 1;
 
 /** Where the random start of a session's outgoing ids is drawn from: [0, 2^48), exact as a number. */
 const SEQ_RANGE = 2 ** 48;
-
-/**
- * What `ReliableServer` needs of a server: a `ws` `WebSocketServer` (any object with these
- * members that emits `connection` with the server side of each new connection will do).
- */
-export interface ConnectionSource<S extends ServerSocket = ServerSocket> {
-  /**
-   * The connected clients (ws's `clients`): never read; its type tells the type of the sessions'
-   * sockets (ws's `WebSocket` for a `WebSocketServer`).
-   */
-  readonly clients?: ReadonlySet<S>;
-  /** Adds the `connection` listener: `(socket, request)`. */
-  on(event: 'connection', listener: (socket: ServerSocket, ...rest: unknown[]) => void): unknown;
-  /** Removes it (at `close()`). */
-  off(event: 'connection', listener: (socket: ServerSocket, ...rest: unknown[]) => void): unknown;
-}
-
-/** The events of {@link ReliableServer}, by name: each listener's arguments. */
-export interface ReliableServerEvents<S extends ServerSocket = ServerSocket> {
-  /**
-   * A reliable message from a client, once per id: `data` is the message's data (decoded by the
-   * codec: JSON by default). The acknowledgement goes when every listener returned (what a
-   * listener throws is reported by `error`, and the message is acknowledged all the same).
-   */
-  message: [data: unknown, session: Session<S>];
-  /**
-   * A message that is not the protocol's, as it came (text as a string, binary as `ws` gives it: a
-   * `Buffer` by default), with its connection and, once the client said hello on it, its session.
-   */
-  plain: [data: unknown, socket: S, session: Session<S> | undefined];
-  /** A client said hello for a session the server did not know yet (or had forgotten). */
-  session: [session: Session<S>];
-  /**
-   * Something went wrong that no promise tells: a listener threw (`ERR_RS_LISTENER_THREW`), the
-   * codec failed (`ERR_RS_CALLBACK_FAILED`), a new client found no room (`ERR_RS_BUFFER_OVERFLOW`).
-   * Never fatal; with no `error` listener it becomes a process warning.
-   */
-  error: [error: ResilientSocketError];
-}
 
 /** One connection the server listens to. */
 interface Connection<S extends ServerSocket> {
@@ -72,12 +47,18 @@ interface Connection<S extends ServerSocket> {
  * - every reliable message from a client reaches `message` listeners once, however often it is
  *   resent, and is acknowledged once they ran;
  * - `send(session, data)` keeps a message until the client acknowledges it: sent at once if the
- *   client is connected, again after `ackTimeout` without an acknowledgement, and again, in order,
- *   on the session's next hello;
+ *   client is connected, again after `ackTimeout` without an acknowledgement (once the connection
+ *   wrote what it was given before), and again, in order, on the session's next hello;
  * - any other message passes through (`plain`), so an existing protocol keeps working beside it.
  *
- * Memory is bounded: per session `maxPending` messages and `window` ids; `maxSessions` sessions,
- * each forgotten `sessionTtl` after its client went away. Node only.
+ * One session per connection: its first hello names it; a second hello, or an id or session id
+ * longer than `MAX_ID_LENGTH` (128), closes the connection with 1008. A hello for a session another
+ * connection holds takes it over, and that connection is cut.
+ *
+ * Memory is bounded whatever clients send: per session `maxPending` messages, `window` ids and
+ * `maxSessionBytes`; in all `maxSessions` sessions and `maxBytes`, each session forgotten
+ * `sessionTtl` after its client went away (never earlier, to make room: a full server refuses the
+ * newcomer). Node only.
  * @example
  * ```ts
  * import { WebSocketServer } from 'ws';
@@ -96,7 +77,8 @@ export class ReliableServer<S extends ServerSocket = ServerSocket> extends Event
   readonly #o: ResolvedServerOptions;
   readonly #wss: ConnectionSource<S>;
   readonly #sessions = new Map<string, SessionState<S>>();
-  readonly #connections = new Set<Connection<S>>();
+  readonly #connections = new Map<S, Connection<S>>();
+  readonly #budget: Budget;
   readonly #outbox: Outbox<S>;
   readonly #onConnection = (socket: ServerSocket): void => this.#attach(socket as S);
   #closed = false;
@@ -119,15 +101,38 @@ export class ReliableServer<S extends ServerSocket = ServerSocket> extends Event
           : '',
       );
     }
-    this.#o = resolveServerOptions(options);
+    const o = resolveServerOptions(options);
+    // A reading that is not a time stands for the last good one, so that every wait stays a finite
+    // number; told once on this server's `error` (a view of the clock of its own: a clock shared
+    // by two servers tells each), outside the operation that read it.
+    const given = o.clock;
+    const view: Clock = {
+      setTimeout: (callback, ms) => given.setTimeout(callback, ms),
+      clearTimeout: (handle) => given.clearTimeout(handle),
+      now: () => given.now(),
+    };
+    const clock =
+      given === systemClock
+        ? given
+        : steadyClock(view, (value) => queueMicrotask(() => this.#report(clockFailed(value))));
+    this.#o = { ...o, clock };
     this.#wss = wss;
-    this.#outbox = new Outbox(this.#o, (session) => this.#expire(session));
+    this.#budget = new Budget(o.maxBytes, o.maxSessionBytes);
+    this.#outbox = new Outbox(this.#o, this.#budget, (session) => this.#expire(session));
     wss.on('connection', this.#onConnection);
   }
 
   /** The sessions the server keeps, by id (read-only: they change as clients come and go). */
   get sessions(): ReadonlyMap<string, Session<S>> {
     return this.#sessions;
+  }
+
+  /**
+   * The bytes the sessions keep, as counted against `maxBytes`: every session's fixed cost and id,
+   * window and outbox (`docs/guide/protocol.md` says how they are counted).
+   */
+  get bytes(): number {
+    return this.#budget.total;
   }
 
   /** Whether `close()` was called. */
@@ -143,10 +148,11 @@ export class ReliableServer<S extends ServerSocket = ServerSocket> extends Event
    * @param data what the codec encodes (a JSON value, by default)
    * @returns a promise resolved when the client acknowledged the message, rejected with a
    *   `ResilientSocketError` when it never will be: `ERR_RS_NOT_ACKNOWLEDGED` (`maxAttempts`),
-   *   `ERR_RS_DELIVERY_STOPPED` (the session expired or was evicted, or `close()`),
-   *   `ERR_RS_BUFFER_OVERFLOW` (`maxPending`, or `maxSessions` all connected), `ERR_RS_CLOSED`
-   *   (after `close()`); with a TypeError (`ERR_RS_INVALID_TYPE`) for a bad session or data the
-   *   codec cannot encode.
+   *   `ERR_RS_DELIVERY_STOPPED` (the session expired, or `close()`), `ERR_RS_BUFFER_OVERFLOW`
+   *   (`maxPending`, `maxSessionBytes` or `maxBytes` reached, or no room for a new session),
+   *   `ERR_RS_CLOSED` (after `close()`); with a TypeError (`ERR_RS_INVALID_TYPE`) for a bad session
+   *   or data the codec cannot encode, a RangeError (`ERR_RS_INVALID_VALUE`) for a session id longer
+   *   than the protocol allows.
    */
   send(session: string | Session, data: unknown): Promise<void> {
     if (this.#closed) return Promise.reject(closedError());
@@ -161,21 +167,29 @@ export class ReliableServer<S extends ServerSocket = ServerSocket> extends Event
         ),
       );
     }
-    const s = this.#sessions.get(id) ?? this.#create(id);
-    if (s === undefined) return Promise.reject(tooManySessions(this.#o.maxSessions, 'send() to a new session'));
+    if (id.length > MAX_ID_LENGTH) return Promise.reject(sessionTooLong(id.length, MAX_ID_LENGTH));
+    const s = this.#sessions.get(id) ?? this.#create(id, 'send() to a new session');
+    if (!(s instanceof SessionState)) return Promise.reject(s);
     if (s.pending >= this.#o.maxPending) return Promise.reject(tooManyPending(this.#o.maxPending));
-    const next = s.seq_ + 1;
+    const next = String(s.seq_ + 1);
     let frame: string | ArrayBuffer | Uint8Array;
     try {
-      frame = this.#o.codec.encode({ rs: 'msg', id: String(next), data });
+      frame = this.#o.codec.encode({ rs: 'msg', id: next, data });
     } catch (thrown) {
       return Promise.reject(unencodable(thrown));
     }
     if (!isWireData(frame)) {
       return Promise.reject(codecFailed('encode', 'returned neither a string nor binary data', describeType(frame)));
     }
-    s.seq_ = next;
-    return this.#outbox.add_(s, String(next), frame);
+    frame = ownFrame(frame);
+    const bytes = messageBytes(next, frame);
+    const over = this.#budget.refuses_(s, bytes, s.socket_?.bufferedAmount ?? 0);
+    if (over !== undefined) {
+      const bound = over === 'maxBytes' ? this.#o.maxBytes : this.#o.maxSessionBytes;
+      return Promise.reject(tooManyBytes(over, bound, 'the message was not queued'));
+    }
+    s.seq_ += 1;
+    return this.#outbox.add_(s, next, frame, bytes);
   }
 
   /**
@@ -187,44 +201,60 @@ export class ReliableServer<S extends ServerSocket = ServerSocket> extends Event
     if (this.#closed) return;
     this.#closed = true;
     this.#wss.off('connection', this.#onConnection);
-    for (const c of this.#connections) this.#detach(c, false);
-    const sessions = [...this.#sessions.values()];
-    this.#sessions.clear();
-    for (const s of sessions) this.#outbox.forget_(s, stopped('closed', 0));
+    for (const c of [...this.#connections.values()]) this.#detach(c, false);
+    for (const s of [...this.#sessions.values()]) this.#forget(s, stopped('closed', 0));
   }
 
   // ─── connections ─────────────────────────────────────────────────────────────────────────
 
   /** Follows a new connection. */
   #attach(socket: S): void {
-    if (this.#closed) return;
+    if (this.#closed || this.#connections.has(socket)) return;
     const c: Connection<S> = {
       socket,
       session: undefined,
       onMessage: (data, isBinary) => this.#receive(c, data, isBinary),
       onClose: () => this.#detach(c, true),
     };
-    this.#connections.add(c);
+    this.#connections.set(socket, c);
     socket.on('message', c.onMessage);
     socket.on('close', c.onClose);
   }
 
-  /** Stops following a connection; `gone`: it closed (its session starts counting `sessionTtl`). */
+  /** Stops following a connection; `gone`: it ended (its session starts counting `sessionTtl`). */
   #detach(c: Connection<S>, gone: boolean): void {
-    if (!this.#connections.delete(c)) return;
+    if (this.#connections.get(c.socket) !== c) return;
+    this.#connections.delete(c.socket);
     c.socket.off('message', c.onMessage);
     c.socket.off('close', c.onClose);
     const s = c.session;
     if (gone && s !== undefined && s.socket_ === c.socket) this.#disconnected(s);
   }
 
+  /**
+   * Lets a connection go and ends it: with a close frame (`code`, `reason`), or, with no code, cut
+   * at once (`terminate()`, which frees what it had not written yet; a 1000 close without it).
+   */
+  #end(c: Connection<S>, code?: number, reason?: string): void {
+    this.#detach(c, true);
+    try {
+      if (code === undefined && typeof c.socket.terminate === 'function') c.socket.terminate();
+      else c.socket.close(code ?? 1000, reason ?? 'Session taken over');
+    } catch {
+      // already closing
+    }
+  }
+
+  /** The client broke a rule of the protocol: told on `error`, its connection closed with 1008. */
+  #violation(c: Connection<S>, rule: string, reason: string): void {
+    this.#end(c, 1008, reason);
+    this.#report(protocolViolation(rule));
+  }
+
   /** The session lost its connection: in-flight messages wait for the next hello, the expiry starts. */
   #disconnected(s: SessionState<S>): void {
     s.socket_ = undefined;
     s.disconnectedAt_ = this.#o.clock.now();
-    // Last in the map's order: the first disconnected session found is the one gone the longest.
-    this.#sessions.delete(s.id);
-    this.#sessions.set(s.id, s);
     this.#outbox.park_(s);
   }
 
@@ -244,48 +274,69 @@ export class ReliableServer<S extends ServerSocket = ServerSocket> extends Event
       this.#report(codecFailed('decode', 'failed', thrown));
     }
     const s = c.session;
+    if (frame !== undefined && (frame.rs === 'hello' || s !== undefined)) {
+      // Read as a frame: it keeps to the protocol's rules, or the connection ends.
+      if (frame.rs === 'hello' && s !== undefined) {
+        this.#violation(c, 'a second hello on one connection', 'One hello per connection');
+        return;
+      }
+      const broken = idRule(frame);
+      if (broken !== undefined) {
+        this.#violation(c, broken.rule, broken.reason);
+        return;
+      }
+    }
     if (frame?.rs === 'hello') this.#hello(c, frame.session);
     else if (frame === undefined || s === undefined) this.#emit('plain', raw, c.socket, s);
     else if (frame.rs === 'ack') this.#outbox.ack_(s, frame.id);
     else this.#incoming(c, s, frame.id, frame.data);
   }
 
-  /** A hello: the connection now carries `id`'s session; what it has pending goes again, in order. */
+  /**
+   * The connection's hello: it now carries `id`'s session, taken from the connection that held it
+   * (cut), and what the session has pending goes on it once, in order.
+   */
   #hello(c: Connection<S>, id: string): void {
-    const previous = c.session;
-    if (previous !== undefined && previous.id !== id && previous.socket_ === c.socket) this.#disconnected(previous);
-    const s = this.#sessions.get(id) ?? this.#create(id);
-    if (s === undefined) {
-      this.#report(tooManySessions(this.#o.maxSessions, 'a client said hello; its connection was closed with 1013'));
-      this.#detach(c, false);
-      try {
-        c.socket.close(1013, 'Too many sessions');
-      } catch {
-        // already closing
-      }
+    const s = this.#sessions.get(id) ?? this.#create(id, 'a client said hello; its connection was closed with 1013');
+    if (!(s instanceof SessionState)) {
+      this.#end(c, 1013, 'Server full');
+      this.#report(s);
       return;
     }
     c.session = s;
     if (c.socket.readyState !== OPEN) return;
+    const holder = s.socket_ === undefined ? undefined : this.#connections.get(s.socket_);
+    if (holder !== undefined && holder !== c) {
+      // The client came back before its old connection was seen to end (or another took the id):
+      // the old one is let go and cut, with what it had not written yet.
+      holder.session = undefined;
+      this.#end(holder);
+    }
     s.socket_ = c.socket;
     if (!s.greeted_) {
       s.greeted_ = true;
       this.#emit('session', s);
     }
-    if (s.socket_ === c.socket && this.#sessions.get(id) === s) this.#outbox.resume_(s);
+    if (s.socket_ === c.socket && this.#sessions.get(s.id) === s) this.#outbox.resume_(s);
   }
 
   /** A reliable message from the client: delivered once, then acknowledged (again, for a duplicate). */
   #incoming(c: Connection<S>, s: SessionState<S>, id: string, data: unknown): void {
     if (!s.seen_.has(id)) {
       this.#emit('message', data, s);
-      s.remember_(id, this.#o.window);
+      // Still the session's (a listener may have closed the server): kept in a copy of its own.
+      if (this.#sessions.get(s.id) === s) s.remember_(ownText(id), this.#o.window, this.#budget);
     }
     this.#write(c.socket, { rs: 'ack', id });
   }
 
-  /** Writes a frame the server makes (an acknowledgement); a codec failure is reported. */
+  /**
+   * Writes a frame the server makes (an acknowledgement); a codec failure is reported. Not while
+   * the connection holds more than `maxSessionBytes` unwritten (a client that sends without
+   * reading): the client sends the message again, and its copy is acknowledged then.
+   */
   #write(socket: S, frame: Frame): void {
+    if ((socket.bufferedAmount ?? 0) > this.#o.maxSessionBytes) return;
     let raw: string | ArrayBuffer | Uint8Array;
     try {
       raw = this.#o.codec.encode(frame);
@@ -304,34 +355,34 @@ export class ReliableServer<S extends ServerSocket = ServerSocket> extends Event
   // ─── sessions ────────────────────────────────────────────────────────────────────────────
 
   /**
-   * A new session, disconnected until its client says hello; `undefined` when `maxSessions` are
-   * kept and every one is connected. Past the bound, the one disconnected the longest is forgotten.
+   * A new session, disconnected until its client says hello; the error that tells why not when
+   * `maxSessions` are kept or its fixed cost would pass `maxBytes` (`what`: who asked). No session
+   * is ever forgotten to make room: each stays until its `sessionTtl` ran out.
    */
-  #create(id: string): SessionState<S> | undefined {
-    if (this.#sessions.size >= this.#o.maxSessions) {
-      let oldest: SessionState<S> | undefined;
-      for (const s of this.#sessions.values()) {
-        if (s.socket_ === undefined) {
-          oldest = s;
-          break;
-        }
-      }
-      if (oldest === undefined) return undefined;
-      this.#sessions.delete(oldest.id);
-      this.#outbox.forget_(oldest, stopped('evicted', this.#o.maxSessions));
+  #create(id: string, what: string): SessionState<S> | ResilientSocketError {
+    if (this.#sessions.size >= this.#o.maxSessions) return tooManySessions(this.#o.maxSessions, what);
+    if (this.#budget.refuses_(undefined, sessionBytes(id)) !== undefined) {
+      return tooManyBytes('maxBytes', this.#o.maxBytes, `no room for a new session (${what})`);
     }
-    const s = new SessionState<S>(id, Math.floor(Math.random() * SEQ_RANGE));
+    // Its own copy of the id: one sliced from a large message would keep the whole message.
+    const s = new SessionState<S>(ownText(id), Math.floor(Math.random() * SEQ_RANGE));
     s.disconnectedAt_ = this.#o.clock.now();
-    this.#sessions.set(id, s);
+    this.#sessions.set(s.id, s);
+    this.#budget.open_(s);
     this.#outbox.park_(s);
     return s;
   }
 
   /** `sessionTtl` ran out for a disconnected session: it is forgotten, its sends reject. */
   #expire(s: SessionState<S>): void {
-    if (this.#sessions.get(s.id) !== s) return;
+    if (this.#sessions.get(s.id) === s) this.#forget(s, stopped('expired', this.#o.sessionTtl));
+  }
+
+  /** Forgets a session: out of the table and the budget, its pending sends rejected with `error`. */
+  #forget(s: SessionState<S>, error: Error): void {
     this.#sessions.delete(s.id);
-    this.#outbox.forget_(s, stopped('expired', this.#o.sessionTtl));
+    this.#outbox.forget_(s, error);
+    this.#budget.close_(s);
   }
 
   // ─── telling the users ───────────────────────────────────────────────────────────────────
@@ -359,23 +410,4 @@ export class ReliableServer<S extends ServerSocket = ServerSocket> extends Event
       surface(listenerError('An `error` listener of ReliableServer', thrown));
     }
   }
-}
-
-/** Whether the codec's output can be written: a string, an ArrayBuffer or a Uint8Array (a Buffer). */
-function isWireData(value: unknown): value is string | ArrayBuffer | Uint8Array {
-  return typeof value === 'string' || value instanceof ArrayBuffer || value instanceof Uint8Array;
-}
-
-/** What a codec returned, for the message of a failure. */
-function describeType(value: unknown): Error {
-  return new TypeError(`it returned ${value === null ? 'null' : typeof value}`);
-}
-
-/** A text message as a string (`ws` gives a Buffer, or fragments, or an ArrayBuffer per `binaryType`). */
-function textOf(data: unknown): unknown {
-  if (typeof data === 'string') return data;
-  if (Array.isArray(data)) return Buffer.concat(data as Uint8Array[]).toString('utf8');
-  if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
-  if (data instanceof Uint8Array) return Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
-  return data;
 }

@@ -1,9 +1,11 @@
 /**
  * One client's session on the server: what `send()` keeps until it is acknowledged (the outbox, in
  * first-sent order), the window of recent incoming ids, the sequence of its outgoing ids, and the
- * connection it said hello on last. Its size is bounded by `maxPending` and `window`.
+ * connection it said hello on last. Its size is bounded by `maxPending` and `window` in numbers,
+ * and by `maxSessionBytes` and `maxBytes` in bytes (`budget.ts` says how they are counted).
  */
 import type { TimerHandle } from '../clock.js';
+import { type Budget, idBytes, type Metered, sessionBytes } from './budget.js';
 
 /**
  * What the server needs of a connection: a `ws` WebSocket, server side (any object with these
@@ -16,6 +18,16 @@ export interface ServerSocket {
   send(data: string | ArrayBuffer | Uint8Array): void;
   /** Closes the connection with a close frame. */
   close(code?: number, reason?: string): void;
+  /**
+   * Cuts the connection at once, freeing what it had not written yet (ws's `terminate()`); without
+   * it, `close()` is used.
+   */
+  terminate?(): void;
+  /**
+   * The bytes sent but not written to the network yet (ws's `bufferedAmount`). While it is above
+   * 0, no message is written again; `send()` counts it against `maxSessionBytes`. Without it, 0.
+   */
+  readonly bufferedAmount?: number;
   /** Adds the listener of incoming messages: `(data, isBinary)`. */
   on(event: 'message', listener: (data: unknown, isBinary: boolean) => void): unknown;
   /** Adds the listener of the connection's end. */
@@ -42,6 +54,8 @@ export interface Session<S extends ServerSocket = ServerSocket> {
 export interface Outgoing {
   /** The encoded `msg` frame, written again as it is. */
   readonly frame: string | ArrayBuffer | Uint8Array;
+  /** What it counts against the budgets (`messageBytes` in `budget.ts`). */
+  readonly bytes: number;
   /** How many times it was written. */
   attempts: number;
   /** When it was last written on the session's current connection (clock time); `undefined` if it was not. */
@@ -51,14 +65,18 @@ export interface Outgoing {
 }
 
 /** A session's state; the public face is {@link Session}. @internal */
-export class SessionState<S extends ServerSocket> implements Session<S> {
+export class SessionState<S extends ServerSocket> implements Session<S>, Metered {
   readonly id: string;
+  readonly fixed_: number;
+  bytes_ = 0;
   /** The current connection (see {@link Session.socket}). */
   socket_: S | undefined = undefined;
   /** Messages waiting for their acknowledgement, by id, in first-sent order. */
   readonly outbox_ = new Map<string, Outgoing>();
-  /** Recent incoming ids, oldest first (at most `window`). */
+  /** Recent incoming ids, oldest first (at most `window`, and what the budgets leave room for). */
   readonly seen_ = new Set<string>();
+  /** The id added to the window last: it sits in the room the session's fixed cost keeps for it. */
+  newest_: string | undefined = undefined;
   /** The last outgoing id's number (ids are this sequence in base 10). */
   seq_: number;
   /** When the last connection went away (clock time); meaningful while disconnected. */
@@ -74,6 +92,7 @@ export class SessionState<S extends ServerSocket> implements Session<S> {
    */
   constructor(id: string, start: number) {
     this.id = id;
+    this.fixed_ = sessionBytes(id);
     this.seq_ = start;
   }
 
@@ -89,9 +108,20 @@ export class SessionState<S extends ServerSocket> implements Session<S> {
     return this.outbox_.size;
   }
 
-  /** Adds an incoming id to the window, forgetting the oldest past `window` ids. */
-  remember_(id: string, window: number): void {
+  /**
+   * Adds an incoming id to the window, forgetting the oldest ones past `window` ids or past a
+   * budget (`maxSessionBytes`, `maxBytes`): the newest id always stays.
+   */
+  remember_(id: string, window: number, budget: Budget): void {
+    const previous = this.newest_;
     this.seen_.add(id);
-    if (this.seen_.size > window) this.seen_.delete(this.seen_.values().next().value as string);
+    this.newest_ = id;
+    // The newest id fills the room kept in the fixed cost; the one it follows now counts on its own.
+    if (previous !== undefined) budget.charge_(this, idBytes(previous));
+    while (this.seen_.size > 1 && (this.seen_.size > window || budget.over_(this))) {
+      const oldest = this.seen_.values().next().value as string;
+      this.seen_.delete(oldest);
+      budget.charge_(this, -idBytes(oldest));
+    }
   }
 }

@@ -22,6 +22,8 @@ describe('ReliableServer options', () => {
       window: 1_000,
       sessionTtl: 300_000,
       maxSessions: 10_000,
+      maxSessionBytes: 1_048_576,
+      maxBytes: 134_217_728,
     });
   });
 
@@ -73,6 +75,37 @@ describe('ReliableServer options', () => {
       'ERR_RS_INVALID_TYPE',
       /`codec` to be an object with encode and decode functions/,
     ],
+    [
+      'maxSessionBytes "1"',
+      { maxSessionBytes: '1' as never },
+      'TypeError',
+      'ERR_RS_INVALID_TYPE',
+      /`maxSessionBytes` to be a number, got string "1"/,
+    ],
+    [
+      'maxSessionBytes -1',
+      { maxSessionBytes: -1 },
+      'RangeError',
+      'ERR_RS_INVALID_VALUE',
+      /`maxSessionBytes` to be an integer >= 0 or Infinity, got -1/,
+    ],
+    ['maxSessionBytes 1.5', { maxSessionBytes: 1.5 }, 'RangeError', 'ERR_RS_INVALID_VALUE', /`maxSessionBytes`/],
+    ['maxSessionBytes NaN', { maxSessionBytes: Number.NaN }, 'RangeError', 'ERR_RS_INVALID_VALUE', /`maxSessionBytes`/],
+    [
+      'maxBytes null',
+      { maxBytes: null as never },
+      'TypeError',
+      'ERR_RS_INVALID_TYPE',
+      /`maxBytes` to be a number, got null/,
+    ],
+    ['maxBytes -5', { maxBytes: -5 }, 'RangeError', 'ERR_RS_INVALID_VALUE', /`maxBytes` to be an integer >= 0/],
+    [
+      'maxBytes below maxSessionBytes',
+      { maxBytes: 1_000, maxSessionBytes: 2_000 },
+      'RangeError',
+      'ERR_RS_INVALID_VALUE',
+      /`maxBytes` to be >= `maxSessionBytes` \(2000\), got 1000/,
+    ],
     ['clock {}', { clock: {} as never }, 'TypeError', 'ERR_RS_INVALID_TYPE', /`clock` to be a Clock/],
     [
       'a misspelt option',
@@ -105,9 +138,25 @@ describe('ReliableServer options', () => {
   });
 
   it('accepts Infinity where documented', () => {
-    const o = resolveServerOptions({ maxAttempts: Number.POSITIVE_INFINITY, sessionTtl: Number.POSITIVE_INFINITY });
+    const o = resolveServerOptions({
+      maxAttempts: Number.POSITIVE_INFINITY,
+      sessionTtl: Number.POSITIVE_INFINITY,
+      maxSessionBytes: Number.POSITIVE_INFINITY,
+      maxBytes: Number.POSITIVE_INFINITY,
+    });
     expect(o.maxAttempts).toBe(Number.POSITIVE_INFINITY);
     expect(o.sessionTtl).toBe(Number.POSITIVE_INFINITY);
+    expect(o.maxSessionBytes).toBe(Number.POSITIVE_INFINITY);
+    expect(o.maxBytes).toBe(Number.POSITIVE_INFINITY);
+    expect(resolveServerOptions({ maxSessionBytes: 0, maxBytes: 0 })).toMatchObject({
+      maxSessionBytes: 0,
+      maxBytes: 0,
+    });
+  });
+
+  it('makes `maxSessionBytes` no more than `maxBytes` by default', () => {
+    expect(resolveServerOptions({ maxBytes: 1_000 })).toMatchObject({ maxSessionBytes: 1_000, maxBytes: 1_000 });
+    expect(resolveServerOptions({ maxBytes: Number.POSITIVE_INFINITY }).maxSessionBytes).toBe(1_048_576);
   });
 
   it('listens to the server until close()', () => {

@@ -279,42 +279,51 @@ describe('ReliableServer: send()', () => {
     expect(server.sessions.get('s1')?.pending).toBe(0);
   });
 
-  it('moves a session to the connection that said hello last, and resends there', async () => {
+  it('moves a session to the connection that said hello last, resends there, and cuts the old one', async () => {
     const { server, connect } = await start(cleanup);
     const old = await connect();
     old.hello('s1');
     await settle(old);
     const sent = outcome(server.send('s1', 'x'));
     await old.waitFrames(isMsg);
+    const oldClosed = new Promise<number>((resolve) => old.ws.once('close', (code) => resolve(code)));
     const fresh = await connect(); // the client reconnected before the server saw the old one go
     fresh.hello('s1');
     await fresh.waitFrames(isMsg);
     expect(fresh.frames()[0]).toEqual(old.frames()[0]);
+    expect(await oldClosed).toBe(1006); // cut (terminate), not closed with a handshake
     fresh.ack(fresh.frames()[0]?.id as string);
     await settle(fresh);
     expect(sent.value).toBe('resolved');
-    await old.close(); // the old connection going away does not disconnect the session
+    // The old connection going away does not disconnect the session.
     expect(server.sessions.get('s1')?.connected).toBe(true);
+    expect(server.sessions.get('s1')?.socket?.readyState).toBe(1);
   });
 });
 
 describe('ReliableServer: sessions', () => {
-  it('a hello for another session on the same connection moves the connection to it', async () => {
+  it('one session per connection: a second hello is a protocol violation (1008), nothing after it is read', async () => {
     const { server, connect } = await start(cleanup);
     const seen: [unknown, string][] = [];
     server.on('message', (data, session) => seen.push([data, session.id]));
+    const errors: Error[] = [];
+    server.on('error', (error) => errors.push(error));
     const client = await connect();
+    const closed = new Promise<[number, string]>((resolve) =>
+      client.ws.once('close', (code, reason) => resolve([code, String(reason)])),
+    );
     client.hello('s1');
     client.msg('1', 'for s1');
     client.hello('s2');
-    client.msg('1', 'for s2'); // another session: its own window
-    await settle(client);
-    expect(seen).toEqual([
-      ['for s1', 's1'],
-      ['for s2', 's2'],
-    ]);
+    client.msg('1', 'for s2'); // never read: the connection ended at the second hello
+    expect(await closed).toEqual([1008, 'One hello per connection']);
+    expect(seen).toEqual([['for s1', 's1']]);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ code: 'ERR_RS_PROTOCOL_VIOLATION' });
+    expect(errors[0]?.message).toContain('a second hello on one connection');
+    expect(errors[0]?.message).not.toContain('s2');
     expect(server.sessions.get('s1')?.connected).toBe(false);
-    expect(server.sessions.get('s2')?.socket).toBeDefined();
+    expect(server.sessions.has('s2')).toBe(false);
   });
 });
 
@@ -353,33 +362,33 @@ describe('ReliableServer: bounded memory', () => {
     expect(sessions).toEqual(['s1']);
   });
 
-  it('past `maxSessions`, forgets the session disconnected the longest; refuses a client when all are connected', async () => {
+  it('past `maxSessions`, refuses a new session, connected or not, and forgets none to make room', async () => {
     const { server, clock, connect } = await start(cleanup, { maxSessions: 2 });
     const a = outcome(server.send('a', 'for a'));
     await clock.advance(10);
     const b = outcome(server.send('b', 'for b'));
-    const c = outcome(server.send('c', 'for c')); // evicts 'a'
-    await Promise.resolve();
-    expect([...server.sessions.keys()]).toEqual(['b', 'c']);
-    expect(a.value).toMatchObject({ code: 'ERR_RS_DELIVERY_STOPPED' });
-    expect((a.value as Error).message).toContain('`maxSessions`, 2');
-    expect([b.value, c.value]).toEqual(['pending', 'pending']);
+    const c = server.send('c', 'for c'); // no room: refused, 'a' kept
+    await expect(c).rejects.toMatchObject({ code: 'ERR_RS_BUFFER_OVERFLOW' });
+    await expect(c).rejects.toThrow('`maxSessions` (2)');
+    expect([...server.sessions.keys()]).toEqual(['a', 'b']);
+    expect([a.value, b.value]).toEqual(['pending', 'pending']);
 
     const errors: Error[] = [];
     server.on('error', (error) => errors.push(error));
     const one = await connect();
-    one.hello('b');
-    const two = await connect();
-    two.hello('c');
+    one.hello('a');
     await settle(one);
-    await settle(two);
+    await one.close(); // 'a' is disconnected again, still within its `sessionTtl`
     const three = await connect();
-    const closed = new Promise<number>((resolve) => three.ws.once('close', (code) => resolve(code)));
+    const closed = new Promise<[number, string]>((resolve) =>
+      three.ws.once('close', (code, reason) => resolve([code, String(reason)])),
+    );
     three.hello('d');
-    expect(await closed).toBe(1013);
+    expect(await closed).toEqual([1013, 'Server full']);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ code: 'ERR_RS_BUFFER_OVERFLOW' });
-    expect([...server.sessions.keys()]).toEqual(['b', 'c']);
+    expect([...server.sessions.keys()]).toEqual(['a', 'b']);
+    expect([a.value, b.value]).toEqual(['pending', 'pending']);
     await expect(server.send('e', 'x')).rejects.toMatchObject({ code: 'ERR_RS_BUFFER_OVERFLOW' });
   });
 });

@@ -4,6 +4,10 @@
  * onto an existing server protocol with its own ids and acknowledgements.
  */
 
+import type { Host } from '../../core/feature.js';
+import { ResilientSocketError } from '../../errors.js';
+import { describeThrown } from '../../validation.js';
+
 /**
  * A frame of the delivery protocol:
  * - `hello`: the client's first frame on every connection, with its session id (stable across
@@ -33,6 +37,14 @@ export type Frame =
       /** The id of the `msg` it acknowledges. */
       readonly id: string;
     };
+
+/**
+ * The longest id and session id the protocol allows, in characters (UTF-16 code units). Both sides
+ * refuse a frame that carries a longer one (`ERR_RS_PROTOCOL_VIOLATION`, close 1008): what a peer
+ * can make the other keep (its de-duplication window, its session table) is bounded by it. The
+ * package's own ids are far shorter: base-10 sequence numbers, and UUIDs for sessions.
+ */
+export const MAX_ID_LENGTH = 128;
 
 /**
  * How frames go on the wire: the `delivery()` feature's `codec` option.
@@ -114,3 +126,27 @@ export const jsonCodec: DeliveryCodec = {
     return undefined;
   },
 };
+
+/**
+ * Calls `codec`'s `encode` or `decode` for the socket `m`: what a user codec throws is reported
+ * (`ERR_RS_CALLBACK_FAILED`), never thrown into the socket; `undefined` then.
+ */
+export function callCodec<K extends 'encode' | 'decode'>(
+  m: Host,
+  codec: DeliveryCodec,
+  what: K,
+  value: unknown,
+): ReturnType<DeliveryCodec[K]> | undefined {
+  try {
+    return codec[what](value as never) as ReturnType<DeliveryCodec[K]>;
+  } catch (thrown) {
+    m.reportUserError_(
+      new ResilientSocketError(
+        'ERR_RS_CALLBACK_FAILED',
+        process.env.NODE_ENV !== 'production' ? `\`delivery.codec.${what}\` threw: ${describeThrown(thrown)}` : '',
+        { cause: thrown },
+      ),
+    );
+    return undefined;
+  }
+}
