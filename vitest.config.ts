@@ -7,6 +7,9 @@ import { defineConfig } from 'vitest/config';
 // Node itself picks the CommonJS build for both, so this is what a user's app gets.
 const graphql = { find: /^graphql$/, replacement: createRequire(import.meta.url).resolve('graphql') };
 
+// A passing run prints nothing on stderr: this setup file fails a test that writes there.
+const STDERR_GUARD = 'test/helpers/stderr-guard.ts';
+
 // Projects: fast unit tests (fake timers / injected clocks, no real I/O), integration tests (real
 // processes and real sockets on 127.0.0.1, each bounded in time), the reliability suite (real ws
 // servers; what every failure path leaves behind: timers, listeners, connections), the examples'
@@ -19,6 +22,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          setupFiles: [STDERR_GUARD],
           include: ['test/**/*.test.ts'],
           exclude: ['test/integration/**', 'test/reliability/**', 'test/browser/**', 'test/runtimes/**'],
           environment: 'node',
@@ -27,6 +31,7 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
+          setupFiles: [STDERR_GUARD],
           include: ['test/integration/**/*.test.ts'],
           alias: [graphql],
           environment: 'node',
@@ -37,6 +42,7 @@ export default defineConfig({
       {
         test: {
           name: 'reliability',
+          setupFiles: [STDERR_GUARD],
           include: ['test/reliability/**/*.test.ts'],
           environment: 'node',
           testTimeout: 30_000,
@@ -89,6 +95,7 @@ export default defineConfig({
         },
         test: {
           name: 'examples',
+          setupFiles: [STDERR_GUARD],
           include: ['examples/**/*.test.ts'],
           environment: 'node',
           // The integration examples run real servers on 127.0.0.1 (each bounded in time).

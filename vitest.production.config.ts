@@ -11,8 +11,9 @@ import base from './vitest.config.js';
 // Left out: what the package only ships in its development flavour, whatever the app's mode: the
 // CLI (its tests, and the chat example's, which drives it), the test kit (`resilient-socket/testing`)
 // and the server helper (`resilient-socket/server`, Node only).
-// Also the two fresh-clone tests, which run the build (it makes both flavours itself) and measure
-// its output: the mode of the sources under test does not reach them.
+// Also the three tests that run the build (it makes both flavours itself) and measure or run its
+// output (the two fresh-clone ones, the README's first program): the mode of the sources under
+// test does not reach them.
 const DEVELOPMENT_ONLY: Record<string, string[]> = {
   unit: ['test/cli/**', 'test/testing/**', 'test/server/**'],
   integration: [
@@ -22,6 +23,7 @@ const DEVELOPMENT_ONLY: Record<string, string[]> = {
     'test/integration/test-kit-ws-server.test.ts',
     'test/integration/pack-fresh-clone.test.ts',
     'test/integration/size-fresh-clone.test.ts',
+    'test/integration/readme-first-socket.test.ts',
   ],
 };
 

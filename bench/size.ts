@@ -63,21 +63,25 @@ export const SUBJECTS: readonly Subject[] = [
     label: "{ BaseSocket } from 'resilient-socket/modular'",
     names: 'BaseSocket',
     from: 'resilient-socket/modular',
-    gate: 9_800,
+    // 9_800 until the runtime and hostile-peer work: the error grace, close-code normalising, the
+    // steady clock, `binaryType` values, unflushed bytes, reliable bytes in bufferedAmount, redaction.
+    gate: 10_300,
     target: 6_500,
   },
   {
     label: "{ ResilientWebSocket } from 'resilient-socket/websocket'",
     names: 'ResilientWebSocket',
     from: 'resilient-socket/websocket',
-    gate: 11_200,
+    // 11_200 before the same work (and the WebIDL constants).
+    gate: 11_750,
     target: 7_000,
   },
   {
     label: "{ ResilientSocket } from 'resilient-socket'",
     names: 'ResilientSocket',
     from: 'resilient-socket',
-    gate: 18_000,
+    // 18_000 before the same work (delivery's too: encoded once, back-pressure, pacing, id bounds).
+    gate: 19_000,
     target: 12_000,
   },
   {
@@ -214,7 +218,8 @@ export const ADDONS: readonly Addon[] = [
     names: 'BaseSocket, delivery',
     from: 'resilient-socket/modular',
     external: [],
-    gate: 1_950,
+    // 1_950 before delivery encoded once, counted in bufferedAmount, paced its resends and bounded ids.
+    gate: 2_450,
     target: 1_500,
   },
   {
@@ -223,7 +228,7 @@ export const ADDONS: readonly Addon[] = [
     names: 'BaseSocket, delivery, indexedDbStore',
     from: 'resilient-socket/modular',
     external: [],
-    gate: 2_600,
+    gate: 3_075,
   },
   {
     label: "{ SharedSocket } from 'resilient-socket/shared'",

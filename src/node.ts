@@ -12,6 +12,7 @@ import type { Transport } from './transports/transport.js';
 import { wsTransport } from './transports/ws/index.js';
 import { NodeCloseEvent } from './websocket/close-event.js';
 import type { CloseEventClass } from './websocket/events.js';
+import { defineReadyStates } from './websocket/whatwg.js';
 
 export * from './index.js';
 
@@ -30,6 +31,8 @@ export class ResilientSocket extends BrowserResilientSocket {
 export class ResilientWebSocket extends BrowserResilientWebSocket {
   /** `'ResilientWebSocket'`, the name this class is imported by. */
   static override readonly name: string = 'ResilientWebSocket';
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: its initializer defines the WebIDL constants
+  static readonly #constants = /* @__PURE__ */ defineReadyStates(ResilientWebSocket);
   /** @internal */
   protected static override transport: Transport = wsTransport;
   /** @internal */

@@ -39,11 +39,19 @@ export function redactUrl(url: string): string {
 }
 
 /**
- * Every URL in `text` (a scheme, `://`, then everything up to whitespace, a quote, a backquote or
- * an angle bracket; trailing punctuation left out) redacted as {@link redactUrl} does.
+ * Every URL-shaped thing in `text` redacted as {@link redactUrl} does:
+ * - a URL with a scheme: `scheme://`, then userinfo up to an `@` before the first `/`, `?` or `#`
+ *   (a password may hold spaces), then everything up to whitespace, a quote, a backquote or an
+ *   angle bracket;
+ * - without a scheme, a word that starts with `user:password@` (`alice:pw@host/?token=…`), or with
+ *   `name@` and a dotted host (an e-mail address, not for logs either); never an `@` after a `/`
+ *   (`node_modules/@scope`).
+ * Trailing punctuation is left out of each. A text with neither (`user:pass`, `a?b=c`) stays as it is.
  */
 export function redactUrls(text: string): string {
-  return text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'`<>]+/gi, (url) => {
+  const urls =
+    /\b[a-z][a-z0-9+.-]*:\/\/(?:[^/?#@"'`<>\n]*@)?[^\s"'`<>]*|(?<![^\s"'`<>(])(?:[^\s"'`<>/@(:]+:[^\s"'`<>/@]*@[^\s"'`<>/@]+|[^\s"'`<>/@(]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+)[^\s"'`<>]*/gi;
+  return text.replace(urls, (url) => {
     const tail = /[.,;:!?)\]}]*$/.exec(url)?.[0] ?? '';
     return redactUrl(url.slice(0, url.length - tail.length)) + tail;
   });

@@ -12,6 +12,8 @@
  * @internal
  */
 
+import { redactUrls } from './redact.js';
+
 /** The stable codes of the TypeErrors and RangeErrors the package throws for bad input. */
 export type InputErrorCode =
   | 'ERR_RS_INVALID_TYPE'
@@ -29,7 +31,10 @@ export function inputError<E extends TypeErrorConstructor | RangeErrorConstructo
   name: string,
   text: string,
 ): InstanceType<E> & { readonly code: InputErrorCode } {
-  const error = new Kind(text || `\`${name}\`: ${code} (development builds say more)`);
+  // No URL's secret in any message (a value shown may be a URL, or hold one). Production builds
+  // give no text here (`''`): nothing to redact, and no redaction in bundles that need none.
+  const shown = process.env.NODE_ENV !== 'production' ? redactUrls(text) : text;
+  const error = new Kind(shown || `\`${name}\`: ${code} (development builds say more)`);
   // Not enumerable: an error compared with `new TypeError(message)` (as tests and assertion
   // libraries do) is still equal to it; `error.code` reads the same.
   Object.defineProperty(error, 'code', { value: code, configurable: true, writable: true });
@@ -125,6 +130,22 @@ export function expectedText(name: string, wanted: string, value: unknown): stri
 /** A TypeError unless `ok`: ``Expected `name` to be <wanted>, got <received>`` (development builds). */
 export function assertThat(ok: boolean, name: string, wanted: string, value: unknown): void {
   if (!ok) throw typeError(name, process.env.NODE_ENV !== 'production' ? expectedText(name, wanted, value) : '');
+}
+
+/**
+ * `value` as one of `allowed` (an enumerated string: `binaryType`).
+ * @throws TypeError for a value that is not a string; RangeError for another string.
+ */
+export function assertOneOf(name: string, value: unknown, allowed: readonly string[]): void {
+  assertThat(typeof value === 'string', name, process.env.NODE_ENV !== 'production' ? 'a string' : '', value);
+  if (!allowed.includes(value as string)) {
+    throw rangeError(
+      name,
+      process.env.NODE_ENV !== 'production'
+        ? `Expected \`${name}\` to be one of ${allowed.map((v) => `'${v}'`).join(', ')}, got ${describeValue(value)}`
+        : '',
+    );
+  }
 }
 
 // The checks below build their text where they throw, so that a production bundle drops what they

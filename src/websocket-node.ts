@@ -9,6 +9,7 @@ import { wsTransport } from './transports/ws/index.js';
 import { NodeCloseEvent } from './websocket/close-event.js';
 import type { CloseEventClass } from './websocket/events.js';
 import { BaseWebSocket as BrowserBaseWebSocket } from './websocket/resilient-websocket.js';
+import { defineReadyStates } from './websocket/whatwg.js';
 
 export type {
   CloseEventLike,
@@ -26,6 +27,8 @@ export type { BinaryTypeValue, ResilientWebSocketOptions } from './websocket/res
 export class BaseWebSocket extends BrowserBaseWebSocket {
   /** `'BaseWebSocket'`: the core drop-in, whatever name it was imported by. */
   static override readonly name: string = 'BaseWebSocket';
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: its initializer defines the WebIDL constants
+  static readonly #constants = /* @__PURE__ */ defineReadyStates(BaseWebSocket);
   /** @internal */
   protected static override transport: Transport = wsTransport;
   /** @internal */

@@ -134,6 +134,24 @@ describe('redactUrls', () => {
     );
   });
 
+  it('a password with a space in it does not end the URL early', () => {
+    expect(redactUrls('provider failed: cannot reach ws://alice:pa ss@host/?token=TOK now')).toBe(
+      'provider failed: cannot reach ws://***@host/?token=*** now',
+    );
+  });
+
+  it('userinfo without a scheme, and e-mail addresses, are redacted too', () => {
+    expect(redactUrls('bad url alice:pw@host/?token=TOK.')).toBe('bad url ***@host/?token=***.');
+    expect(redactUrls('(alice:p@ss@host)')).toBe('(***@host)');
+    expect(redactUrls('mail bob@example.com, thanks')).toBe('mail ***@example.com, thanks');
+  });
+
+  it('leaves what only has an @ alone: scoped packages in stack traces, option names', () => {
+    const stack = '    at f (/work/main/node_modules/@vitest/runner/dist/index.js:1:2)';
+    expect(redactUrls(stack)).toBe(stack);
+    expect(redactUrls('Unknown option `["A@!"]`')).toBe('Unknown option `["A@!"]`');
+  });
+
   it('leaves a text without URLs alone', () => {
     const text = 'no url here: user:pass is just text, a?b=c too';
     expect(redactUrls(text)).toBe(text);

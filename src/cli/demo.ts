@@ -6,10 +6,10 @@
  */
 import { truncatedBinaryExponential, truncatedWindow } from '../backoff/truncated-binary-exponential.js';
 import type { BackoffPolicyLike } from '../backoff/types.js';
-import type { SocketState } from '../core/states.js';
 import { ResilientSocket } from '../node.js';
 import { ECHO, TestWsServer } from '../testing/ws-server.js';
 import { ExitCode } from './exit-codes.js';
+import { type LaneChange, laneChart } from './lane-chart.js';
 
 /** The demo's timing, in ms from the start. */
 export interface DemoSchedule {
@@ -65,15 +65,8 @@ export interface ClientReport {
   readonly dropped: number;
 }
 
+/** The lane chart's column, in ms. */
 const LANE_STEP = 200;
-const LANE_CHAR: Record<SocketState, string> = {
-  idle: ' ',
-  connecting: '○',
-  open: '█',
-  reconnecting: '·',
-  closing: '▁',
-  closed: ' ',
-};
 
 /** Runs the demo; resolves with the exit code (0, or 130 when interrupted) and the per-client reports. */
 export async function runDemo(options: DemoOptions, io: DemoIO): Promise<{ code: number; reports: ClientReport[] }> {
@@ -108,21 +101,16 @@ export async function runDemo(options: DemoOptions, io: DemoIO): Promise<{ code:
     ].join('\n'),
   );
   line('server', 'up');
+  // The server's lane of the chart: up and down, as they happen.
+  const serverLane: LaneChange[] = [{ at: elapsed(), state: 'open' }];
 
   const clients = Array.from(
     { length: options.clients },
-    (_, i) => new DemoClient(String.fromCharCode(65 + i), url, s, line),
+    (_, i) => new DemoClient(String.fromCharCode(65 + i), url, s, line, elapsed),
   );
-  const lanes = { server: '', clients: clients.map(() => '') };
   const timers: ReturnType<typeof setTimeout>[] = [];
   const at = (ms: number, task: () => unknown) => timers.push(setTimeout(task, Math.max(0, ms - elapsed())));
 
-  const sampler = setInterval(() => {
-    lanes.server += server.listening ? '█' : ' ';
-    clients.forEach((client, i) => {
-      lanes.clients[i] += LANE_CHAR[client.socket.state];
-    });
-  }, LANE_STEP);
   const sender = setInterval(() => {
     for (const client of clients) client.sendNext();
   }, s.sendEvery);
@@ -132,6 +120,7 @@ export async function runDemo(options: DemoOptions, io: DemoIO): Promise<{ code:
   const finished = new Promise<void>((resolve) => {
     s.crashes.forEach((crashAt, i) => {
       at(crashAt, async () => {
+        serverLane.push({ at: elapsed(), state: 'closed' });
         const cut = await crash();
         line('server', `crashed (${cut} connection${cut === 1 ? '' : 's'} cut, listener closed)`);
       });
@@ -139,6 +128,7 @@ export async function runDemo(options: DemoOptions, io: DemoIO): Promise<{ code:
       if (restartAt !== undefined) {
         at(restartAt, async () => {
           await server.start();
+          serverLane.push({ at: elapsed(), state: 'open' });
           line('server', 'back up');
         });
       }
@@ -151,10 +141,11 @@ export async function runDemo(options: DemoOptions, io: DemoIO): Promise<{ code:
   });
   await finished;
   removeInterrupt();
+  // The chart covers the run up to here (not the closing below).
+  const chartEnd = elapsed();
 
   for (const timer of timers) clearTimeout(timer);
   clearInterval(sender);
-  clearInterval(sampler);
   // Give the last echoes a moment to come back before closing.
   if (!interrupted) await new Promise((resolve) => setTimeout(resolve, 200));
   await Promise.all(clients.map((client) => client.close()));
@@ -162,13 +153,16 @@ export async function runDemo(options: DemoOptions, io: DemoIO): Promise<{ code:
   line('demo', interrupted ? 'interrupted: clients closed, server stopped' : 'done: clients closed, server stopped');
 
   const reports = clients.map((client) => client.report());
-  io.stdout.write(`\n${laneChart(lanes, clients)}\n\n${summary(reports)}\n`);
+  const lanes = [{ name: 'server', changes: serverLane }, ...clients.map((client) => client.lane)];
+  io.stdout.write(`\n${laneChart(lanes, LANE_STEP, chartEnd)}\n\n${summary(reports)}\n`);
   return { code: interrupted ? ExitCode.Interrupted : ExitCode.Ok, reports };
 }
 
 /** One demo client: a ResilientSocket that sends a numbered message on every tick and counts echoes. */
 class DemoClient {
   readonly socket: ResilientSocket;
+  /** Every state change, for the lane chart. */
+  readonly lane: { readonly name: string; readonly changes: LaneChange[] };
   readonly #name: string;
   readonly #line: (who: string, text: string) => void;
   #sent = 0;
@@ -180,7 +174,13 @@ class DemoClient {
   #window = 0;
   #wasOpen = false;
 
-  constructor(name: string, url: string, s: DemoSchedule, line: (who: string, text: string) => void) {
+  constructor(
+    name: string,
+    url: string,
+    s: DemoSchedule,
+    line: (who: string, text: string) => void,
+    elapsed: () => number,
+  ) {
     this.#name = name;
     this.#line = line;
     const policy = truncatedBinaryExponential({ maxDelay: s.maxDelay, ceiling: s.ceiling });
@@ -194,6 +194,8 @@ class DemoClient {
       reset: () => policy.reset(),
     };
     this.socket = new ResilientSocket(url, { backoff, stableAfter: s.stableAfter });
+    this.lane = { name, changes: [{ at: elapsed(), state: this.socket.state }] };
+    this.socket.on('state', ({ current }) => this.lane.changes.push({ at: elapsed(), state: current }));
     this.#watch();
   }
 
@@ -257,15 +259,6 @@ class DemoClient {
       dropped: this.#dropped,
     };
   }
-}
-
-function laneChart(lanes: { server: string; clients: string[] }, clients: readonly DemoClient[]): string {
-  const rows = [`timeline, one column per ${LANE_STEP} ms:`, `  server  ${lanes.server}`];
-  clients.forEach((client, i) => {
-    rows.push(`  ${client.report().name.padEnd(6)}  ${lanes.clients[i]}`);
-  });
-  rows.push('  █ open (server: up)   ○ connecting   · waiting out a backoff delay');
-  return rows.join('\n');
 }
 
 function summary(reports: readonly ClientReport[]): string {

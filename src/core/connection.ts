@@ -39,9 +39,11 @@ export class Connection implements Bound {
   /**
    * Stops listening and lets the socket go: it closed, or is closing by itself. One that never said
    * so (an `error` without `close`) is closed here, so that none is left connecting or open.
+   * Returns the bytes it still held unwritten (see {@link unflushed}).
    */
-  release(): void {
+  release(): number {
     const socket = this.socket;
+    const left = unflushed(socket);
     this.transport.detach(this);
     this.socket = undefined;
     try {
@@ -49,12 +51,17 @@ export class Connection implements Bound {
     } catch {
       // already failed: nothing to close
     }
+    return left;
   }
 
-  /** Stops listening, closes the socket without waiting for anything (terminate where available) and lets it go. */
-  abort(code = 1000, reason = ''): void {
+  /**
+   * Stops listening, closes the socket without waiting for anything (terminate where available)
+   * and lets it go. Returns the bytes it still held unwritten (see {@link unflushed}).
+   */
+  abort(code = 1000, reason = ''): number {
     this.transport.detach(this);
     const socket = this.socket;
+    const left = unflushed(socket);
     this.socket = undefined;
     try {
       // CONNECTING (0): close() without arguments; OPEN (1): with them; closing or closed: nothing.
@@ -64,7 +71,17 @@ export class Connection implements Bound {
     } catch {
       // Closing a socket that is already closing or broken may throw in some implementations.
     }
+    return left;
   }
+}
+
+/**
+ * What `socket` still holds of what it was given to send (`bufferedAmount`): bytes that never
+ * left, once its connection is over. 0 for none, or for a value that is not a count.
+ */
+function unflushed(socket: WebSocketLike | undefined): number {
+  const bytes = socket?.bufferedAmount;
+  return typeof bytes === 'number' && bytes > 0 && Number.isFinite(bytes) ? bytes : 0;
 }
 
 /**

@@ -79,7 +79,13 @@ export type DropReason =
    * A reliable message (`sendReliable`, the `delivery()` feature) was sent `maxAttempts` times and never
    * acknowledged; its promise rejected with `ERR_RS_NOT_ACKNOWLEDGED`.
    */
-  | 'unacknowledged';
+  | 'unacknowledged'
+  /**
+   * Written to the WebSocket (`send()` said `'sent'`) but still in its buffer when its connection
+   * ended (`close()` after its 3 s, a lost connection, a dead link): those bytes never left. Which
+   * messages they were cannot be told apart, so `messages` is empty and `bytes` says how much.
+   */
+  | 'unflushed';
 
 /** Payload of `acked`: a reliable message the peer acknowledged. */
 export interface AckedInfo {
@@ -93,8 +99,10 @@ export interface AckedInfo {
 export interface DropInfo {
   /** Why they were dropped. */
   readonly reason: DropReason;
-  /** The dropped messages, oldest first. */
+  /** The dropped messages, oldest first (none for `'unflushed'`: see `bytes`). */
   readonly messages: readonly Data[];
+  /** For `'unflushed'`: how many bytes the WebSocket still held (its `bufferedAmount`) when the connection ended. */
+  readonly bytes?: number;
 }
 
 /**

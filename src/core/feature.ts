@@ -24,6 +24,7 @@
  * | `hold`    | a retry is decided, or its wait is over                              | hold it (offline: retried when back)   |
  * | `state`   | the state changed, before `state` is emitted                         | follow the state                       |
  * | `admit`   | `send()` is about to queue a message                                 | expire old ones, refuse the new one    |
+ * | `buffered`| `bufferedAmount` is read (every feature's answer is summed)          | count the bytes it holds to write      |
  * | `timer`   | one of its timer slots is due                                        | anything                               |
  * | `end`     | the attempt ended (lost, replaced by `reconnect()`, or `close()`)    | stop watching it                       |
  * | `dispose` | `close()`                                                            | let go of everything it holds          |
@@ -97,6 +98,10 @@ export interface Host {
   readonly queue_: Queue | undefined;
   /** Messages written to the socket (a feature's own pings count too). */
   messagesOut_: number;
+  /** `bufferedAmount` went above the high-water mark and `drain` has not come since. */
+  readonly above_: boolean;
+  /** Back-pressure looks again, after a feature wrote to the socket or took a message to write later. */
+  pressure_(): void;
   /** `close()` ended the socket for good. */
   readonly disposed_: boolean;
   /** The features' per-socket data (see {@link getData}). */
@@ -180,6 +185,11 @@ export interface Feature {
   state?(m: Host, me: number, previous: SocketState, next: SocketState): void;
   /** Returns `'dropped'` to refuse the message (may throw: `send()` throws it). @internal */
   admit?(m: Host, me: number, bytes: number): 'dropped' | undefined;
+  /**
+   * The bytes it holds to write on the next connection (delivery's outbox): they count in
+   * `bufferedAmount`. Every feature's is summed (not the hook loop's first answer). @internal
+   */
+  buffered?(m: Host, me: number): number;
   /** @internal */
   timer?(m: Host, me: number, local: number): void;
   /** @internal */

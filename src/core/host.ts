@@ -97,6 +97,8 @@ export abstract class SocketRecord implements Host {
   warned_ = 0;
   /** `bufferedAmount` went above the high-water mark and `drain` has not been emitted since. */
   above_ = false;
+  /** Bytes a connection that just ended still held unwritten: reported after its `close` (a `drop`). */
+  unflushed_ = 0;
 
   constructor(socket: Face, { config, url, backoff, binaryType, wsOptions }: Resolved) {
     this.socket_ = socket;
@@ -129,7 +131,8 @@ export abstract class SocketRecord implements Host {
     const retiring = this.retiring_;
     this.retiring_ = undefined;
     this.disarm_(RETIRE);
-    retiring?.abort();
+    // Its `close` was told when it was let go: what it still held is told now.
+    this.drop_('unflushed', [], retiring?.abort());
   }
   /** Whether `attempt` is still the one the machine works on (user code runs inside every emit). */
   isLive_(attempt: Connection): boolean {
@@ -248,12 +251,13 @@ export abstract class SocketRecord implements Host {
   }
 
   /** Reports messages that will never be sent (if there are any). */
-  drop_(reason: DropReason, messages: Data[]): void {
-    if (messages.length === 0) return;
+  /** Reports messages that will never be sent; `bytes` instead of messages for what a WebSocket still held (`'unflushed'`). */
+  drop_(reason: DropReason, messages: Data[], bytes = 0): void {
+    if (messages.length === 0 && !bytes) return;
     this.dropped_ += messages.length;
-    this.emit_('drop', { reason, messages });
+    this.emit_('drop', bytes ? { reason, messages, bytes } : { reason, messages });
     if (process.env.NODE_ENV !== 'production' && !this.socket_.listens_('drop')) {
-      const what = messages.length === 1 ? 'a message' : `${messages.length} messages`;
+      const what = bytes ? `${bytes} bytes` : messages.length === 1 ? 'a message' : `${messages.length} messages`;
       unheard(this, UNHEARD_DROP, 'RS_UNHEARD_DROP', `dropped ${what} (${reason}) and nothing listens for \`drop\``);
     }
   }
@@ -274,9 +278,15 @@ export abstract class SocketRecord implements Host {
     return 'dropped';
   }
 
-  /** Bytes waiting to be sent: queued here, plus those the current WebSocket has not written yet. */
+  /**
+   * Bytes waiting to be sent: queued here, those features hold for the next connection (delivery's
+   * outbox), and those the current WebSocket has not written yet.
+   */
   buffered_(): number {
-    return (this.queue_?.bytes ?? 0) + (this.attempt_?.socket?.bufferedAmount ?? 0);
+    let held = 0;
+    const features = this.config_.features;
+    for (let me = 0; me < features.length; me++) held += features[me]?.buffered?.(this, me) ?? 0;
+    return (this.queue_?.bytes ?? 0) + held + (this.attempt_?.socket?.bufferedAmount ?? 0);
   }
 
   /**
@@ -308,6 +318,9 @@ export abstract class SocketRecord implements Host {
   /** The `close` of a connection that ended; `willReconnect` says what the socket does now. */
   emitClose_(close: CloseInfo): void {
     const terminal = this.state_ === 'closing' || this.state_ === 'closed';
+    const bytes = this.unflushed_;
+    this.unflushed_ = 0;
     this.emit_('close', { ...close, willReconnect: !this.disposed_ && !terminal });
+    this.drop_('unflushed', [], bytes);
   }
 }

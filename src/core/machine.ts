@@ -277,10 +277,10 @@ export class Machine extends SocketRecord implements Owner {
   /** The transport closed a socket (the server, the network, or our own close()); `fault` see `Owner`. */
   closed_(connection: Bound, info: CloseInfo, fault?: Error): void {
     if (connection === this.retiring_) {
-      // A connection let go before its TCP close finished closing.
+      // A connection let go before its TCP close finished closing (its `close` was told then).
       this.retiring_ = undefined;
       this.disarm_(RETIRE);
-      connection.socket = undefined;
+      this.drop_('unflushed', [], (connection as Connection).release());
       return;
     }
     const attempt = this.current_(connection);
@@ -318,8 +318,8 @@ export class Machine extends SocketRecord implements Owner {
     this.disarm_(PHASE);
     this.run_('end', attempt);
     const had = attempt.socket !== undefined;
-    if (had && how === 'abort') attempt.abort(1000, reason);
-    else if (had && how === 'release') attempt.release();
+    if (had && how === 'abort') this.unflushed_ += attempt.abort(1000, reason);
+    else if (had && how === 'release') this.unflushed_ += attempt.release();
     else if (had) {
       this.dropRetiring_();
       this.retiring_ = attempt;
@@ -334,8 +334,8 @@ export class Machine extends SocketRecord implements Owner {
     this.disarmAll_();
     this.attempt_ = undefined;
     const had = attempt?.socket !== undefined;
-    if (info.reason === 'close timeout' && info.code === 1006) attempt?.abort();
-    else attempt?.release();
+    this.unflushed_ +=
+      (info.reason === 'close timeout' && info.code === 1006 ? attempt?.abort() : attempt?.release()) ?? 0;
     if (attempt?.opened) this.since_ = this.config_.clock.now();
     this.enter_('closed', 'closed by close()');
     if (had) this.emitClose_(info);

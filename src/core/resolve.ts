@@ -7,7 +7,8 @@
 import { assertBackoffPolicy } from '../backoff/policy.js';
 import { resolveCeiling } from '../backoff/truncated-binary-exponential.js';
 import type { BackoffPolicyLike } from '../backoff/types.js';
-import { assertClock, type Clock, systemClock } from '../clock.js';
+import { assertClock, type Clock, steadyClock, systemClock } from '../clock.js';
+import { ResilientSocketError } from '../errors.js';
 import { resolveWebSocket } from '../transports/resolve-websocket.js';
 import type { Transport } from '../transports/transport.js';
 import type { WebSocketConstructorLike } from '../transports/websocket-like.js';
@@ -16,6 +17,7 @@ import {
   assertFunction,
   assertKnownKeys,
   assertNumber,
+  assertOneOf,
   assertOptionsObject,
   assertThat,
   inputError,
@@ -28,6 +30,7 @@ import { type CloseInfo, defaultShouldReconnect } from './close-codes.js';
 import type { Feature } from './feature.js';
 import { foreignOption } from './foreign-options.js';
 import type { BaseSocketOptions, ProtocolsProvider, QueueOptions, UrlProvider } from './options.js';
+import { surface } from './report.js';
 
 /** The validated core options, frozen and shared by sockets created alike. @internal */
 export interface Config {
@@ -153,6 +156,21 @@ function needs(name: string, factory: string, features: readonly Feature[] = [])
   );
 }
 
+/**
+ * A `clock` whose `now()` stopped returning a finite number: said once, as a failure of user code
+ * no listener hears (the last good reading stands in; see `steadyClock`).
+ */
+function badClock(value: unknown): void {
+  surface(
+    new ResilientSocketError(
+      'ERR_RS_CALLBACK_FAILED',
+      process.env.NODE_ENV !== 'production'
+        ? `\`clock.now()\` returned ${String(value)}; the last finite reading stands in (time stops until it is a number again)`
+        : '',
+    ),
+  );
+}
+
 /** The latest config handed out, held weakly: sockets created alike share it while any of them lives. */
 let latest: WeakRef<Config> | undefined;
 
@@ -217,13 +235,14 @@ export function resolveOptions(
   const defaultMaxDelay = backoff === undefined ? withDefault(maxDelay, CORE_DEFAULTS.maxDelay) : undefined;
   const defaultCeiling = backoff === undefined ? resolveCeiling(defaultMaxDelay, ceiling) : undefined;
   assertFunction('shouldReconnect', shouldReconnect);
+
   assertThat(
     binaryType === undefined || typeof binaryType === 'string',
     'binaryType',
     process.env.NODE_ENV !== 'production' ? 'a string' : '',
     binaryType,
   );
-  assertClock('clock', clock);
+  assertClock('clock', clock, true);
   assertOptionsObject('buffer', buffer);
   for (const key of Object.keys(buffer)) {
     if (key === 'overflow' || key === 'ttl') throw needs(`buffer.${key}`, 'bufferPolicy', features);
@@ -255,7 +274,7 @@ export function resolveOptions(
     shouldReconnect,
     maxMessages,
     maxBytes,
-    clock,
+    clock: steadyClock(clock, badClock),
     unref: features.some((f) => f.unref),
     features,
     slotBase,
@@ -264,6 +283,8 @@ export function resolveOptions(
     // Last: a missing implementation is reported only for otherwise valid options.
     WebSocket: resolveWebSocket(o.WebSocket, transport.preferred),
   };
+  // What the implementation takes (ws's values, or the browser's two): any other would be ignored.
+  if (binaryType !== undefined) assertOneOf('binaryType', binaryType, transport.binaryTypes(config.WebSocket));
   const shared = latest?.deref();
   if (
     shared &&

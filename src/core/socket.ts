@@ -4,7 +4,14 @@ import { isData } from '../data.js';
 import type { ResilientSocketError } from '../errors.js';
 import { browserTransport } from '../transports/browser.js';
 import type { Transport } from '../transports/transport.js';
-import { assertBoolean, assertKnownKeys, assertOptionsObject, assertThat, inputError } from '../validation.js';
+import {
+  assertBoolean,
+  assertKnownKeys,
+  assertOneOf,
+  assertOptionsObject,
+  assertThat,
+  inputError,
+} from '../validation.js';
 import { assertCloseArgs } from './close-codes.js';
 import type { ResilientSocketEvents } from './events.js';
 import { type Feature, findFeature } from './feature.js';
@@ -196,9 +203,13 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
     return this.#m.binaryType_ ?? this.#m.attempt_?.socket?.binaryType;
   }
 
-  /** Sets `binaryType` on the current connection and on every later one. */
+  /**
+   * Sets `binaryType` on the current connection and on every later one.
+   * @throws RangeError for a value the WebSocket does not take (see the `binaryType` option).
+   */
   set binaryType(value: string) {
-    assertThat(typeof value === 'string', 'binaryType', process.env.NODE_ENV !== 'production' ? 'a string' : '', value);
+    const { transport, WebSocket } = this.#m.config_;
+    assertOneOf('binaryType', value, transport.binaryTypes(WebSocket));
     this.#m.binaryType_ = value;
     const ws = this.#m.attempt_?.socket;
     if (ws) ws.binaryType = value;

@@ -222,8 +222,9 @@ export interface ResilientSocketOptions {
    */
   handshakeTimeout?: number;
   /**
-   * `binaryType` for every underlying socket. Default: the implementation's own
-   * (`'blob'` in browsers, `'nodebuffer'` in ws).
+   * `binaryType` for every underlying socket: one the WebSocket takes (`'blob'` or `'arraybuffer'`;
+   * with ws also `'nodebuffer'` and `'fragments'`). Another is a RangeError, here and from the
+   * `binaryType` setter (a WebSocket would ignore it). Default: the implementation's own.
    * @default the implementation's own ('blob' in browsers, 'nodebuffer' in ws)
    * @example
    * ```ts
@@ -281,7 +282,10 @@ export interface ResilientSocketOptions {
    */
   delivery?: DeliveryOptions;
   /**
-   * The clock for every timer and timestamp; inject one to drive time in tests.
+   * The clock for every timer and timestamp; inject one to drive time in tests. Its `now()` must
+   * return a finite number (a RangeError at construction otherwise); one that returns something
+   * else later is contained: the last finite reading stands in (time stops rather than timers
+   * firing over and over), and it is reported once (`ERR_RS_CALLBACK_FAILED`, a process warning).
    * @default global timers and Date.now
    * @example
    * ```ts

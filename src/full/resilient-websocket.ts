@@ -6,6 +6,7 @@
  */
 import type { UrlProvider } from '../core/options.js';
 import { BaseWebSocket } from '../websocket/resilient-websocket.js';
+import { defineReadyStates } from '../websocket/whatwg.js';
 import type { ResilientSocketOptions } from './options.js';
 import { prepareFull } from './resilient-socket.js';
 
@@ -31,6 +32,8 @@ export type FullResilientWebSocketOptions = Omit<ResilientSocketOptions, 'protoc
 export class ResilientWebSocket extends BaseWebSocket {
   /** `'ResilientWebSocket'`: the drop-in with every feature, whatever a bundler renamed its binding to. */
   static override readonly name: string = 'ResilientWebSocket';
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: its initializer defines the WebIDL constants
+  static readonly #constants = /* @__PURE__ */ defineReadyStates(ResilientWebSocket);
   /** What `String(ResilientWebSocket)` says: which drop-in this is. */
   static override toString(): string {
     return 'class ResilientWebSocket { [the drop-in of resilient-socket with every feature] }';

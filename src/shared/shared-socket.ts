@@ -84,8 +84,11 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
       channel = '',
       locks = g.navigator?.locks,
       BroadcastChannel: Channel = g.BroadcastChannel,
+      // This tab's, not the connection's (the leader's WebSocket always takes ArrayBuffers).
+      binaryType,
       ...rest
     } = options ?? {};
+    if (binaryType !== undefined) assertTabBinaryType(binaryType);
     const ok = typeof channel === 'string' && (channel !== '' || typeof url !== 'function');
     assertThat(ok, 'channel', 'a string (not empty when `url` is a function)', channel);
     assertThat(
@@ -110,7 +113,7 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
     const id = `${Math.random()}`; // unique enough among the tabs of one browser
     const t = new Tab(m, id, name, locks, Channel as unknown as BroadcastChannelConstructorLike);
     this.#t = t;
-    if (rest.binaryType !== undefined) this.binaryType = rest.binaryType as 'blob';
+    if (binaryType !== undefined) this.binaryType = binaryType as 'blob';
     m.init_({ ...rest, autoConnect: false });
     if (rest.autoConnect !== false && !t.closed_) connect(t);
   }
@@ -194,10 +197,7 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
 
   /** Sets how this tab receives binary messages from now on. @throws TypeError for another value. */
   set binaryType(value: 'blob' | 'arraybuffer') {
-    if (value !== 'blob' && value !== 'arraybuffer') {
-      const Type = typeof value === 'string' ? RangeError : TypeError;
-      throw new Type(`Expected \`binaryType\` to be "blob" or "arraybuffer", got ${describeReceived(value)}`);
-    }
+    assertTabBinaryType(value);
     this.#t.blob_ = value === 'blob';
   }
 
@@ -313,5 +313,13 @@ function hear(t: Tab, w: Wire): void {
   } else if (term >= t.term_) {
     if (!t.leads_) follow(t, w);
     else if (term > t.term_) deposed(t); // a later leader exists: this tab lost the lock
+  }
+}
+
+/** A tab's `binaryType`: `'blob'` or `'arraybuffer'`. @throws RangeError for another string, TypeError for another type. */
+function assertTabBinaryType(value: unknown): void {
+  if (value !== 'blob' && value !== 'arraybuffer') {
+    const Type = typeof value === 'string' ? RangeError : TypeError;
+    throw new Type(`Expected \`binaryType\` to be "blob" or "arraybuffer", got ${describeReceived(value)}`);
   }
 }

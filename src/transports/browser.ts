@@ -67,6 +67,9 @@ function detach(connection: Bound): void {
   }
 }
 
+/** The `binaryType` values of a WebSocket with the browser API. */
+export const BROWSER_BINARY_TYPES: readonly string[] = ['blob', 'arraybuffer'];
+
 /** The transport of the browser build (and of `BaseSocket`/`ResilientSocket` wherever no other is installed). */
 export const browserTransport: Transport = {
   preferred: () => undefined,
@@ -75,4 +78,5 @@ export const browserTransport: Transport = {
   bind,
   detach,
   canPing: () => false,
+  binaryTypes: () => BROWSER_BINARY_TYPES,
 };

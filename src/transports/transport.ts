@@ -70,4 +70,6 @@ export interface Transport {
   detach(connection: Bound): void;
   /** Whether the socket can send protocol pings and hear their pongs (ws). */
   canPing(socket: WebSocketLike): boolean;
+  /** The `binaryType` values sockets of `WebSocket` take (any other is refused: they would ignore it). */
+  binaryTypes(WebSocket: WebSocketConstructorLike): readonly string[];
 }

@@ -31,7 +31,7 @@ import { assertOptionsObject, inputError, typeError } from '../validation.js';
 import type { CloseEventLike } from './event-map.js';
 import { type CloseEventClass, closeEvent, detailEvent, messageEvent, originOf, plainEvent } from './events.js';
 import { Listeners } from './listeners.js';
-import { closeArgs, webSocketProtocols, webSocketUrl } from './whatwg.js';
+import { closeArgs, defineReadyStates, webSocketProtocols, webSocketUrl } from './whatwg.js';
 
 /** `binaryType`'s values. */
 export type BinaryTypeValue = 'blob' | 'arraybuffer';
@@ -67,23 +67,17 @@ export class BaseWebSocket extends Listeners {
   static override toString(): string {
     return 'class BaseWebSocket { [the core drop-in of resilient-socket/websocket: features by `features`] }';
   }
-  // The constants are getters, on the class as on its prototype: read-only, as a WebSocket's.
+  // The constants, on the class as on its prototype: WebIDL constants, as a WebSocket's (`defineReadyStates`).
   /** `readyState` while connecting and while waiting to reconnect (0). */
-  static get CONNECTING(): 0 {
-    return 0;
-  }
+  declare static readonly CONNECTING: 0;
   /** `readyState` while a connection is open (1). */
-  static get OPEN(): 1 {
-    return 1;
-  }
+  declare static readonly OPEN: 1;
   /** `readyState` while `close()` closes the connection (2). */
-  static get CLOSING(): 2 {
-    return 2;
-  }
+  declare static readonly CLOSING: 2;
   /** `readyState` after `close()` or a give-up (3). */
-  static get CLOSED(): 3 {
-    return 3;
-  }
+  declare static readonly CLOSED: 3;
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: its initializer defines the WebIDL constants
+  static readonly #constants = /* @__PURE__ */ defineReadyStates(BaseWebSocket);
 
   /** How sockets of this class reach the network (the Node entries install the ws transport). @internal */
   protected static transport: Transport = browserTransport;
@@ -158,21 +152,13 @@ export class BaseWebSocket extends Listeners {
   // ─── the WebSocket attributes ────────────────────────────────────────────────────────────
 
   /** `readyState` while connecting and while waiting to reconnect (0). */
-  get CONNECTING(): 0 {
-    return 0;
-  }
+  declare readonly CONNECTING: 0;
   /** `readyState` while a connection is open (1). */
-  get OPEN(): 1 {
-    return 1;
-  }
+  declare readonly OPEN: 1;
   /** `readyState` while `close()` closes the connection (2). */
-  get CLOSING(): 2 {
-    return 2;
-  }
+  declare readonly CLOSING: 2;
   /** `readyState` after `close()` or a give-up (3). */
-  get CLOSED(): 3 {
-    return 3;
-  }
+  declare readonly CLOSED: 3;
 
   /** CONNECTING (0) until open and while reconnecting, OPEN (1), CLOSING (2), CLOSED (3). */
   get readyState(): number {

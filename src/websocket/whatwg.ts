@@ -7,7 +7,7 @@
  * error types and names, with a message naming the argument (`` `url`: SyntaxError ``).
  */
 import { utf8Length } from '../data.js';
-import { redactUrl } from '../redact.js';
+import { redactUrl, redactUrls } from '../redact.js';
 import { isToken } from '../validation.js';
 
 /**
@@ -16,12 +16,37 @@ import { isToken } from '../validation.js';
  * `` `argument`: name (development builds say more) ``.
  */
 export function domException(name: string, argument: string, text: string): Error {
-  const message = text || `\`${argument}\`: ${name} (development builds say more)`;
+  // No URL's secret in it (production builds give no text: nothing to redact).
+  const message =
+    (process.env.NODE_ENV !== 'production' ? redactUrls(text) : text) ||
+    `\`${argument}\`: ${name} (development builds say more)`;
   const DOMError = (globalThis as { DOMException?: new (message: string, name: string) => Error }).DOMException;
   return DOMError ? new DOMError(message, name) : Object.assign(new Error(message), { name });
 }
 
 const CONSTRUCT = "Failed to construct 'WebSocket': ";
+
+/** Schemes whose URLs have no `//` and may hold an `@` (`mailto:a@b`): named as schemes, never taken for userinfo. */
+const OPAQUE = ['mailto', 'about', 'data', 'javascript', 'blob', 'tel', 'urn', 'news', 'sms'];
+
+/** The WebSocket interface's constants: the `readyState` values by name. */
+const READY_STATES = ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED'] as const;
+
+/**
+ * Gives `Class` and its prototype the WebSocket constants (`CONNECTING` 0, `OPEN` 1, `CLOSING` 2,
+ * `CLOSED` 3) as WebIDL defines constants, and as browsers' and ws's `WebSocket` have them: own
+ * data properties, enumerable, neither writable nor configurable. Called by a static initializer
+ * marked pure in each drop-in class (class syntax can only declare writable fields), so that a
+ * bundle that does not use the class still drops it. Returns `true`.
+ */
+export function defineReadyStates(Class: abstract new (...args: never[]) => unknown): true {
+  for (const target of [Class, Class.prototype]) {
+    READY_STATES.forEach((name, value) => {
+      Object.defineProperty(target, name, { value, enumerable: true, writable: false, configurable: false });
+    });
+  }
+  return true;
+}
 
 /**
  * `url` as the constructor takes it: any value converted to a string (a `URL` too), resolved
@@ -49,7 +74,13 @@ export function webSocketUrl(url: unknown): string {
       'SyntaxError',
       'url',
       process.env.NODE_ENV !== 'production'
-        ? `${CONSTRUCT}The URL's scheme must be either 'http', 'https', 'ws', or 'wss'. '${scheme}' is not allowed.`
+        ? `${CONSTRUCT}The URL's scheme must be either 'http', 'https', 'ws', or 'wss'. '${
+            // What parses as the scheme of `alice:pw@host` is a user name: with an `@` in the URL, the
+            // URL is shown redacted instead, unless `scheme://` or a scheme without `//` says it is one.
+            !text.includes('@') || /^\s*[a-z][a-z0-9+.-]*:\/\//i.test(text) || OPAQUE.includes(scheme)
+              ? scheme
+              : redactUrl(text)
+          }' is not allowed.`
         : '',
     );
   }

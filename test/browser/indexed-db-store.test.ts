@@ -205,7 +205,7 @@ describe('indexedDbStore in Chromium: other tabs, and a database that cannot ope
     expect(await run(other.page, (t) => t.load('shared'))).toEqual({ ok: true, value: { seq: 2 } });
   });
 
-  it('a write past the origin’s quota rejects with ERR_RS_STORE_FAILED (QuotaExceededError); smaller ones go on', async () => {
+  it('a write past the origin’s quota rejects with ERR_RS_STORE_FAILED (QuotaExceededError); once there is room, writes go on', async () => {
     const { page, url } = await openTestPage();
     const cdp = await page.context().newCDPSession(page);
     const origin = new URL(url).origin;
@@ -216,6 +216,14 @@ describe('indexedDbStore in Chromium: other tabs, and a database that cannot ope
       const noise = randomBytes(1_500_000).toString('base64');
       const big = await run(page, (t, data) => t.put('outbox', [['out:1', { data }]]), noise);
       expectStoreFailed(big, /^indexedDbStore\("outbox"\): put\("out:1"\) failed: /, 'QuotaExceededError');
+      // Chromium may go on refusing writes, small ones too, for as long as its count of the origin's
+      // usage has not caught up (seconds, on a busy machine): each refusal is reported the same way.
+      const small = await run(page, (t) => t.put('outbox', [['seq', 2]]));
+      if (!small.ok) {
+        expectStoreFailed(small, /^indexedDbStore\("outbox"\): put\("seq"\) failed: /, 'QuotaExceededError');
+      }
+      // The store itself is not broken: once the origin has room, the next write goes through.
+      await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: 64 * 1024 * 1024 });
       expect(await run(page, (t) => t.put('outbox', [['seq', 2]]))).toEqual({ ok: true });
       expect(await run(page, (t) => t.load('outbox'))).toEqual({ ok: true, value: { seq: 2 } });
     } finally {

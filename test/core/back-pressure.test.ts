@@ -6,6 +6,7 @@
  * the test sets, under fake timers.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { DropInfo } from '../../src/core/events.js';
 import { BaseSocket } from '../../src/core/socket.js';
 import { byteLengthOf, type Data } from '../../src/data.js';
 import { ResilientSocket } from '../../src/full/resilient-socket.js';
@@ -60,12 +61,24 @@ const WebSocket = HeldSocket as unknown as WebSocketConstructorLike;
 const URL = 'ws://127.0.0.1:9/feed';
 const KiB = 1024;
 const sockets: { close(): void }[] = [];
+/**
+ * What the sockets dropped. A {@link HeldSocket} never writes, so what it still holds when its
+ * connection ends (lost, or closed after the test) is reported (`'unflushed'`, in bytes): heard
+ * here, as an app would hear it.
+ */
+const dropped: DropInfo[] = [];
+
+/** Closes `socket` after the test, and listens for its drops. */
+function track<T extends BaseSocket | BaseWebSocket>(socket: T): T {
+  sockets.push(socket);
+  if (socket instanceof BaseWebSocket) socket.addEventListener('drop', (event) => dropped.push(event.detail));
+  else socket.on('drop', (info) => dropped.push(info));
+  return socket;
+}
 
 /** A core socket on {@link HeldSocket} (`stableAfter: 0`: no timer of its own while open), closed after the test. */
 function make(options: ConstructorParameters<typeof BaseSocket>[1] = {}): BaseSocket {
-  const socket = new BaseSocket(URL, { WebSocket, stableAfter: 0, ...options });
-  sockets.push(socket);
-  return socket;
+  return track(new BaseSocket(URL, { WebSocket, stableAfter: 0, ...options }));
 }
 
 /** The latest WebSocket made. */
@@ -92,6 +105,7 @@ function drains(socket: BaseSocket): { count: number } {
 beforeEach(() => {
   vi.useFakeTimers({ now: 0 });
   HeldSocket.made = [];
+  dropped.length = 0;
 });
 afterEach(async () => {
   for (const socket of sockets.splice(0)) socket.close();
@@ -123,8 +137,7 @@ describe('bufferedAmount', () => {
 
   it('reads as the drop-in’s (the same bytes, the same WebSocket)', async () => {
     const socket = make();
-    const dropIn = new BaseWebSocket(URL, [], { WebSocket, stableAfter: 0 });
-    sockets.push(dropIn);
+    const dropIn = track(new BaseWebSocket(URL, [], { WebSocket, stableAfter: 0 }));
     for (const data of ['a€', new Uint8Array(7), new Blob(['xy'])] as Data[]) {
       socket.send(data);
       dropIn.send(data as string);
@@ -289,6 +302,7 @@ describe('highWaterMark, writable and drain', () => {
     first.lose(1006);
     expect(socket.state).toBe('reconnecting');
     expect(socket.bufferedAmount).toBe(0); // what the lost WebSocket held is gone with it
+    expect(dropped).toEqual([{ reason: 'unflushed', messages: [], bytes: 30 }]); // and reported
     await vi.advanceTimersByTimeAsync(PRESSURE_POLL);
     expect(seen.count).toBe(1);
     expect(socket.writable).toBe(true);
@@ -351,8 +365,7 @@ describe('highWaterMark, writable and drain', () => {
   });
 
   it('the drop-in dispatches drain too, as an event of its own', async () => {
-    const dropIn = new BaseWebSocket(URL, [], { WebSocket, stableAfter: 0, highWaterMark: 4 });
-    sockets.push(dropIn);
+    const dropIn = track(new BaseWebSocket(URL, [], { WebSocket, stableAfter: 0, highWaterMark: 4 }));
     const heard: (Event & { detail?: unknown })[] = [];
     dropIn.addEventListener('drain', (event) => heard.push(event));
     await vi.advanceTimersByTimeAsync(0);
@@ -365,8 +378,7 @@ describe('highWaterMark, writable and drain', () => {
   });
 
   it('ResilientSocket takes it too, with its features installed', async () => {
-    const socket = new ResilientSocket(URL, { WebSocket, stableAfter: 0, heartbeat: false, highWaterMark: 4 });
-    sockets.push(socket);
+    const socket = track(new ResilientSocket(URL, { WebSocket, stableAfter: 0, heartbeat: false, highWaterMark: 4 }));
     const seen = drains(socket);
     const ws = await opened(socket);
     socket.send('hello');

@@ -67,8 +67,10 @@ describe('close() in every state', () => {
       'closed after a give-up',
       async () => {
         const s = createSocket(uniqueUrl(), { maxRetries: 0 });
+        const giveups = record(s, ['giveup']); // heard, as an app would
         await advance(MOCK_DELAY);
         expect(s.state).toBe('closed');
+        expect(giveups.of('giveup').map((info) => info.error.code)).toEqual(['ERR_RS_RETRIES_EXHAUSTED']);
         return s;
       },
     ],

@@ -569,8 +569,10 @@ describe('reconnect()', () => {
     expect(idle.state).toBe('open');
 
     const lonely = createSocket(uniqueUrl(), { maxRetries: 0 });
+    const giveups = record(lonely, ['giveup']); // heard, as an app would
     await advance(MOCK_DELAY);
     expect(lonely.state).toBe('closed');
+    expect(giveups.of('giveup').map((info) => info.error.code)).toEqual(['ERR_RS_RETRIES_EXHAUSTED']);
     lonely.reconnect();
     expect(lonely.state).toBe('connecting');
   });

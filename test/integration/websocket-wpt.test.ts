@@ -7,11 +7,12 @@
  * except where a scenario says why (the same differences as in Chromium, or, where noted, ws's).
  * The same scenarios run in Chromium next to its native WebSocket (test/browser/websocket-wpt.test.ts).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket as WsWebSocket } from 'ws';
 import { ResilientWebSocket as Full } from '../../src/node.js';
 import { ResilientWebSocket } from '../../src/websocket-node.js';
 import { createKit, type SocketClass } from '../browser/pages/websocket/kit.js';
+import { PRODUCTION } from '../helpers/mode.js';
 import { Cleanup } from '../helpers/wait.js';
 import { EchoServer } from '../websocket/echo-server.js';
 import { AS_WS, NOT_RUN, SCENARIOS, UNCHECKED } from '../websocket/wpt.js';
@@ -21,8 +22,32 @@ afterEach(() => cleanup.run());
 
 const inNode = SCENARIOS.filter((s) => s.browserOnly === undefined);
 
+/**
+ * The process warnings a scenario gives in Node (by title; none for the others): what the two
+ * drop-ins send after close() is dropped, and with no `drop` listener each socket says so once
+ * (docs/guide/drop-in.md), in development builds only. `ws` never warns.
+ */
+const WARNINGS: Record<string, readonly string[]> = {
+  'send() returns undefined; after close() no error and no message, but bufferedAmount counts what it took': [
+    'RS_UNHEARD_DROP',
+    'RS_UNHEARD_DROP',
+  ],
+};
+
 describe('web-platform-tests websockets/ in Node: ws, then ResilientWebSocket (both entries)', () => {
   it.each(inNode.map((s) => [s.title, s] as const))('%s', async (_title, scenario) => {
+    const warnings: unknown[] = [];
+    const expectedWarnings = PRODUCTION ? [] : (WARNINGS[scenario.title] ?? []);
+    // Restored last, after the sockets are closed: what their closing says is checked too.
+    cleanup.add(
+      vi.spyOn(process, 'emitWarning').mockImplementation(((warning: unknown, options?: { code?: string }) => {
+        warnings.push(options?.code ?? (warning as { code?: string }).code ?? warning);
+      }) as typeof process.emitWarning),
+      (spy) => {
+        spy.mockRestore();
+        expect(warnings, 'process warnings, the cleanup included').toEqual(expectedWarnings);
+      },
+    );
     const server = cleanup.add(await new EchoServer().start(), (s) => s.stop());
     const kit = cleanup.add(createKit(), (k) => k.closeAll());
     const arg = { url: server.base };
@@ -36,5 +61,6 @@ describe('web-platform-tests websockets/ in Node: ws, then ResilientWebSocket (b
       inNodeExpected === AS_WS ? control : (inNodeExpected ?? scenario.ours?.expected ?? scenario.expected);
     expect(ours, 'resilient-socket/websocket').toEqual(expected);
     expect(full, 'resilient-socket').toEqual(expected);
+    expect(warnings, 'process warnings').toEqual(expectedWarnings);
   });
 });

@@ -17,6 +17,7 @@ import { fullJitter } from '../../src/backoff/full-jitter.js';
 import { phasedBinaryExponential } from '../../src/backoff/phased-binary-exponential.js';
 import { truncatedBinaryExponential } from '../../src/backoff/truncated-binary-exponential.js';
 import { type Clock, systemClock } from '../../src/clock.js';
+import { redactUrls } from '../../src/redact.js';
 
 // ─── values ────────────────────────────────────────────────────────────────────────────────
 
@@ -160,8 +161,13 @@ export class Problems {
     this.#found.set(name, kinds);
   }
 
+  /**
+   * Whether `name` (as a message shows it) is a problem of `kind`. Messages never show a secret
+   * from a URL: a name shaped like one (`a:b@c`) is shown redacted, and is matched as shown.
+   */
   has(name: string, kind: Kind): boolean {
-    return this.#found.get(name)?.has(kind) === true;
+    if (this.#found.get(name)?.has(kind) === true) return true;
+    return [...this.#found].some(([found, kinds]) => kinds.has(kind) && redactUrls(found) === name);
   }
 
   get size(): number {

@@ -66,14 +66,33 @@ const ALL_STATES: readonly SocketState[] = ['idle', 'connecting', 'open', 'recon
 const tracker = unhandledTracker();
 beforeAll(() => tracker.install());
 afterAll(() => tracker.uninstall());
+/**
+ * The process warnings the runs' sockets give: arbitrary sockets that drop messages or give up
+ * with nobody listening say so, once each (`RS_UNHEARD_DROP`, the give-up's code). Captured, and
+ * checked to be only those.
+ */
+let warnings: string[] = [];
+const emitWarning = process.emitWarning;
+// Replaced by hand, not with vi.spyOn: each run's cleanup restores every mock.
+beforeAll(() => {
+  process.emitWarning = ((_warning: unknown, options?: { code?: string }) => {
+    warnings.push(options?.code ?? 'no code');
+  }) as typeof process.emitWarning;
+});
+afterAll(() => {
+  process.emitWarning = emitWarning;
+});
 beforeEach(() => {
   vi.useFakeTimers();
+  warnings = [];
 });
 afterEach(async () => {
   vi.useFakeTimers(); // a property run's cleanup may have switched them off already
   closeAll();
   await cleanup();
   expect(await tracker.take()).toEqual([]);
+  const UNHEARD = ['RS_UNHEARD_DROP', 'ERR_RS_RETRIES_EXHAUSTED', 'ERR_RS_FATAL_CLOSE', 'ERR_RS_UNAUTHORIZED'];
+  expect(warnings.filter((code) => !UNHEARD.includes(code))).toEqual([]);
 });
 
 // ─── per-run plumbing ──────────────────────────────────────────────────────────────────────
@@ -387,6 +406,12 @@ function socketProblems(url: unknown, options: unknown): Problems {
   checkNumber(p, 'handshakeTimeout', o.handshakeTimeout, { above: 0, infinity: true });
   checkFunction(p, 'handshake', o.handshake);
   if (o.binaryType !== undefined && typeof o.binaryType !== 'string') p.add('binaryType', 'type');
+  // "one of the values the WebSocket takes": ws's four (the default here is ws: it is installed), a browser's two.
+  const wsLike =
+    o.WebSocket === undefined ||
+    typeof (o.WebSocket as { prototype?: { ping?: unknown } } | null)?.prototype?.ping === 'function';
+  const binaryTypes = wsLike ? ['nodebuffer', 'arraybuffer', 'fragments', 'blob'] : ['blob', 'arraybuffer'];
+  if (typeof o.binaryType === 'string' && !binaryTypes.includes(o.binaryType)) p.add('binaryType', 'range');
   checkShape(p, 'signal', o.signal, ...SIGNAL_SHAPE);
   checkBoolean(p, 'unref', o.unref);
   checkShape(p, 'clock', o.clock, ...CLOCK_SHAPE);

@@ -5,14 +5,17 @@ import { describe, expect, it } from 'vitest';
 import {
   anchorsOf,
   checkLinks,
+  codePathsOf,
   documentationFiles,
   githubSlug,
+  gitIgnored,
   splitMarkdown,
   vitepressSlug,
   // @ts-expect-error: a plain ES module script, without type declarations
 } from '../../scripts/check-links.mjs';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/links/', import.meta.url));
+const CODE_FIXTURE = fileURLToPath(new URL('./fixtures/code-paths/', import.meta.url));
 
 describe('check-links', () => {
   it('reports each broken file, anchor and link out of docs/, with file and line, and nothing else', () => {
@@ -85,5 +88,67 @@ describe('check-links', () => {
       { line: 10, info: 'tsx', body: ['code', '    ```', '``` not a close'] },
       { line: 16, info: '', body: ['never closed'] },
     ]);
+  });
+
+  // Regression, it was: only [text](target) links were checked, so `docs/protocol.md` written as
+  // inline code in delivery.md and the changelog pointed at a page that does not exist, unnoticed.
+  it('checks paths written as inline code (from the root or the folder of the file, with their #anchor), and nothing else', () => {
+    const files: string[] = documentationFiles(CODE_FIXTURE);
+    expect(files).toEqual(['README.md', 'CHANGELOG.md', 'docs/guide/page.md', 'docs/guide/protocol.md']);
+    expect(checkLinks(CODE_FIXTURE, files)).toEqual([
+      'README.md:4: `docs/protocol.md`: no such file',
+      'README.md:4: `docs/guide/protocol.md#nowhere`: no heading with the anchor #nowhere in docs/guide/protocol.md',
+      'README.md:4: `src/gone.ts`: no such file',
+      'README.md:4: `src/missing/`: no such file',
+      'CHANGELOG.md:3: `docs/protocol.md`: no such file',
+      'docs/guide/page.md:4: `protocol.md#gone`: no heading with the anchor #gone in docs/guide/protocol.md',
+      'docs/guide/page.md:4: `./missing.md`: no such file',
+      'docs/guide/page.md:4: `guide/protocol.md`: no such file',
+      'docs/guide/page.md:4: `./README.md`: no such file',
+    ]);
+  });
+
+  it('takes as a path only inline code that reads as one: a .md file, or a path under a folder of the repository', () => {
+    const top = new Set(['src', 'docs', 'test']);
+    const spans = (text: string) => codePathsOf(text, top).map(({ target }: { target: string }) => target);
+    expect(spans('`docs/a.md#x` `b.md` `./c.md` `../d.md` `src/e.ts` `test/f/` `src/g.ts#h` `` src/i.ts ``')).toEqual([
+      'docs/a.md#x',
+      'b.md',
+      './c.md',
+      '../d.md',
+      'src/e.ts',
+      'test/f/',
+      'src/g.ts#h',
+      'src/i.ts',
+    ]);
+    for (const code of [
+      'resilient-socket/server',
+      'core/machine.ts',
+      'lib/websocket.js',
+      'src/backoff/*.ts',
+      'src/{a,b}.ts',
+      'src/features/<name>',
+      '/api/',
+      '~/.cache/x',
+      'src',
+      'ws',
+      'send()',
+      'a / b',
+      'npm run check:links',
+      './src/x.ts',
+      'https://example.com/a.md',
+      '[x](y.md)',
+    ])
+      expect(spans(`\`${code}\``), code).toEqual([]);
+    expect(spans('```\n`docs/fenced.md`\n```')).toEqual([]);
+    expect(codePathsOf('a\n\nsee `docs/a.md`', top)).toEqual([{ line: 3, target: 'docs/a.md' }]);
+  });
+
+  it('leaves out what .gitignore leaves out (built folders are not in a clone)', () => {
+    const ignored = gitIgnored(CODE_FIXTURE);
+    expect(
+      ['dist', 'dist/index.js', 'docs/api/index.md', 'node_modules/ws', 'src/node_modules/x'].filter(ignored),
+    ).toHaveLength(5);
+    expect(['docs/guide/page.md', 'src/dist.ts', 'docs/apis.md', 'README.md'].filter(ignored)).toEqual([]);
   });
 });

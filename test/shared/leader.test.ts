@@ -47,10 +47,18 @@ it('a connection that gave up stays closed when its leader leaves, until open()'
     share(browser.tab(), server, { maxRetries: 0 }),
     share(browser.tab(), server, { maxRetries: 0 }),
   ];
+  const gaveUp: string[] = [];
+  for (const [name, tab] of [
+    ['leader', leader],
+    ['follower', follower],
+  ] as const) {
+    tab.on('giveup', ({ error }) => gaveUp.push(`${name} ${error.code}`));
+  }
   await advance(20);
   server.stop();
   await advance(100);
   expect(follower.state).toBe('closed');
+  expect(gaveUp.sort()).toEqual(['follower ERR_RS_RETRIES_EXHAUSTED', 'leader ERR_RS_RETRIES_EXHAUSTED']);
   const back = startServer(server.url);
   leader.close();
   await advance(1_000);

@@ -74,11 +74,12 @@ socket.on('state', ({ previous, current }) => {
 });
 socket.on('reconnecting', ({ delay }) => expectTypeOf(delay).toEqualTypeOf<number>());
 socket.on('error', (error) => expectTypeOf(error.code).toEqualTypeOf<ErrorCode>());
-socket.on('drop', ({ reason, messages }) => {
+socket.on('drop', ({ reason, messages, bytes }) => {
   expectTypeOf(reason).toEqualTypeOf<
-    'overflow' | 'expired' | 'closed' | 'not-connected' | 'unsendable' | 'unacknowledged'
+    'overflow' | 'expired' | 'closed' | 'not-connected' | 'unsendable' | 'unacknowledged' | 'unflushed'
   >();
   expectTypeOf(messages).toEqualTypeOf<readonly Data[]>();
+  expectTypeOf(bytes).toEqualTypeOf<number | undefined>();
 });
 socket.on('stable', (...args) => expectTypeOf(args).toEqualTypeOf<[]>());
 // @ts-expect-error -- no such event

@@ -645,6 +645,22 @@ export const SCENARIOS: readonly Scenario[] = [
     },
   },
   {
+    title:
+      'the constants are WebIDL constants: own data properties of the class and its prototype, enumerable, neither writable nor configurable',
+    wpt: ['interfaces/WebSocket/constants/001.html, 002.html', 'idlharness.any.js (the constants of WebSocket)'],
+    run: (_t, WS) =>
+      ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED'].map((name) =>
+        [WS, WS.prototype].map((target) => {
+          const own = Object.getOwnPropertyDescriptor(target, name);
+          return own && [own.value, 'get' in own, own.enumerable, own.writable, own.configurable];
+        }),
+      ),
+    expected: [0, 1, 2, 3].map((value) => [
+      [value, false, true, false, false],
+      [value, false, true, false, false],
+    ]),
+  },
+  {
     title: 'protocol and extensions: "" until open; then the subprotocol the server chose and no extension',
     wpt: [
       'Create-valid-url-protocol.any.js',

@@ -114,7 +114,11 @@ export function resolveDelivery(options: unknown): DeliveryConfig {
       assertThat(
         i > 4
           ? hasMethods(value, ['encode', 'decode'])
-          : !value || (typeof value.persistent === 'boolean' && hasMethods(value, ['load', 'put', 'delete'])),
+          : value === undefined ||
+              (typeof value === 'object' &&
+                value !== null &&
+                typeof value.persistent === 'boolean' &&
+                hasMethods(value, ['load', 'put', 'delete'])),
         name,
         process.env.NODE_ENV !== 'production'
           ? i > 4

@@ -1,9 +1,14 @@
 /**
- * One socket's delivery: its outbox (in first-sent order), session id, sequence, de-duplication
- * window and counters, as the variables of one closure made with the socket (the feature's
- * `init`), and the hooks that work on them. The outbox is a Map by id (a message still waiting for
- * its id is its own key): insertion order is first-sent order, and an acknowledgement finds and
- * takes out its message in constant time, however many wait.
+ * One socket's delivery: its outbox (`./outbox.ts`), session id, sequence, de-duplication window
+ * and counters, as the variables of one closure made with the socket (the feature's `init`), and
+ * the hooks that work on them.
+ *
+ * A message is encoded once, when `sendReliable()` is called (or, while the store loads, when it
+ * gets its id, from a copy taken at the call): every send writes those same bytes, so what the
+ * peer gets is the data as it was then, whatever the app does to its object afterwards. The bytes
+ * of the messages not yet written on the current connection count in the socket's
+ * `bufferedAmount` (the `buffered` hook), and a resend waits while earlier writes are still in the
+ * WebSocket's buffer, so that a peer that does not read is not sent the outbox again and again.
  *
  * Its one timer slot holds, while the store loads, the load's deadline (the socket's
  * `connectTimeout`); afterwards, the earliest acknowledgement deadline.
@@ -12,35 +17,25 @@ import type { Connection } from '../../core/connection.js';
 import type { DropReason } from '../../core/events.js';
 import { findFeature, type Host } from '../../core/feature.js';
 import type { SocketState } from '../../core/states.js';
-import type { Data } from '../../data.js';
+import { byteLengthOf, type Data } from '../../data.js';
 import { type ErrorCode, ResilientSocketError } from '../../errors.js';
 import { describeThrown, typeError } from '../../validation.js';
-import type { DeliveryCodec, Frame } from './codec.js';
+import { callCodec, type Frame, MAX_ID_LENGTH } from './codec.js';
 import type { DeliveryConfig } from './options.js';
-
-/** A reliable message in the outbox. */
-interface Entry {
-  /** Its id ('' while the store loads: ids are given out once the sequence is known). */
-  id_: string;
-  readonly data_: unknown;
-  /** Sends so far, in this socket's life. */
-  sends_: number;
-  /** When it was last sent (clock time). */
-  at_: number;
-  /** Its promise's (none for a message loaded from the store). */
-  ok_?: () => void;
-  no_?: (error: ResilientSocketError) => void;
-}
+import { copyOf, type Entry, encodeEntry, newEntry, Outbox } from './outbox.js';
 
 /** A `msg` frame. */
 type Msg = Extract<Frame, { rs: 'msg' }>;
+
+/** How often a resend held back by a full WebSocket buffer looks again, at most, in ms. */
+const PACE = 1_000;
 
 /** A session id: random, made once per store (randomUUID exists in secure contexts and Node). */
 const newSession = (): string =>
   (globalThis as { crypto?: { randomUUID?(): string } }).crypto?.randomUUID?.() ?? `${Date.now()}${Math.random()}`;
 
 /** The hooks and services the feature hands to the socket's delivery, in the order {@link startDelivery} returns them. */
-export const HOOKS = 'gate open message timer end state dispose sendReliable counts';
+export const HOOKS = 'gate open message timer end state dispose buffered sendReliable counts';
 
 /** The socket `m`'s delivery (`me` its feature's position): its hooks and services, in the order of {@link HOOKS}. */
 export function startDelivery(
@@ -49,7 +44,7 @@ export function startDelivery(
   [ackTimeout, maxAttempts, window, maxPending, store, codec]: DeliveryConfig,
 ) {
   /** The outbox, in first-sent order (what the store held first, then what was sent while it loaded). */
-  let out = new Map<unknown, Entry>();
+  const out = new Outbox();
   /** The ids of the latest incoming messages, oldest first. */
   let seen = new Set<string>();
   /** The store; let go (memory only) after it failed. */
@@ -73,36 +68,32 @@ export function startDelivery(
   /** The timer slot. */
   const slot = m.config_.slotBase[me] as number;
   const arm = (ms: number): unknown => m.disposed_ || m.arm_(slot, ms);
+  /** Back-pressure looks again (what this wrote or holds is in `bufferedAmount`). */
+  const pressure = (): void => {
+    if (!m.above_ && !m.disposed_) m.pressure_();
+  };
   const now = (): number => m.config_.clock.now();
 
-  /** Calls the codec; what a user codec throws is reported (`ERR_RS_CALLBACK_FAILED`), never thrown into the socket. */
-  const call = <K extends 'encode' | 'decode'>(what: K, value: unknown): ReturnType<DeliveryCodec[K]> | undefined => {
-    try {
-      return codec[what](value as never) as ReturnType<DeliveryCodec[K]>;
-    } catch (thrown) {
-      m.reportUserError_(
-        new ResilientSocketError(
-          'ERR_RS_CALLBACK_FAILED',
-          process.env.NODE_ENV !== 'production' ? `\`delivery.codec.${what}\` threw: ${describeThrown(thrown)}` : '',
-          { cause: thrown },
-        ),
-      );
-      return undefined;
-    }
-  };
+  /** Calls the codec; what a user codec throws is reported, never thrown into the socket. */
+  const call = <K extends 'encode' | 'decode'>(what: K, value: unknown) => callCodec(m, codec, what, value);
 
-  /** Sends `frame` (or its encoding `raw`) on `attempt` if it is open (a socket that refuses it is going down: its close tells). */
-  const write = (attempt: Connection | undefined, frame: Frame, raw?: unknown): void => {
+  /**
+   * Sends `frame` (or its encoding `raw`) on `attempt` if it is open (a socket that refuses it is
+   * going down: its close tells); whether it was written.
+   */
+  const write = (attempt: Connection | undefined, frame: Frame | undefined, raw?: unknown): boolean => {
     const ws = attempt?.socket;
-    raw ??= call('encode', frame);
+    raw ??= frame && call('encode', frame);
     try {
       if (raw !== undefined && ws?.readyState === 1) {
         ws.send(raw as never);
         m.messagesOut_++;
+        return true;
       }
     } catch {
       // the socket is going down: its close tells
     }
+    return false;
   };
 
   /** The store failed: let go (reported once, not after close()). */
@@ -127,36 +118,50 @@ export function startDelivery(
     if (to) (async () => to[value === undefined ? 'delete' : 'put'](key, value))().catch(failed);
   };
 
-  /** Gives `entry` its id and puts it in the store. */
-  const number = (entry: Entry): void => {
+  /** Encodes `entry` once it has its id; one the codec cannot encode is given up (its promise rejects). */
+  const encode = (entry: Entry): void => {
+    try {
+      encodeEntry(out, codec, entry);
+    } catch (error) {
+      out.take_(entry.id_);
+      save(`out:${entry.id_}`);
+      entry.no_?.(error as Error);
+    }
+  };
+
+  /** Gives `entry` its id and puts it in the store (what is stored: the copy taken at the call). */
+  const number = (entry: Entry, copy: unknown): void => {
     entry.id_ = String(++seq);
     if (kept) {
-      save(`out:${entry.id_}`, { data: entry.data_ });
+      save(`out:${entry.id_}`, { data: copy });
       save('seq', seq);
     }
   };
 
-  /** Sends `entry` on the open connection. */
-  const send = (entry: Entry, raw?: unknown): void => {
-    write(live, { rs: 'msg', id: entry.id_, data: entry.data_ }, raw);
-    if (entry.sends_++) resent++;
+  /**
+   * Sends `entry` on the open connection (the bytes encoded once); a send counts only if written,
+   * and the next is due `ackTimeout` later either way.
+   */
+  const send = (entry: Entry): void => {
     entry.at_ = now();
+    if (!write(live, undefined, entry.raw_)) return;
+    if (entry.sends_++) resent++;
+    out.count_(entry, false);
   };
 
   /** Takes the messages `lost` picks out of the outbox and the store, rejects their promises and reports them dropped. */
   const forget = (lost: (entry: Entry) => unknown, code: ErrorCode, text: string, reason: DropReason): void => {
     let failure: ResilientSocketError | undefined; // made once something is lost (an error captures a stack)
-    const gone: Data[] = [];
-    for (const [key, entry] of out) {
-      if (lost(entry)) {
-        out.delete(key);
-        if (entry.id_) save(`out:${entry.id_}`);
-        failure ??= new ResilientSocketError(code, text);
-        entry.no_?.(failure);
-        gone.push(entry.data_ as Data);
-      }
+    const gone = out.takeIf_(lost);
+    for (const entry of gone) {
+      if (entry.id_) save(`out:${entry.id_}`);
+      failure ??= new ResilientSocketError(code, text);
+      entry.no_?.(failure);
     }
-    m.drop_(reason, gone);
+    m.drop_(
+      reason,
+      gone.map((entry) => entry.data_ as Data),
+    );
   };
 
   /** Gives up the messages sent `maxAttempts` times whose last send was at `before` or earlier. */
@@ -194,7 +199,7 @@ export function startDelivery(
         : '',
       'closed',
     );
-    if (m.disposed_) out.clear();
+    if (m.disposed_) out.clear_();
   };
 
   /** The store loaded (or failed, or outlasted its deadline): the session, and ids for what was sent meanwhile. */
@@ -208,13 +213,10 @@ export function startDelivery(
         session = newSession();
         save('session', session);
       }
-      // Ids for what was sent meanwhile, and the outbox keyed by them.
-      out = new Map(
-        [...out.values()].map((entry) => {
-          if (!entry.id_) number(entry);
-          return [entry.id_, entry];
-        }),
-      );
+      // Ids for what was sent meanwhile, the outbox keyed by them, and their frames.
+      for (const entry of out.entries_.values()) if (!entry.id_) number(entry, entry.data_);
+      out.rekey_();
+      for (const entry of [...out.entries_.values()]) if (entry.raw_ === undefined) encode(entry);
     }
   };
 
@@ -234,14 +236,17 @@ export function startDelivery(
       else if (key === 'seq') seq = Math.max(seq, Number(value) || 0);
       else if (key === `out:${id}` && (value as { data?: unknown } | undefined)?.data !== undefined) {
         seq = Math.max(seq, Number(id) || 0);
-        stored.push({ id_: id, data_: (value as { data: unknown }).data, sends_: 0, at_: 0 });
+        const entry = newEntry((value as { data: unknown }).data, undefined, 0);
+        entry.id_ = id;
+        stored.push(entry);
       }
     }
-    out = new Map([...stored.sort((a, b) => +a.id_ - +b.id_).map((e): [unknown, Entry] => [e.id_, e]), ...out]);
+    out.prepend_(stored.sort((a, b) => +a.id_ - +b.id_));
   };
 
   /** An incoming `msg`: delivered once, remembered, then acknowledged on its connection. */
   const receive = (attempt: Connection, { id, data }: Msg): void => {
+    if (m.attempt_ !== attempt) return; // a listener ended the connection
     if (seen.has(id)) duplicates++;
     else {
       m.deliver_(data as Data);
@@ -277,8 +282,9 @@ export function startDelivery(
       exhaust(Infinity);
       if (m.attempt_ !== attempt) return; // a drop listener ended the connection
       live = attempt;
-      for (const entry of out.values()) send(entry);
-      if (out.size) arm(ackTimeout);
+      for (const entry of out.entries_.values()) if (entry.raw_ !== undefined) send(entry);
+      if (out.entries_.size) arm(ackTimeout);
+      pressure();
       // What arrived in the gates, after `open` is emitted: listeners hear of the connection first.
       opened();
     },
@@ -286,6 +292,18 @@ export function startDelivery(
       const frame = call('decode', data);
       if (!frame) return false;
       heartbeat?.[0].message?.(m, heartbeat[1], attempt, data);
+      if (frame.rs !== 'hello' && frame.id.length > MAX_ID_LENGTH) {
+        // A peer that could make this socket keep ids of any size: refused, the connection cut.
+        m.fail_(
+          attempt,
+          'ERR_RS_PROTOCOL_VIOLATION',
+          process.env.NODE_ENV !== 'production'
+            ? `The peer sent an ${frame.rs} whose id has ${frame.id.length} characters (at most ${MAX_ID_LENGTH})`
+            : '',
+          'protocol violation',
+        );
+        return true;
+      }
       if (frame.rs === 'msg') {
         if (attempt.opened) receive(attempt, frame);
         else opening.then(() => live === attempt && receive(attempt, frame));
@@ -293,9 +311,8 @@ export function startDelivery(
       if (frame.rs === 'ack') {
         const id = frame.id;
         // Only a message sent already (one waiting for the store has no id yet).
-        const entry = out.get(id);
-        if (entry?.sends_) {
-          out.delete(id);
+        if (out.entries_.get(id)?.sends_) {
+          const entry = out.take_(id) as Entry;
           save(`out:${id}`);
           acked++;
           entry.ok_?.();
@@ -319,22 +336,30 @@ export function startDelivery(
       if (!live) return; // the connection ended
       const time = now();
       exhaust(time - ackTimeout);
+      if ((live?.socket?.bufferedAmount ?? 0) > 0) {
+        // Earlier writes are still in the WebSocket's buffer (the peer reads slowly, or not at
+        // all): nothing is written again until it has gone out. Looked at again in a while.
+        if (out.entries_.size) arm(Math.min(ackTimeout, PACE));
+        return;
+      }
       let first = time;
-      for (const entry of out.values()) {
+      for (const entry of out.entries_.values()) {
         if (!live) return; // a listener ended the connection
         if (entry.at_ + ackTimeout <= time) send(entry);
         first = Math.min(first, entry.at_);
       }
-      if (out.size) arm(first + ackTimeout - time);
+      if (out.entries_.size) arm(first + ackTimeout - time);
     },
     (): void => {
       live = undefined;
+      out.rewind_(); // on the next connection everything waits to be written again
     },
     (_previous: SocketState, next: SocketState): void => {
       // A give-up (close() is the `dispose` hook): after the core told of it, unless open() followed.
       if (next === 'closed') Promise.resolve().then(() => m.state_ === 'closed' && !m.disposed_ && stop());
     },
     stop,
+    (): number => out.unsent_,
     (data: unknown): Promise<void> =>
       new Promise<void>((ok, no) => {
         if (m.disposed_ || m.state_ === 'closed') {
@@ -346,7 +371,7 @@ export function startDelivery(
               : '',
           );
         }
-        if (out.size >= maxPending) {
+        if (out.entries_.size >= maxPending) {
           throw new ResilientSocketError(
             'ERR_RS_BUFFER_OVERFLOW',
             process.env.NODE_ENV !== 'production'
@@ -365,18 +390,24 @@ export function startDelivery(
               : '',
           );
         }
-        const entry: Entry = { id_: '', data_: data, sends_: 0, at_: 0, ok_: ok, no_: no };
+        // While the store loads, the id is not known: a copy is kept, and encoded once it is.
+        const copy = wait || kept ? copyOf(codec, raw, data) : data;
+        const entry = newEntry(wait ? copy : data, wait ? undefined : raw, byteLengthOf(raw as Data), ok, no);
+        out.count_(entry, true);
         if (wait) {
-          out.set(entry, entry); // its id comes once the store loaded
+          out.entries_.set(entry, entry); // its id comes once the store loaded
+          pressure();
           return;
         }
-        number(entry);
-        out.set(entry.id_, entry);
-        if (!live) return;
-        send(entry, raw);
-        // While connected, the timer runs whenever the outbox holds anything: arm it for the first.
-        if (out.size === 1) arm(ackTimeout);
+        number(entry, copy);
+        out.entries_.set(entry.id_, entry);
+        if (live) {
+          send(entry);
+          // While connected, the timer runs whenever the outbox holds anything: arm it for the first.
+          if (out.entries_.size === 1) arm(ackTimeout);
+        }
+        pressure();
       }),
-    () => ({ pending: out.size, acked, resent, duplicates }),
+    () => ({ pending: out.entries_.size, acked, resent, duplicates }),
   ];
 }

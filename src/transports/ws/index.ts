@@ -6,8 +6,9 @@
  * once, in development, that the default heartbeat cannot watch it.
  */
 import { warn } from '../../core/report.js';
+import { BROWSER_BINARY_TYPES } from '../browser.js';
 import type { Transport } from '../transport.js';
-import type { WebSocketConstructorLike } from '../websocket-like.js';
+import type { WebSocketConstructorLike, WebSocketLike } from '../websocket-like.js';
 import { bind, detach, isNodeStyle } from './binding.js';
 import { loadWs } from './load-ws.js';
 import { checkWsOptions } from './options.js';
@@ -34,9 +35,17 @@ function cannotPing(WebSocket: WebSocketConstructorLike): void {
   );
 }
 
+/** The `binaryType` values of ws's sockets (ws's own default, `'nodebuffer'`, first). */
+const WS_BINARY_TYPES: readonly string[] = ['nodebuffer', 'arraybuffer', 'fragments', 'blob'];
+
 export const wsTransport: Transport = {
   preferred: loadWs,
   cannotPing,
+  // ws, or a class made like it (a subclass): ws's values; any other WebSocket: the browser's.
+  binaryTypes: (WebSocket) =>
+    typeof (WebSocket.prototype as Partial<WebSocketLike> | undefined)?.ping === 'function'
+      ? WS_BINARY_TYPES
+      : BROWSER_BINARY_TYPES,
   checkOptions: checkWsOptions,
   bind,
   detach,

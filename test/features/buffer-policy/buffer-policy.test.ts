@@ -67,9 +67,17 @@ function expectUnknownOption(fn: () => unknown, name: string, devText: string): 
 /** The message of `ERR_RS_BUFFER_OVERFLOW`: `development`, or (a production build) the code. */
 const overflowMessage = (development: string): string => inMode(development, 'ERR_RS_BUFFER_OVERFLOW');
 
-/** A ResilientSocket that stays idle (everything it is sent is queued), tracked for cleanup. */
+/**
+ * A ResilientSocket that stays idle (everything it is sent is queued), tracked for cleanup. What it
+ * still queues when the test ends is dropped by the cleanup's close(): heard, as an app would.
+ */
 function idleSocket(buffer?: BufferOptions): ResilientSocket {
-  return createSocket(uniqueUrl(), buffer === undefined ? { autoConnect: false } : { autoConnect: false, buffer });
+  const socket = createSocket(
+    uniqueUrl(),
+    buffer === undefined ? { autoConnect: false } : { autoConnect: false, buffer },
+  );
+  socket.on('drop', () => undefined);
+  return socket;
 }
 
 /** `new ResilientSocket` with only `buffer` (and mock-socket), for the option errors. */
@@ -730,10 +738,11 @@ describe('ttl', () => {
   // close() with a ttl and messages queued: test/full/send-buffer.test.ts ('close() with queued messages …').
   it('nothing is left running after a give-up (the queue is dropped)', async () => {
     const socket = createSocket(uniqueUrl(), { maxRetries: 0, buffer: { ttl: 10_000 } }); // no server
-    const log = record(socket, ['drop']);
+    const log = record(socket, ['drop', 'giveup']);
     socket.send('queued');
     await advance(MOCK_DELAY);
     expect(socket.state).toBe('closed');
+    expect(log.of('giveup').map((info) => info.error.code)).toEqual(['ERR_RS_RETRIES_EXHAUSTED']);
     expect(log.of('drop')).toEqual([{ reason: 'closed', messages: ['queued'] }]);
     expect(vi.getTimerCount()).toBe(0);
   });

@@ -338,7 +338,9 @@ describe('after a give-up, open() and reconnect() listen to the page and the net
     const { flaky: server } = startServer();
     server.down();
     const socket = createSocket(server.url, { maxRetries: 0 });
+    const giveups = record(socket, ['giveup']); // heard, as an app would
     await advance(MOCK_DELAY);
+    expect(giveups.of('giveup')).toHaveLength(1);
     expect(browser.listening).toBe(0);
     socket.open();
     expect(browser.listening).toBeGreaterThan(0);

@@ -275,8 +275,12 @@ describe('useResilientSocket: a shared socket that gave up', () => {
     const options = { maxRetries: 0 };
     await mount(probe(server.url, a, options));
     await until(() => a.hook?.state === 'open', 'open');
+    // As an app would (and without a listener the socket warns that nobody hears it give up).
+    const gaveUp: string[] = [];
+    a.hook?.socket?.on('giveup', ({ error }) => gaveUp.push(error.code));
     for (const client of server.wss.clients) client.close(4000, 'go away');
     await until(() => a.hook?.state === 'closed', 'gave up');
+    expect(gaveUp).toEqual(['ERR_RS_RETRIES_EXHAUSTED']);
     const c = seen();
     await mount(probe(server.url, c, options));
     await until(() => c.hook?.state === 'open', 'the latecomer open');

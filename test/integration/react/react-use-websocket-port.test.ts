@@ -98,7 +98,7 @@
  * - A URL function is a URL provider (needs `providers()` in `features`), called before every attempt.
  * - Messages sent before open are queued by the socket (bounded, `buffer`), not by each component.
  */
-import { createElement, type ReactNode, useEffect } from 'react';
+import { act, createElement, type ReactNode, useEffect } from 'react';
 import type { Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { BaseSocket } from '../../../src/core/socket.js';
@@ -300,7 +300,7 @@ describe('use-websocket.test.ts: the hook', () => {
     await until(() => s.hook?.state === 'open', 'open');
     const socket = s.hook?.socket as BaseSocket;
     expect(socket.url).toBe(server.url);
-    socket.close();
+    await act(async () => socket.close()); // it sets the component's state: inside act, as any update
     await until(() => s.hook?.state === 'closed' && server.closes === 1, 'closed');
     await pass(AFTER_GRACE);
     expect(server.connections).toBe(1);
@@ -316,7 +316,7 @@ describe('use-websocket.test.ts: the hook', () => {
     ]);
     await until(() => [a, b, own].every((s) => s.hook?.state === 'open'), 'all open');
     expect(server.connections).toBe(2);
-    a.hook?.socket?.close();
+    await act(async () => a.hook?.socket?.close());
     await until(() => a.hook?.state === 'closed' && b.hook?.state === 'closed', 'closed for both sharers');
     await pass(100);
     expect(own.hook?.state).toBe('open');
@@ -616,7 +616,7 @@ describe('attach-listener.test.ts: the socket under the hook', () => {
     const s = seen();
     await mount(probe(server.url, s));
     await until(() => s.hook?.state === 'open', 'open');
-    s.hook?.socket?.close();
+    await act(async () => s.hook?.socket?.close());
     await until(() => s.hook?.state === 'closed', 'closed');
     const changes = heard(s, 'state').map((change) => (change as { current: string }).current);
     expect(changes).toEqual(['open', 'closing', 'closed']);

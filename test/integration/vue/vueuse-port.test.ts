@@ -279,8 +279,11 @@ describe('vueuse useWebSocket, ported: events', () => {
     const server = await startServer();
     const hook = use(server.url, { shouldReconnect: () => false });
     await open(hook);
+    const gaveUp: GiveUpInfo[] = [];
+    hook.socket.value?.on('giveup', (info) => gaveUp.push(info));
     for (const client of server.wss.clients) client.close(4000, 'bye');
     await until(() => hook.state.value === 'closed', 'closed');
+    expect(gaveUp.map((info) => info.error.code)).toEqual(['ERR_RS_FATAL_CLOSE']);
     await sleep(AFTER_GRACE);
     expect(server.attempts).toBe(1);
   });
