@@ -1,12 +1,18 @@
 #!/usr/bin/env node
-// Checks every relative link and #anchor of README.md and docs/**/*.md: the file must exist and the
-// anchor must be a heading of it (or an explicit id), slugged as the page will be shown:
+// Checks every relative link and #anchor of README.md, CHANGELOG.md and docs/**/*.md: the file must
+// exist and the anchor must be a heading of it (or an explicit id), slugged as the page will be shown:
 //   - docs/ pages as VitePress slugs them (its `slugify` plus markdown-it-anchor's `-1`, `-2` for
 //     repeated headings; `{#id}` sets an id), and a link from docs/ must stay inside docs/ (VitePress
 //     cannot serve ../README.md or ../examples/: it fails the build as a dead link);
-//   - README.md (and any other markdown outside docs/) as GitHub slugs them.
+//   - README.md and CHANGELOG.md (any markdown outside docs/) as GitHub slugs them.
 // Links with a scheme (https:, mailto:) are not followed. docs/api/ is TypeDoc's output: links into
 // it are checked when it has been generated (`npm run docs:api`), and refused with that advice when not.
+//
+// Paths written as inline code (`docs/guide/protocol.md#frames`, `src/core/machine.ts`) are checked
+// too: a reader looks for them as for a link. See `codePathsOf` for which spans count; they resolve
+// from the repository root or from the file's folder, whichever has them (`./`, `../`: the folder
+// only), and a `.md` one's #anchor must be a heading of it. Paths under what .gitignore leaves out
+// (dist/, docs/api/: built, not in a clone) are not checked.
 //
 // Usage: npm run check:links   (node scripts/check-links.mjs [repository root])
 
@@ -158,6 +164,60 @@ export function linksOf(markdown) {
 
 const EXTERNAL = /^[a-z][a-z0-9+.-]*:|^\/\//i;
 
+/** An inline-code span that reads as a relative path, with an optional #anchor: no spaces, globs or placeholders. */
+const CODE_PATH = /^((?:\.{1,2}\/)*[\w@+-][\w.@+-]*(?:\/[\w.@+-]+)*\/?)(?:#([^\s#`]+))?$/;
+
+/**
+ * The inline-code spans of a markdown file that name a path of the repository: every one ending in
+ * `.md` (with or without an #anchor), and every one whose first folder is one of `topFolders` (the
+ * repository's own: `src/…`, `test/…`, `scripts/…`, `docs/guide/`). Code that is not a path does
+ * not match: `resilient-socket/server` (a package), `core/machine.ts` (not from the root), `ws`,
+ * `src/backoff/*.ts` (a glob), `/api/` (a site path), `[x](y.md)`.
+ */
+export function codePathsOf(markdown, topFolders) {
+  const paths = [];
+  for (const { line, text } of proseLines(markdown)) {
+    for (const [, , code] of text.matchAll(/(`+)(?!`)(.+?)(?<!`)\1(?!`)/g)) {
+      const match = CODE_PATH.exec(code.trim());
+      if (!match) continue;
+      const [target, path] = match;
+      const relativeToFolder = /^\.{1,2}\//.test(path);
+      const first = path.split('/')[0];
+      if (/\.md$/i.test(path) || (!relativeToFolder && path.includes('/') && topFolders.has(first)))
+        paths.push({ line, target });
+    }
+  }
+  return paths;
+}
+
+/**
+ * A test of whether a repository path (relative, `/`-separated) is left out by `root`/.gitignore:
+ * its folder patterns (`dist/`, `docs/api/`), names (`node_modules`) and `*.ext` patterns.
+ */
+export function gitIgnored(root) {
+  const file = join(root, '.gitignore');
+  const rules = [];
+  if (existsSync(file)) {
+    for (let rule of readFileSync(file, 'utf8').split(/\r?\n/)) {
+      rule = rule.trim();
+      if (rule === '' || rule.startsWith('#') || rule.startsWith('!')) continue;
+      rule = rule.replace(/\/+$/, '');
+      if (/^\*\.[^*?[/]+$/.test(rule)) {
+        const ext = rule.slice(1);
+        rules.push((segments) => segments.some((segment) => segment.endsWith(ext)));
+      } else if (!/[*?[]/.test(rule)) {
+        const anchored = rule.replace(/^\//, '').split('/');
+        if (rule.includes('/')) rules.push((segments) => anchored.every((part, i) => segments[i] === part));
+        else rules.push((segments) => segments.includes(rule));
+      }
+    }
+  }
+  return (path) => {
+    const segments = path.split('/').filter((segment) => segment !== '' && segment !== '.');
+    return rules.some((rule) => rule(segments));
+  };
+}
+
 /**
  * Every broken link of `files` (paths relative to `root`), as `file:line: target: why`. `docsDir`
  * is the VitePress source folder (relative to `root`).
@@ -174,13 +234,41 @@ export function checkLinks(root, files, docsDir = 'docs') {
     return anchorCache.get(file);
   };
   const isFile = (path) => existsSync(path) && statSync(path).isFile();
+  const ignored = gitIgnored(root);
+  const topFolders = new Set(
+    readdirSync(root, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && entry.name !== '.git' && !ignored(entry.name))
+      .map((entry) => entry.name),
+  );
 
   for (const file of files) {
     const source = resolve(root, file);
     const fromDocs = inDocs(source);
-    for (const { line, target } of linksOf(readFileSync(source, 'utf8'))) {
+    const markdown = readFileSync(source, 'utf8');
+    // This file's problems, put in line order once both walks are done.
+    const fileProblems = [];
+    for (const { line, target } of codePathsOf(markdown, topFolders)) {
+      const hash = target.indexOf('#');
+      const path = hash === -1 ? target : target.slice(0, hash);
+      const anchor = hash === -1 ? undefined : target.slice(hash + 1);
+      const fromFolder = resolve(dirname(source), path);
+      // A reader takes `./x` and `../x` from the file's folder, `a.md` from there first, and any
+      // other path from the root first.
+      const bases = /^\.{1,2}\//.test(path)
+        ? [fromFolder]
+        : path.includes('/')
+          ? [resolve(root, path), fromFolder]
+          : [fromFolder, resolve(root, path)];
+      if (bases.some((base) => ignored(relative(root, base).split(sep).join('/')))) continue;
+      const hit = bases.find((base) => (path.endsWith('/') ? existsSync(base) && !isFile(base) : existsSync(base)));
+      const report = (why) => fileProblems.push({ line, problem: `${file}:${line}: \`${target}\`: ${why}` });
+      if (!hit) report('no such file');
+      else if (anchor !== undefined && extname(hit) === '.md' && isFile(hit) && !anchors(hit).has(anchor))
+        report(`no heading with the anchor #${anchor} in ${relative(root, hit)}`);
+    }
+    for (const { line, target } of linksOf(markdown)) {
       if (target === '' || EXTERNAL.test(target)) continue;
-      const report = (why) => problems.push(`${file}:${line}: ${target}: ${why}`);
+      const report = (why) => fileProblems.push({ line, problem: `${file}:${line}: ${target}: ${why}` });
       const hash = target.indexOf('#');
       let path = hash === -1 ? target : target.slice(0, hash);
       const anchor = hash === -1 ? undefined : decodeURIComponent(target.slice(hash + 1));
@@ -215,13 +303,15 @@ export function checkLinks(root, files, docsDir = 'docs') {
       if (anchor === undefined || anchor === '' || extname(found) !== '.md') continue;
       if (!anchors(found).has(anchor)) report(`no heading with the anchor #${anchor} in ${relative(root, found)}`);
     }
+    fileProblems.sort((a, b) => a.line - b.line);
+    problems.push(...fileProblems.map(({ problem }) => problem));
   }
   return problems;
 }
 
-/** README.md and every markdown file under docs/ but the generated reference, relative to `root`. */
+/** README.md, CHANGELOG.md and every markdown file under docs/ but the generated reference, relative to `root`. */
 export function documentationFiles(root, docsDir = 'docs') {
-  const out = existsSync(join(root, 'README.md')) ? ['README.md'] : [];
+  const out = ['README.md', 'CHANGELOG.md'].filter((file) => existsSync(join(root, file)));
   const skip = new Set(['api', '.vitepress', 'node_modules', 'public']);
   const walk = (dir) => {
     for (const entry of readdirSync(join(root, dir), { withFileTypes: true }).sort((a, b) =>
