@@ -57,6 +57,14 @@ export function messageBytes(id: string, frame: string | ArrayBuffer | Uint8Arra
   return MESSAGE_BYTES + textBytes(id) + (typeof frame === 'string' ? textBytes(frame) : frame.byteLength);
 }
 
+/** What a frame as `ws` gives it counts: a string 2 bytes per character, binary data its bytes. */
+export function wireBytes(raw: unknown): number {
+  if (typeof raw === 'string') return textBytes(raw);
+  if (Array.isArray(raw)) return raw.reduce((sum: number, part) => sum + wireBytes(part), 0);
+  if (raw instanceof ArrayBuffer || ArrayBuffer.isView(raw)) return raw.byteLength;
+  return 0;
+}
+
 /** A copy of `text` that shares no memory with a larger string (a slice keeps its whole source alive). */
 export function ownText(text: string): string {
   return Buffer.from(text, 'utf16le').toString('utf16le');

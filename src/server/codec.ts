@@ -3,7 +3,10 @@
  * client's codec module (`delivery({ codec })`), so one codec object serves both sides, and the
  * checks of what a user's codec decodes and encodes.
  */
-import { type Frame, MAX_ID_LENGTH } from '../features/delivery/codec.js';
+import type { ResilientSocketError } from '../errors.js';
+import { type DeliveryCodec, type Frame, MAX_ID_LENGTH } from '../features/delivery/codec.js';
+import { codecFailed, unencodable } from './failures.js';
+import type { ServerSocket } from './session.js';
 
 export { type DeliveryCodec, type Frame, jsonCodec, MAX_ID_LENGTH } from '../features/delivery/codec.js';
 
@@ -32,6 +35,27 @@ export function isWireData(value: unknown): value is string | ArrayBuffer | Uint
   return typeof value === 'string' || value instanceof ArrayBuffer || value instanceof Uint8Array;
 }
 
+/**
+ * The `msg` frame of message `id`, as `codec` encodes it, or the error that says why it cannot be
+ * sent (a TypeError for data the codec refuses, `ERR_RS_CALLBACK_FAILED` for a codec that returns
+ * something that cannot be written).
+ */
+export function encodeMessage(
+  codec: DeliveryCodec,
+  id: string,
+  data: unknown,
+): string | ArrayBuffer | Uint8Array | TypeError | ResilientSocketError {
+  let frame: unknown;
+  try {
+    frame = codec.encode({ rs: 'msg', id, data });
+  } catch (thrown) {
+    return unencodable(thrown);
+  }
+  return isWireData(frame)
+    ? frame
+    : codecFailed('encode', 'returned neither a string nor binary data', describeType(frame));
+}
+
 /** What a codec returned, for the message of a failure. */
 export function describeType(value: unknown): Error {
   return new TypeError(`it returned ${value === null ? 'null' : typeof value}`);
@@ -44,4 +68,31 @@ export function textOf(data: unknown): unknown {
   if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
   if (data instanceof Uint8Array) return Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
   return data;
+}
+
+/**
+ * Writes a frame the server makes (an acknowledgement) on `socket`; returns the codec's failure,
+ * if it failed. Not while the connection holds more than `maxUnwritten` bytes unwritten (a client
+ * that sends without reading): the client sends the message again, and its copy is acknowledged then.
+ */
+export function writeFrame(
+  socket: ServerSocket,
+  frame: Frame,
+  codec: DeliveryCodec,
+  maxUnwritten: number,
+): ResilientSocketError | undefined {
+  if ((socket.bufferedAmount ?? 0) > maxUnwritten) return undefined;
+  let raw: string | ArrayBuffer | Uint8Array;
+  try {
+    raw = codec.encode(frame);
+  } catch (thrown) {
+    return codecFailed('encode', `threw for an ${frame.rs}`, thrown);
+  }
+  if (socket.readyState !== 1) return undefined;
+  try {
+    socket.send(raw);
+  } catch {
+    // closing: the client sends the message again after its next hello, and it is acknowledged then
+  }
+  return undefined;
 }

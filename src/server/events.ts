@@ -1,5 +1,8 @@
 /** What `ReliableServer` listens to (a `ws` `WebSocketServer`) and the events it emits. */
+import type { EventEmitter } from 'eventemitter3';
+import { listenerError, surface } from '../core/report.js';
 import type { ResilientSocketError } from '../errors.js';
+import { typeError } from '../validation.js';
 import type { ServerSocket, Session } from './session.js';
 
 /**
@@ -41,4 +44,30 @@ export interface ReliableServerEvents<S extends ServerSocket = ServerSocket> {
    * listener it becomes a process warning.
    */
   error: [error: ResilientSocketError];
+}
+
+/** @throws TypeError naming `wss` unless it has `on` and `off`. */
+export function assertSource(wss: unknown): void {
+  const w = wss as Partial<ConnectionSource> | null;
+  if (typeof w !== 'object' || w === null || typeof w.on !== 'function' || typeof w.off !== 'function') {
+    throw typeError(
+      'wss',
+      process.env.NODE_ENV !== 'production'
+        ? 'Expected `wss` to be a ws WebSocketServer (an object with `on` and `off`)'
+        : '',
+    );
+  }
+}
+
+/** Emits `error` on `emitter`; with no `error` listener, or one that throws, a process warning. */
+export function reportOn(emitter: EventEmitter, error: ResilientSocketError): void {
+  if (emitter.listenerCount('error') === 0) {
+    surface(error);
+    return;
+  }
+  try {
+    emitter.emit('error', error);
+  } catch (thrown) {
+    surface(listenerError('An `error` listener of ReliableServer', thrown));
+  }
 }

@@ -128,3 +128,25 @@ export function sessionTooLong(length: number, max: number): RangeError {
       : '',
   );
 }
+
+/** `ERR_RS_STORE_FAILED` for what Redis failed to do (`what`, `redisStore()`), its error as the cause. */
+export function storeFailed(what: string, cause: unknown): ResilientSocketError {
+  return new ResilientSocketError(
+    'ERR_RS_STORE_FAILED',
+    process.env.NODE_ENV !== 'production' ? `Redis failed (${what}): ${describeThrown(cause)}` : '',
+    { cause },
+  );
+}
+
+/**
+ * A message stored on Redis is gone while its session is there again: Redis lost what it held (a
+ * restart without persistence, an eviction) and the session was made anew.
+ */
+export function lostInStore(): ResilientSocketError {
+  return new ResilientSocketError(
+    'ERR_RS_STORE_FAILED',
+    process.env.NODE_ENV !== 'production'
+      ? 'Redis lost the message: its session was made anew (a restart without persistence, or an eviction?)'
+      : '',
+  );
+}

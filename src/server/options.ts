@@ -1,5 +1,5 @@
 /** `ReliableServer`'s options: what each means, its default, and the check that refuses a bad one. */
-import { assertClock, type Clock, systemClock } from '../clock.js';
+import { assertClock, type Clock, steadyClock, systemClock } from '../clock.js';
 import {
   assertKnownKeys,
   assertNumber,
@@ -10,6 +10,7 @@ import {
   withDefault,
 } from '../validation.js';
 import { type DeliveryCodec, jsonCodec } from './codec.js';
+import { RedisStore, type ServerStore } from './redis-store.js';
 
 /** The longest a `setTimeout` can wait (2^31 - 1 ms, about 24.8 days); longer ones fire at once. @internal */
 export const MAX_DELAY = 2 ** 31 - 1;
@@ -124,6 +125,17 @@ export interface ReliableServerOptions {
    */
   codec?: DeliveryCodec;
   /**
+   * Where the sessions live: in this process's memory (the default), or on Redis with
+   * {@link redisStore}, shared by every process given a store on the same Redis and prefix (see
+   * `docs/guide/cluster.md`).
+   * @default undefined (this process's memory)
+   * @example
+   * ```ts
+   * new ReliableServer(wss, { store: redisStore(redis, { prefix: 'app:' }) })
+   * ```
+   */
+  store?: ServerStore;
+  /**
    * The clock for the acknowledgement and expiry timers; inject one to drive time in tests. Its
    * timers, when they have `unref` (Node's), never keep the process alive. Its `now()` must return
    * a finite number when the server is made (else a RangeError); a later reading that is not one
@@ -151,6 +163,7 @@ export interface ResolvedServerOptions {
   readonly maxBytes: number;
   readonly codec: DeliveryCodec;
   readonly clock: Clock;
+  readonly store: ServerStore | undefined;
 }
 
 const KNOWN = [
@@ -164,6 +177,7 @@ const KNOWN = [
   'maxBytes',
   'codec',
   'clock',
+  'store',
 ] as const;
 
 /**
@@ -210,6 +224,13 @@ export function resolveServerOptions(options: ReliableServerOptions | undefined)
   }
   const clock = withDefault(o.clock, systemClock);
   assertClock('clock', clock, true);
+  const store = o.store;
+  if (store !== undefined && !(store instanceof RedisStore)) {
+    throw typeError(
+      'store',
+      process.env.NODE_ENV !== 'production' ? expectedText('store', 'a store made by redisStore()', store) : '',
+    );
+  }
   return {
     ackTimeout,
     maxAttempts,
@@ -221,5 +242,21 @@ export function resolveServerOptions(options: ReliableServerOptions | undefined)
     maxBytes,
     codec,
     clock,
+    store,
   };
+}
+
+/**
+ * The clock a server runs on: `given`, with a reading that is not a time standing for the last
+ * good one, so that every wait stays a finite number; `bad` is told once, outside the operation
+ * that read it. A view of its own per server, so that a clock shared by two servers tells each.
+ */
+export function serverClock(given: Clock, bad: (value: unknown) => void): Clock {
+  if (given === systemClock) return given;
+  const view: Clock = {
+    setTimeout: (callback, ms) => given.setTimeout(callback, ms),
+    clearTimeout: (handle) => given.clearTimeout(handle),
+    now: () => given.now(),
+  };
+  return steadyClock(view, (value) => queueMicrotask(() => bad(value)));
 }

@@ -3,13 +3,14 @@
  * of the client's `delivery()` feature (`docs/guide/protocol.md` has the protocol it speaks).
  */
 import { EventEmitter } from 'eventemitter3';
-import { type Clock, steadyClock, systemClock } from '../clock.js';
-import { listenerError, surface } from '../core/report.js';
+import { listenerError } from '../core/report.js';
 import { isResilientSocketError, type ResilientSocketError } from '../errors.js';
 import { typeError } from '../validation.js';
-import { Budget, messageBytes, ownFrame, ownText, sessionBytes } from './budget.js';
-import { describeType, type Frame, idRule, isFrame, isWireData, MAX_ID_LENGTH, textOf } from './codec.js';
-import type { ConnectionSource, ReliableServerEvents } from './events.js';
+import { Budget, messageBytes, ownFrame, ownText, sessionBytes, wireBytes } from './budget.js';
+import { Cluster } from './cluster.js';
+import { Held } from './cluster-held.js';
+import { encodeMessage, type Frame, idRule, isFrame, MAX_ID_LENGTH, textOf, writeFrame } from './codec.js';
+import { assertSource, type ConnectionSource, type ReliableServerEvents, reportOn } from './events.js';
 import {
   clockFailed,
   closedError,
@@ -20,11 +21,16 @@ import {
   tooManyBytes,
   tooManyPending,
   tooManySessions,
-  unencodable,
 } from './failures.js';
-import { type ReliableServerOptions, type ResolvedServerOptions, resolveServerOptions } from './options.js';
+import {
+  type ReliableServerOptions,
+  type ResolvedServerOptions,
+  resolveServerOptions,
+  serverClock,
+} from './options.js';
 import { Outbox } from './outbox.js';
-import { type ServerSocket, type Session, SessionState } from './session.js';
+import { RedisStore } from './redis-store.js';
+import { type Delivery, delivered, refused, type ServerSocket, type Session, SessionState } from './session.js';
 
 /** `ws`'s `readyState` of an open connection. */
 const OPEN = 1;
@@ -35,8 +41,8 @@ const SEQ_RANGE = 2 ** 48;
 /** One connection the server listens to. */
 interface Connection<S extends ServerSocket> {
   readonly socket: S;
-  /** The session the client said hello for on this connection. */
-  session: SessionState<S> | undefined;
+  /** The session the client said hello for on this connection (a `Held` one on Redis). */
+  session: SessionState<S> | Held<S> | undefined;
   readonly onMessage: (data: unknown, isBinary: boolean) => void;
   readonly onClose: () => void;
 }
@@ -81,6 +87,8 @@ export class ReliableServer<S extends ServerSocket = ServerSocket> extends Event
   readonly #budget: Budget;
   readonly #outbox: Outbox<S>;
   readonly #onConnection = (socket: ServerSocket): void => this.#attach(socket as S);
+  /** The sessions on Redis (`store: redisStore(…)`), else undefined: they are in this process's memory. */
+  readonly #cluster: Cluster<S> | undefined;
   #closed = false;
 
   /**
@@ -92,39 +100,44 @@ export class ReliableServer<S extends ServerSocket = ServerSocket> extends Event
    */
   constructor(wss: ConnectionSource<S>, options?: ReliableServerOptions) {
     super();
-    const w = wss as Partial<ConnectionSource<S>> | null;
-    if (typeof w !== 'object' || w === null || typeof w.on !== 'function' || typeof w.off !== 'function') {
-      throw typeError(
-        'wss',
-        process.env.NODE_ENV !== 'production'
-          ? 'Expected `wss` to be a ws WebSocketServer (an object with `on` and `off`)'
-          : '',
-      );
-    }
+    assertSource(wss);
     const o = resolveServerOptions(options);
-    // A reading that is not a time stands for the last good one, so that every wait stays a finite
-    // number; told once on this server's `error` (a view of the clock of its own: a clock shared
-    // by two servers tells each), outside the operation that read it.
-    const given = o.clock;
-    const view: Clock = {
-      setTimeout: (callback, ms) => given.setTimeout(callback, ms),
-      clearTimeout: (handle) => given.clearTimeout(handle),
-      now: () => given.now(),
-    };
-    const clock =
-      given === systemClock
-        ? given
-        : steadyClock(view, (value) => queueMicrotask(() => this.#report(clockFailed(value))));
-    this.#o = { ...o, clock };
+    this.#o = { ...o, clock: serverClock(o.clock, (value) => this.#report(clockFailed(value))) };
     this.#wss = wss;
     this.#budget = new Budget(o.maxBytes, o.maxSessionBytes);
     this.#outbox = new Outbox(this.#o, this.#budget, (session) => this.#expire(session));
+    this.#cluster =
+      o.store instanceof RedisStore
+        ? new Cluster(o.store, {
+            options: this.#o,
+            budget: this.#budget,
+            emit: (event: 'message' | 'session', ...args: unknown[]) =>
+              (this.#emit as (event: string, ...args: unknown[]) => void)(event, ...args),
+            report: (error) => this.#report(error),
+            write: (socket, frame) => this.#write(socket, frame),
+            cut: (socket) => {
+              const c = this.#connections.get(socket);
+              if (c === undefined) return;
+              c.session = undefined; // no longer this connection's: no release on its end
+              this.#end(c);
+            },
+          })
+        : undefined;
     wss.on('connection', this.#onConnection);
+  }
+
+  /**
+   * Resolves once the server is ready: at once with the sessions in memory; on Redis, once this
+   * process hears its channel. Never rejects: what fails meanwhile goes to `error`, and frames and
+   * `send()` calls wait for it.
+   */
+  get ready(): Promise<void> {
+    return this.#cluster?.ready ?? Promise.resolve();
   }
 
   /** The sessions the server keeps, by id (read-only: they change as clients come and go). */
   get sessions(): ReadonlyMap<string, Session<S>> {
-    return this.#sessions;
+    return this.#cluster?.held ?? this.#sessions;
   }
 
   /**
@@ -154,11 +167,11 @@ export class ReliableServer<S extends ServerSocket = ServerSocket> extends Event
    *   or data the codec cannot encode, a RangeError (`ERR_RS_INVALID_VALUE`) for a session id longer
    *   than the protocol allows.
    */
-  send(session: string | Session, data: unknown): Promise<void> {
-    if (this.#closed) return Promise.reject(closedError());
+  send(session: string | Session, data: unknown): Delivery {
+    if (this.#closed) return refused(closedError());
     const id = typeof session === 'string' ? session : (session as Partial<Session> | null)?.id;
     if (typeof id !== 'string') {
-      return Promise.reject(
+      return refused(
         typeError(
           'session',
           process.env.NODE_ENV !== 'production'
@@ -167,29 +180,27 @@ export class ReliableServer<S extends ServerSocket = ServerSocket> extends Event
         ),
       );
     }
-    if (id.length > MAX_ID_LENGTH) return Promise.reject(sessionTooLong(id.length, MAX_ID_LENGTH));
+    if (id.length > MAX_ID_LENGTH) return refused(sessionTooLong(id.length, MAX_ID_LENGTH));
+    if (this.#cluster !== undefined) {
+      const next = this.#cluster.sends.nextId();
+      const frame = encodeMessage(this.#o.codec, next, data);
+      return frame instanceof Error ? refused(frame) : this.#cluster.sends.send(id, next, ownFrame(frame));
+    }
     const s = this.#sessions.get(id) ?? this.#create(id, 'send() to a new session');
-    if (!(s instanceof SessionState)) return Promise.reject(s);
-    if (s.pending >= this.#o.maxPending) return Promise.reject(tooManyPending(this.#o.maxPending));
+    if (!(s instanceof SessionState)) return refused(s);
+    if (s.pending >= this.#o.maxPending) return refused(tooManyPending(this.#o.maxPending));
     const next = String(s.seq_ + 1);
-    let frame: string | ArrayBuffer | Uint8Array;
-    try {
-      frame = this.#o.codec.encode({ rs: 'msg', id: next, data });
-    } catch (thrown) {
-      return Promise.reject(unencodable(thrown));
-    }
-    if (!isWireData(frame)) {
-      return Promise.reject(codecFailed('encode', 'returned neither a string nor binary data', describeType(frame)));
-    }
-    frame = ownFrame(frame);
+    const encoded = encodeMessage(this.#o.codec, next, data);
+    if (encoded instanceof Error) return refused(encoded);
+    const frame = ownFrame(encoded);
     const bytes = messageBytes(next, frame);
     const over = this.#budget.refuses_(s, bytes, s.socket_?.bufferedAmount ?? 0);
     if (over !== undefined) {
       const bound = over === 'maxBytes' ? this.#o.maxBytes : this.#o.maxSessionBytes;
-      return Promise.reject(tooManyBytes(over, bound, 'the message was not queued'));
+      return refused(tooManyBytes(over, bound, 'the message was not queued'));
     }
     s.seq_ += 1;
-    return this.#outbox.add_(s, next, frame, bytes);
+    return delivered(this.#outbox.add_(s, next, frame, bytes));
   }
 
   /**
@@ -203,6 +214,7 @@ export class ReliableServer<S extends ServerSocket = ServerSocket> extends Event
     this.#wss.off('connection', this.#onConnection);
     for (const c of [...this.#connections.values()]) this.#detach(c, false);
     for (const s of [...this.#sessions.values()]) this.#forget(s, stopped('closed', 0));
+    this.#cluster?.close();
   }
 
   // ─── connections ─────────────────────────────────────────────────────────────────────────
@@ -228,7 +240,9 @@ export class ReliableServer<S extends ServerSocket = ServerSocket> extends Event
     c.socket.off('message', c.onMessage);
     c.socket.off('close', c.onClose);
     const s = c.session;
-    if (gone && s !== undefined && s.socket_ === c.socket) this.#disconnected(s);
+    if (s instanceof Held) {
+      if (gone) this.#cluster?.disconnected(c.socket, s);
+    } else if (gone && s !== undefined && s.socket_ === c.socket) this.#disconnected(s);
   }
 
   /**
@@ -286,9 +300,13 @@ export class ReliableServer<S extends ServerSocket = ServerSocket> extends Event
         return;
       }
     }
+    const cluster = this.#cluster;
     if (frame?.rs === 'hello') this.#hello(c, frame.session);
     else if (frame === undefined || s === undefined) this.#emit('plain', raw, c.socket, s);
-    else if (frame.rs === 'ack') this.#outbox.ack_(s, frame.id);
+    else if (s instanceof Held) {
+      if (frame.rs === 'ack') cluster?.ack(s, frame.id);
+      else cluster?.incoming(c.socket, s, frame.id, frame.data, wireBytes(raw));
+    } else if (frame.rs === 'ack') this.#outbox.ack_(s, frame.id);
     else this.#incoming(c, s, frame.id, frame.data);
   }
 
@@ -297,6 +315,15 @@ export class ReliableServer<S extends ServerSocket = ServerSocket> extends Event
    * (cut), and what the session has pending goes on it once, in order.
    */
   #hello(c: Connection<S>, id: string): void {
+    if (this.#cluster !== undefined) {
+      const held = this.#cluster.hello(c.socket, id);
+      if (held instanceof Held) c.session = held;
+      else {
+        this.#end(c, 1013, 'Server full');
+        this.#report(held);
+      }
+      return;
+    }
     const s = this.#sessions.get(id) ?? this.#create(id, 'a client said hello; its connection was closed with 1013');
     if (!(s instanceof SessionState)) {
       this.#end(c, 1013, 'Server full');
@@ -330,26 +357,10 @@ export class ReliableServer<S extends ServerSocket = ServerSocket> extends Event
     this.#write(c.socket, { rs: 'ack', id });
   }
 
-  /**
-   * Writes a frame the server makes (an acknowledgement); a codec failure is reported. Not while
-   * the connection holds more than `maxSessionBytes` unwritten (a client that sends without
-   * reading): the client sends the message again, and its copy is acknowledged then.
-   */
+  /** Writes a frame the server makes (an acknowledgement): see `writeFrame`. */
   #write(socket: S, frame: Frame): void {
-    if ((socket.bufferedAmount ?? 0) > this.#o.maxSessionBytes) return;
-    let raw: string | ArrayBuffer | Uint8Array;
-    try {
-      raw = this.#o.codec.encode(frame);
-    } catch (thrown) {
-      this.#report(codecFailed('encode', `threw for an ${frame.rs}`, thrown));
-      return;
-    }
-    if (socket.readyState !== OPEN) return;
-    try {
-      socket.send(raw);
-    } catch {
-      // closing: the client sends the message again after its next hello, and it is acknowledged then
-    }
+    const failure = writeFrame(socket, frame, this.#o.codec, this.#o.maxSessionBytes);
+    if (failure !== undefined) this.#report(failure);
   }
 
   // ─── sessions ────────────────────────────────────────────────────────────────────────────
@@ -400,14 +411,6 @@ export class ReliableServer<S extends ServerSocket = ServerSocket> extends Event
 
   /** Reports on `error`; with no `error` listener, or one that throws, as a process warning. */
   #report(error: ResilientSocketError): void {
-    if (this.listenerCount('error') === 0) {
-      surface(error);
-      return;
-    }
-    try {
-      (this.emit as (event: string, ...args: unknown[]) => boolean)('error', error);
-    } catch (thrown) {
-      surface(listenerError('An `error` listener of ReliableServer', thrown));
-    }
+    reportOn(this as unknown as EventEmitter, error);
   }
 }

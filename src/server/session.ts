@@ -50,6 +50,18 @@ export interface Session<S extends ServerSocket = ServerSocket> {
   readonly pending: number;
 }
 
+/**
+ * What `send()` returns: a promise resolved once the client acknowledged the message (rejected
+ * with a coded error when it never will be), and `stored`, resolved once the message is kept
+ * where it survives what may happen next: at once in this process's memory (the default store),
+ * once Redis recorded it with `redisStore()`, from then on surviving the death of this process
+ * and of the one holding the client's connection. A `send()` refused at once rejects both.
+ */
+export interface Delivery extends Promise<void> {
+  /** Resolves once the message is stored (see {@link Delivery}); rejects as the delivery does when it never is. */
+  readonly stored: Promise<void>;
+}
+
 /** A message `send()` keeps until it is acknowledged. @internal */
 export interface Outgoing {
   /** The encoded `msg` frame, written again as it is. */
@@ -125,3 +137,32 @@ export class SessionState<S extends ServerSocket> implements Session<S>, Metered
     }
   }
 }
+
+/**
+ * The delivery of a `send()`: `acknowledged`, with `stored` as its `stored`. Each is awaited on
+ * its own: reading `stored` takes care of the delivery's rejection (it says the same), and
+ * `stored` never goes unhandled.
+ */
+export function deliveryOf(acknowledged: Promise<void>, stored: Promise<void>): Delivery {
+  stored.catch(noop);
+  return Object.defineProperty(acknowledged, 'stored', {
+    enumerable: true,
+    get() {
+      acknowledged.catch(noop);
+      return stored;
+    },
+  }) as Delivery;
+}
+
+/** A `send()` refused at once: the delivery and its `stored` both reject with `error`. */
+export function refused(error: unknown): Delivery {
+  const delivery = Promise.reject(error);
+  return deliveryOf(delivery, delivery);
+}
+
+/** A `send()` kept in this process's memory: stored as soon as it is queued (now). */
+export function delivered(acknowledged: Promise<void>): Delivery {
+  return deliveryOf(acknowledged, Promise.resolve());
+}
+
+const noop = (): void => undefined;

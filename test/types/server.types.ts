@@ -6,6 +6,7 @@
 import { expectTypeOf } from 'vitest';
 import { type WebSocket, WebSocketServer } from 'ws';
 import {
+  type Delivery,
   type DeliveryCodec,
   type Frame,
   jsonCodec,
@@ -20,7 +21,9 @@ server.on('message', (data, session) => {
   expectTypeOf(data).toEqualTypeOf<unknown>();
   expectTypeOf(session).toEqualTypeOf<Session<WebSocket>>();
   expectTypeOf(session.socket).toEqualTypeOf<WebSocket | undefined>();
-  expectTypeOf(server.send(session, { ok: true })).toEqualTypeOf<Promise<void>>();
+  expectTypeOf(server.send(session, { ok: true })).toEqualTypeOf<Delivery>();
+  expectTypeOf(server.send(session, { ok: true })).toMatchTypeOf<Promise<void>>();
+  expectTypeOf(server.send(session, { ok: true }).stored).toEqualTypeOf<Promise<void>>();
 });
 server.on('plain', (data, socket, session) => {
   expectTypeOf(data).toEqualTypeOf<unknown>();

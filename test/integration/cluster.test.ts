@@ -1,0 +1,176 @@
+/**
+ * `ReliableServer` on Redis (`redisStore()`): several servers on one Redis serve every session as
+ * one, against a real `redis-server` of the test's own (test/helpers/redis-server.ts) and real ws
+ * servers and clients on 127.0.0.1. Here the "processes" are servers in this one process, each on
+ * its own ws server and with its own subscription (what a process is to the store); killed
+ * processes are in test/reliability/cluster-failover.test.ts.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocketServer } from 'ws';
+import { constant } from '../../src/backoff/constant.js';
+import { isResilientSocketError } from '../../src/errors.js';
+import { ResilientSocket } from '../../src/node.js';
+import { ReliableServer, type ReliableServerOptions, redisStore } from '../../src/server/index.js';
+import { RedisServer } from '../helpers/redis-server.js';
+import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
+
+let redis: RedisServer;
+beforeAll(async () => {
+  redis = await RedisServer.start();
+}, 20_000);
+afterAll(async () => {
+  await redis?.down();
+});
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+let prefixes = 0;
+
+/** A "process": a ws server on a free port, and a ReliableServer on the shared Redis and prefix. */
+async function node(prefix: string, options: ReliableServerOptions = {}) {
+  const client = cleanup.add(await redis.client(), (c) => c.destroy());
+  const wss = cleanup.add(new WebSocketServer({ host: '127.0.0.1', port: 0 }), (s) => {
+    for (const ws of s.clients) ws.terminate();
+    s.close();
+  });
+  await new Promise((resolve) => wss.once('listening', resolve));
+  const server = cleanup.add(new ReliableServer(wss, { ...options, store: redisStore(client, { prefix }) }), (s) =>
+    s.close(),
+  );
+  const errors: string[] = [];
+  server.on('error', (error) => errors.push(`${error.code}: ${error.message}`));
+  const received: unknown[] = [];
+  server.on('message', (data) => received.push(data));
+  await server.ready;
+  return { server, wss, url: `ws://127.0.0.1:${(wss.address() as { port: number }).port}`, errors, received };
+}
+
+/** A client with acknowledged delivery that connects where `target()` says (again on every attempt). */
+function client(target: () => string, delivery: object = {}) {
+  const socket = cleanup.add(
+    new ResilientSocket(async () => target(), { delivery, backoff: constant({ delay: 20 }) }),
+    (s) => s.close(),
+  );
+  socket.on('error', () => undefined); // refused connections while a target is down are expected
+  socket.on('drop', () => undefined);
+  const received: unknown[] = [];
+  socket.on('message', (data) => received.push(data));
+  return { socket, received };
+}
+
+describe('redisStore()', () => {
+  it('refuses what is not a connected node-redis client, and unknown options', async () => {
+    expect(() => redisStore({} as never)).toThrow(TypeError);
+    expect(() =>
+      redisStore({ sendCommand: () => undefined, duplicate: () => undefined, isOpen: false } as never),
+    ).toThrow(/redis.connect\(\)/);
+    const connected = cleanup.add(await redis.client(), (c) => c.destroy());
+    expect(() => redisStore(connected, { prefix: 5 } as never)).toThrow(TypeError);
+    expect(() => redisStore(connected, { prefx: 'a:' } as never)).toThrow(/prefx/);
+    expect(() => new ReliableServer(new WebSocketServer({ noServer: true }), { store: {} as never })).toThrow(
+      /`store`/,
+    );
+  });
+});
+
+describe('one session, served by any process on the Redis', () => {
+  it('a message from the client is handled once; a send from another process reaches it and resolves', async () => {
+    const prefix = `t${++prefixes}:`;
+    const a = await node(prefix);
+    const b = await node(prefix);
+    const { socket, received } = client(() => a.url);
+    await socket.sendReliable({ n: 1 });
+    expect(a.received).toEqual([{ n: 1 }]);
+    const [session] = [...a.server.sessions.keys()];
+    expect(typeof session).toBe('string');
+    expect(b.server.sessions.size).toBe(0); // held by a, not b
+    const sent = b.server.send(session as string, { from: 'b' });
+    await sent.stored;
+    await sent;
+    expect(received).toEqual([{ from: 'b' }]);
+    expect([...a.errors, ...b.errors]).toEqual([]);
+  });
+
+  it('the client moves to another process: what was pending follows it, what was handled is not handled again', async () => {
+    const prefix = `t${++prefixes}:`;
+    const a = await node(prefix);
+    const b = await node(prefix);
+    let target = a.url;
+    const { socket, received } = client(() => target);
+    await socket.sendReliable('one');
+    const [session] = [...a.server.sessions.keys()] as string[];
+    // a goes away with its connection; a message stored for the session meanwhile waits in Redis.
+    target = b.url;
+    for (const ws of a.wss.clients) ws.terminate();
+    const pending = b.server.send(session as string, 'while moving');
+    await pending.stored;
+    await socket.sendReliable('two');
+    await pending;
+    expect(received).toEqual(['while moving']);
+    expect(a.received).toEqual(['one']);
+    expect(b.received).toEqual(['two']);
+    expect(b.server.sessions.has(session as string)).toBe(true);
+  });
+
+  it('a hello on another process takes the session over: the old connection is cut', async () => {
+    const prefix = `t${++prefixes}:`;
+    const a = await node(prefix);
+    const b = await node(prefix);
+    let target = a.url;
+    const first = client(() => target);
+    await first.socket.sendReliable('on a');
+    const [session] = [...a.server.sessions.keys()] as string[];
+    // A second client with the same session id (a persistent store shared by two tabs, or a
+    // reconnect before a saw the old connection die) says hello on b.
+    target = b.url;
+    const store = new Map<string, unknown>([['session', session]]);
+    const second = client(() => b.url, {
+      store: {
+        persistent: true,
+        load: async () => [...store],
+        put: async (k: string, v: unknown) => void store.set(k, v),
+        delete: async (k: string) => void store.delete(k),
+      },
+    });
+    await second.socket.sendReliable('on b');
+    await waitFor(() => a.server.sessions.size === 0, 2_000, 'a lets the session go');
+    expect(b.server.sessions.has(session as string)).toBe(true);
+  });
+});
+
+describe('bounded, and cleaned up', () => {
+  it('a session with nobody connected expires sessionTtl after it was last held: its keys are gone, its sends reject', async () => {
+    const prefix = `t${++prefixes}:`;
+    const a = await node(prefix, { sessionTtl: 400, ackTimeout: 100 });
+    const sent = a.server.send('nobody-here', { n: 1 });
+    await sent.stored;
+    const outcome = await sent.then(
+      () => 'resolved',
+      (error: unknown) => (isResilientSocketError(error) ? error.code : error),
+    );
+    expect(outcome).toBe('ERR_RS_DELIVERY_STOPPED');
+    const raw = cleanup.add(await redis.client(), (c) => c.destroy());
+    let left = await raw.keys(`${prefix}*`);
+    for (let i = 0; i < 40 && left.length > 0; i++) {
+      await sleep(50);
+      left = await raw.keys(`${prefix}*`);
+    }
+    expect(left).toEqual([]);
+  });
+
+  it('maxPending: past it send() rejects at once with ERR_RS_BUFFER_OVERFLOW, nothing stored', async () => {
+    const prefix = `t${++prefixes}:`;
+    const a = await node(prefix, { maxPending: 2 });
+    const ok = [a.server.send('s', 1), a.server.send('s', 2)];
+    for (const d of ok) d.catch(() => undefined);
+    await Promise.all(ok.map((d) => d.stored));
+    const third = a.server.send('s', 3);
+    const error = await third.stored.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isResilientSocketError(error) && error.code).toBe('ERR_RS_BUFFER_OVERFLOW');
+    await sleep(0);
+  });
+});
