@@ -56,6 +56,7 @@ section('Throughput overhead', script('bench/throughput.ts', mode));
 section('Memory per connected client', script('bench/memory.ts', mode));
 section('Buffer flush', script('bench/flush.ts', mode));
 section('Acknowledged delivery', script('bench/delivery.ts', mode));
+section('Cluster on Redis', script('bench/cluster.ts', mode));
 section(
   'Bundle size',
   `${sizeTable(await sizes())}\n\n${featureTable(await featureCosts())}\n\n${addonTable(await addonCosts())}`,

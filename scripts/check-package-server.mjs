@@ -6,7 +6,15 @@
 //     frame passed through; after close() the process exits by itself;
 //   - checkServerNotForBrowsers: a browser bundle of `resilient-socket/server` fails to resolve
 //     (the entry has a `node` condition only), and no browser bundle of the other entries holds
-//     the server's code.
+//     the server's code (nor its Redis store);
+//   - CLUSTER_ROUND_TRIP: two ReliableServers on one redisStore() (a real redis-server), a send()
+//     from the one without the connection reaching the client through the other;
+//   - checkRedisOptional: `redis` is an optional peer dependency and no browser file names it.
+
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { join } from 'node:path';
 
 /** The round-trip script of one format. */
 export const SERVER_ROUND_TRIP = (format) => `${
@@ -85,7 +93,7 @@ export async function checkServerNotForBrowsers({ bundle, consumerDir, entries, 
       ...(development ? { conditions: ['development'] } : {}),
     });
     const text = Buffer.from(code).toString('utf8');
-    if (/ReliableServer|src\/server\//.test(text)) {
+    if (/ReliableServer|redisStore|EVALSHA|src\/server\//.test(text)) {
       fail(`a browser bundle of every entry (${development ? 'development' : 'production'}) holds the server helper`);
     }
   }
@@ -143,3 +151,130 @@ wss.on('listening', async () => {
   console.log('OK   delivery round trip: three messages through a cut connection, each processed once, in order; a receipt back');
 });
 `;
+
+/**
+ * Two `ReliableServer`s on one `redisStore()` from the tarball (with the node-redis the repository
+ * tests against installed beside it, as an app has it), ESM: a `ResilientSocket` with `delivery`
+ * connected to the first; its reliable messages reach the first server once each, in order; a
+ * `send()` made on the second, which holds no connection, is stored, reaches the client through the
+ * first, and resolves on the client's acknowledgement. After `close()` of everything (the stores'
+ * own copies of the Redis client included) the process exits by itself. The Redis URL is argv[2].
+ */
+export const CLUSTER_ROUND_TRIP = `import { ResilientSocket, constant } from 'resilient-socket';
+import { ReliableServer, redisStore } from 'resilient-socket/server';
+import { createClient } from 'redis';
+import { WebSocketServer } from 'ws';
+const fail = (why) => {
+  console.error('FAIL cluster round trip: ' + why);
+  process.exit(1);
+};
+const deadline = setTimeout(() => fail('not done within 8 s'), 8000);
+const redis = createClient({ url: process.argv[2] });
+redis.on('error', (error) => fail('redis: ' + error));
+await redis.connect();
+const listening = () =>
+  new Promise((resolve) => {
+    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    wss.once('listening', () => resolve(wss));
+  });
+const [wssA, wssB] = await Promise.all([listening(), listening()]);
+const [a, b] = [wssA, wssB].map((wss) => new ReliableServer(wss, { store: redisStore(redis, { prefix: 'check:' }) }));
+for (const server of [a, b]) server.on('error', (error) => fail('server error: ' + error.code + ' ' + error.message));
+await Promise.all([a.ready, b.ready]);
+const got = [];
+let session;
+a.on('message', (data, s) => {
+  got.push(data.n);
+  session = s.id;
+});
+b.on('message', () => fail('the second server handled a message of a client it does not hold'));
+const socket = new ResilientSocket('ws://127.0.0.1:' + wssA.address().port, {
+  backoff: constant({ delay: 20 }),
+  delivery: { ackTimeout: 500 },
+});
+const heard = [];
+socket.on('message', (data) => heard.push(data));
+await Promise.all([1, 2, 3].map((n) => socket.sendReliable({ n })));
+if (got.join() !== '1,2,3') fail('the first server handled ' + got.join());
+const sent = b.send(session, 'from the other process');
+await sent.stored;
+await sent;
+if (JSON.stringify(heard) !== '["from the other process"]') fail('the client heard ' + JSON.stringify(heard));
+clearTimeout(deadline);
+socket.close();
+a.close();
+b.close();
+wssA.close();
+wssB.close();
+await redis.close();
+console.log('OK   cluster round trip: three messages handled once, in order; a send() from the process without the connection reached the client');
+`;
+
+/**
+ * The packed package.json: \`redis\` is an optional peer dependency (never a dependency, so no app
+ * installs it for the client), and no file a browser loads names it.
+ */
+export function checkRedisOptional({ packageJson, distDir, browserFiles, fail }) {
+  if (packageJson.dependencies?.redis !== undefined) fail('redis must not be a dependency');
+  if (packageJson.peerDependencies?.redis === undefined || packageJson.peerDependenciesMeta?.redis?.optional !== true)
+    fail('redis must be an optional peer dependency');
+  for (const file of browserFiles) {
+    const text = readFileSync(join(distDir, file), 'utf8');
+    if (/redis/i.test(text)) fail(`${file} (a browser file) mentions redis`);
+  }
+  return `redis is an optional peer (${packageJson.peerDependencies.redis}); ${browserFiles.length} browser files never name it`;
+}
+
+/**
+ * Runs CLUSTER_ROUND_TRIP in the consumer project against a `redis-server` of its own (Debian's
+ * package, which `.ci/run` installs) on a free loopback port, keeping nothing on disk; the server
+ * is stopped at the end whatever happened.
+ */
+export async function runClusterCheck({ consumerDir, install, redisVersion, fail }) {
+  install([`redis@${redisVersion}`]);
+  const port = await new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address();
+      probe.close(() => resolve(free));
+    });
+  });
+  let redis;
+  try {
+    redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    });
+    redis.once('error', () => undefined);
+    const until = Date.now() + 5000;
+    while (!(await answers(port))) {
+      if (redis.exitCode !== null || Date.now() > until)
+        fail('redis-server did not start (install it: apt-get install redis-server)');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    writeFileSync(join(consumerDir, 'cluster-round-trip.mjs'), CLUSTER_ROUND_TRIP);
+    const started = Date.now();
+    execFileSync(process.execPath, ['cluster-round-trip.mjs', `redis://127.0.0.1:${port}`], {
+      cwd: consumerDir,
+      stdio: 'inherit',
+      timeout: 15_000,
+    });
+    return `redis@${redisVersion}: two processes' servers on one store, a send() routed to the holder; the process exited by itself after ${Date.now() - started} ms`;
+  } finally {
+    redis?.kill('SIGKILL');
+  }
+}
+
+/** Whether a Redis answers PING on the port. */
+function answers(port) {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write('*1\r\n$4\r\nPING\r\n'));
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(500, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('data', (data) => done(String(data).startsWith('+PONG')));
+  });
+}

@@ -21,8 +21,9 @@
 //      `node` and `require` conditions: the development flavour);
 //   5. `resilient-socket/server` (scripts/check-package-server.mjs): a ReliableServer round trip
 //      from the tarball (ESM and CJS) against a raw ws client, and one with ResilientSocket's
-//      delivery option through a cut connection; a browser bundle of it is refused,
-//      and no browser bundle of the other entries holds it;
+//      delivery option through a cut connection; two servers on one redisStore() against a real
+//      redis-server; a browser bundle of it is refused, no browser bundle of the other entries
+//      holds it, and `redis` is an optional peer no browser file names;
 //   6. the flavours (scripts/check-package-modes.mjs): no browser file reads `process`; bundled for
 //      the browser and run where `process` does not exist, in production mode (with and without a
 //      bundler's define) and development mode, and in Node, bad input throws the same classes and
@@ -41,7 +42,13 @@ import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 import { checkNoProcess, runModeChecks } from './check-package-modes.mjs';
 import { REACT_SSR, REACT_TYPES } from './check-package-react.mjs';
-import { checkServerNotForBrowsers, DELIVERY_ROUND_TRIP, SERVER_ROUND_TRIP } from './check-package-server.mjs';
+import {
+  checkRedisOptional,
+  checkServerNotForBrowsers,
+  DELIVERY_ROUND_TRIP,
+  runClusterCheck,
+  SERVER_ROUND_TRIP,
+} from './check-package-server.mjs';
 import { VUE_SSR, VUE_TYPES } from './check-package-vue.mjs';
 import { checkWebSocketTypes, WEBSOCKET_CLASS_NAME, WEBSOCKET_ECHO } from './check-package-websocket.mjs';
 
@@ -1011,6 +1018,28 @@ async function main() {
       );
       await check('consumer: resilient-socket/server (a ReliableServer round trip, ESM and CJS)', () =>
         runServerChecks(consumerDir),
+      );
+      await check('consumer: resilient-socket/server on Redis (two servers, one store, a real redis-server)', () =>
+        runClusterCheck({
+          consumerDir,
+          install: (specs) =>
+            run('npm', ['install', ...specs, '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: consumerDir }),
+          redisVersion: JSON.parse(readFileSync(join(repoDir, 'node_modules/redis/package.json'), 'utf8')).version,
+          fail,
+        }),
+      );
+      await check('consumer: redis is an optional peer of the server entry, named by no browser file', () =>
+        checkRedisOptional({
+          packageJson: JSON.parse(
+            readFileSync(join(consumerDir, 'node_modules/resilient-socket/package.json'), 'utf8'),
+          ),
+          distDir: join(consumerDir, 'node_modules/resilient-socket'),
+          browserFiles: [
+            ...BROWSER_FILES.map((file) => `dist/${file}.js`),
+            ...BROWSER_FILES.map((file) => `dist/dev/${file}.js`),
+          ],
+          fail,
+        }),
       );
       await check('consumer: the class names in every entry (ESM and CJS)', () => runClassNameChecks(consumerDir));
       await check('consumer: ResilientWebSocket types (DOM and Node projects, skipLibCheck off)', () =>

@@ -27,6 +27,7 @@ const GUIDE: DefaultTheme.SidebarItem[] = [
       { text: 'Tabs (SharedSocket)', link: '/guide/tabs' },
       { text: 'Acknowledged delivery', link: '/guide/delivery' },
       { text: 'The delivery protocol', link: '/guide/protocol' },
+      { text: 'Several processes on Redis', link: '/guide/cluster' },
     ],
   },
   {

@@ -14,6 +14,8 @@ import { frameOf, script } from './redis-store.js';
 import type { ServerSocket } from './session.js';
 
 const SETTLE = /* @__PURE__ */ script(lua.SETTLE);
+/** The scripts this file runs. */
+export const OUTBOX_SCRIPTS = [SETTLE];
 
 /** `ws`'s `readyState` of an open connection. */
 const OPEN = 1;

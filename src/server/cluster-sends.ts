@@ -20,6 +20,8 @@ import { type Delivery, deliveryOf } from './session.js';
 
 const SEND = /* @__PURE__ */ script(SEND_SOURCE);
 const POLL = /* @__PURE__ */ script(POLL_SOURCE);
+/** The scripts this file runs. */
+export const SENDS_SCRIPTS = [SEND, POLL];
 
 /** What became of a message: acknowledged, given up (`maxAttempts`), its session expired, or Redis lost it. */
 export const ACKNOWLEDGED = 0;
@@ -48,6 +50,8 @@ export class Sends {
   #sequence = 0;
   #poll: TimerHandle | undefined;
   #closed = false;
+  /** While a `message` listener runs: the `stored` of each `send()` it makes. */
+  during: Promise<void>[] | undefined;
 
   constructor(link: Link, ready: Promise<void>, offer: (session: string, id: string, stored: string) => void) {
     this.#link = link;
@@ -98,6 +102,7 @@ export class Sends {
         w.reject(error);
         throw error;
       });
+    this.during?.push(stored.catch(() => undefined));
     return deliveryOf(acknowledged, stored);
   }
 

@@ -7,7 +7,7 @@
  *   before is told (`moved`) and cuts its old connection. Frames behind the hello wait for it.
  * - **In.** A client's message is handled once in the cluster: its id is looked up in the window
  *   in Redis (issued as it arrives, so lookups overlap), handled in arrival order, then recorded
- *   (`MARK`), and acknowledged once recorded, never before. The ids this process handled are
+ *   (`MARK`) once what its listeners sent is stored, and acknowledged once recorded, never before. The ids this process handled are
  *   remembered while it holds the session, so that a copy arriving before the record lands is not
  *   handled twice, and an id whose record failed is recorded again before its copy is
  *   acknowledged. The exception: a process that dies (or cannot reach Redis again) between a
@@ -34,8 +34,8 @@ import { type Budget, idBytes, messageBytes } from './budget.js';
 import { Channel, type Notice } from './cluster-channel.js';
 import { charge, Held } from './cluster-held.js';
 import { Link } from './cluster-link.js';
-import { HeldOutbox } from './cluster-outbox.js';
-import { ACKNOWLEDGED, GAVE_UP, Sends } from './cluster-sends.js';
+import { HeldOutbox, OUTBOX_SCRIPTS } from './cluster-outbox.js';
+import { ACKNOWLEDGED, GAVE_UP, SENDS_SCRIPTS, Sends } from './cluster-sends.js';
 import type { Frame } from './codec.js';
 import { storeFailed, tooManyBytes, tooManySessions } from './failures.js';
 import type { ResolvedServerOptions } from './options.js';
@@ -47,6 +47,7 @@ const HELLO = /* @__PURE__ */ script(lua.HELLO);
 const MARK = /* @__PURE__ */ script(lua.MARK);
 const HOLD = /* @__PURE__ */ script(lua.HOLD);
 const RELEASE = /* @__PURE__ */ script(lua.RELEASE);
+const SCRIPTS = [HELLO, MARK, HOLD, RELEASE, ...SENDS_SCRIPTS, ...OUTBOX_SCRIPTS];
 
 /** What the cluster asks of the `ReliableServer` it serves. */
 export interface ClusterHost<S extends ServerSocket> {
@@ -75,6 +76,8 @@ export class Cluster<S extends ServerSocket> {
   readonly held = new Map<string, Held<S>>();
   /** This process's `send()`s. */
   readonly sends: Sends;
+  /** Resolves once this process hears its channel and Redis knows the scripts (never rejects: failures go to `error`). */
+  readonly ready: Promise<void>;
   #refresh: TimerHandle | undefined;
 
   constructor(store: RedisStore, host: ClusterHost<S>) {
@@ -90,18 +93,15 @@ export class Cluster<S extends ServerSocket> {
         host.report(storeFailed('the subscription', error));
       },
       back: () => {
+        void store.load(SCRIPTS); // a Redis that restarted has forgotten them
         for (const held of this.held.values()) if (held.stale_) this.#hold(held);
       },
       arm: (callback, ms) => link.arm(callback, ms),
     });
+    this.ready = Promise.all([this.#channel.ready, store.load(SCRIPTS)]).then(noop);
     void this.ready.then(() => this.#armRefresh());
     this.sends = new Sends(link, this.ready, (session, id, stored) => this.#told(session, id, stored));
     this.#outbox = new HeldOutbox(link, host.budget, (session, id, state) => this.sends.outcome(session, id, state));
-  }
-
-  /** Resolves once this process hears its channel (never rejects: failures go to `error`). */
-  get ready(): Promise<void> {
-    return this.#channel.ready;
   }
 
   // ─── the session of a connection ─────────────────────────────────────────────────────────
@@ -167,8 +167,16 @@ export class Cluster<S extends ServerSocket> {
         }
         recorded = held.handled_.get(id);
         if (recorded === undefined && !seen) {
-          this.#host.emit('message', data, held);
-          recorded = this.#mark(held, id);
+          // What the listeners send is stored before the message is recorded: a process that dies
+          // between the two handles it again, rather than leave it handled with its replies lost.
+          const sent: Promise<void>[] = [];
+          this.sends.during = sent;
+          try {
+            this.#host.emit('message', data, held);
+          } finally {
+            this.sends.during = undefined;
+          }
+          recorded = this.#mark(held, id, sent.length > 0 ? Promise.all(sent) : undefined);
         }
       }
       void this.#acknowledge(socket, held, id, recorded);
@@ -189,24 +197,32 @@ export class Cluster<S extends ServerSocket> {
       .catch((error: unknown) => this.#link.trouble('a release', error));
   }
 
-  /** Stops: no subscription, no timer; what this process waits for rejects (the messages stay stored). */
-  close(): void {
-    if (this.#link.closed) return;
+  /**
+   * Stops: no subscription, no timer; what this process waits for rejects (the messages stay
+   * stored). Resolves once Redis heard that this process holds none of its sessions any more.
+   */
+  close(): Promise<void> {
     this.#link.closed = true;
     this.#channel.close();
     this.#link.disarm(this.#refresh);
-    for (const held of [...this.held.values()]) {
+    const released = [...this.held.values()].map((held) => {
       this.#drop(held);
-      this.#link.run(RELEASE, held.keys, [this.#link.me]).catch(noop);
-    }
+      return this.#link.run(RELEASE, held.keys, [this.#link.me]).catch(noop);
+    });
     this.sends.close();
+    return Promise.all(released).then(noop);
   }
 
   // ─── the client's messages ───────────────────────────────────────────────────────────────
 
-  /** Records that the client's message `id` was handled (resolves false when Redis failed). */
-  #mark(held: Held<S>, id: string): Promise<boolean> {
-    const recorded = this.#link.run(MARK, held.keys, [this.#link.me, id, String(this.#o.window)]).then(
+  /**
+   * Records that the client's message `id` was handled, once `after` settled (resolves false when
+   * Redis failed).
+   */
+  #mark(held: Held<S>, id: string, after?: Promise<unknown>): Promise<boolean> {
+    const args = [this.#link.me, id, String(this.#o.window)];
+    const run = () => this.#link.run(MARK, held.keys, args);
+    const recorded = (after === undefined ? run() : after.then(run)).then(
       () => true,
       (error: unknown) => {
         this.#link.trouble('recording a message', error);

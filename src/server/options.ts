@@ -22,7 +22,8 @@ export const MAX_DELAY = 2 ** 31 - 1;
 export interface ReliableServerOptions {
   /**
    * How long a message sent on an open connection may wait for its acknowledgement before it is
-   * sent again on that connection, in ms (> 0).
+   * sent again on that connection, in ms (> 0). On Redis it is also how often a process checks
+   * what became of the `send()`s it waits for (an acknowledgement it could not hear, an expiry).
    * @default 10_000
    * @example
    * ```ts
@@ -34,7 +35,8 @@ export interface ReliableServerOptions {
    * How many times one message is sent (the first time included) before `send()` gives up: a
    * message that would be sent once more is not, and its promise rejects with
    * `ERR_RS_NOT_ACKNOWLEDGED`. An integer >= 1, or `Infinity` (never give up; the session's expiry
-   * still ends it).
+   * still ends it). On Redis the process holding the client's connection counts its own writes: a
+   * process that takes the session over counts from zero.
    * @default Infinity
    * @example
    * ```ts
@@ -44,7 +46,8 @@ export interface ReliableServerOptions {
   maxAttempts?: number;
   /**
    * How many messages one session may have waiting for their acknowledgement (an integer >= 1).
-   * Past it `send()` rejects at once with `ERR_RS_BUFFER_OVERFLOW`: nothing is queued.
+   * Past it `send()` rejects at once with `ERR_RS_BUFFER_OVERFLOW`: nothing is queued. On Redis it
+   * bounds the session's outbox there, whichever processes sent what waits.
    * @default 1000
    * @example
    * ```ts
@@ -55,7 +58,8 @@ export interface ReliableServerOptions {
   /**
    * How many recent incoming message ids each session remembers to drop duplicates (an integer
    * >= 1). A message resent after its id left the window is delivered again: keep it at least as
-   * large as the number of messages a client may have waiting for acknowledgement at once.
+   * large as the number of messages a client may have waiting for acknowledgement at once. On
+   * Redis the window is the session's, in Redis, shared by every process.
    * @default 1000
    * @example
    * ```ts
@@ -67,7 +71,8 @@ export interface ReliableServerOptions {
    * How long a session with no connection is kept, in ms (>= 0, at most 2^31 - 1, or `Infinity`):
    * a client that says hello again within it finds its pending messages and its window; after
    * it the session is forgotten and its pending `send()` promises reject with
-   * `ERR_RS_DELIVERY_STOPPED`.
+   * `ERR_RS_DELIVERY_STOPPED`. On Redis every key of a session expires `sessionTtl` after the
+   * session was last held by a process (whichever, a killed one too; a second at least while held).
    * @default 300_000 (5 minutes)
    * @example
    * ```ts
@@ -80,7 +85,8 @@ export interface ReliableServerOptions {
    * until `sessionTtl` after its client went away, and never forgotten to make room for another.
    * When `maxSessions` are kept, a client that says hello for a new session has its connection
    * closed with 1013 (try again later) and `error` reports `ERR_RS_BUFFER_OVERFLOW`; a `send()` to
-   * a new session rejects with it.
+   * a new session rejects with it. On Redis it bounds the sessions this process holds a connection
+   * for (a session with no connection lives in Redis, for `sessionTtl`).
    * @default 10_000
    * @example
    * ```ts
@@ -94,7 +100,8 @@ export interface ReliableServerOptions {
    * string, the `byteLength` of binary data, plus a fixed overhead per id and per message). Past
    * it the window forgets its oldest ids (as past `window`; the newest always stays), and `send()`
    * rejects at once with `ERR_RS_BUFFER_OVERFLOW`, nothing queued; for a connected session the bytes
-   * its connection has not written yet (`bufferedAmount`) count too.
+   * its connection has not written yet (`bufferedAmount`) count too. On Redis it bounds both what
+   * this process keeps for the session and the session's outbox in Redis.
    * @default 1_048_576 (1 MiB), or `maxBytes` when that is less
    * @example
    * ```ts
@@ -107,7 +114,8 @@ export interface ReliableServerOptions {
    * session's fixed cost and id, its window and its outbox, counted as for `maxSessionBytes`, and
    * at least `maxSessionBytes`. Past it a client that says hello for a new session is refused like
    * one past `maxSessions` (close 1013, `ERR_RS_BUFFER_OVERFLOW`), `send()` rejects with
-   * `ERR_RS_BUFFER_OVERFLOW`, and windows forget their oldest ids rather than grow.
+   * `ERR_RS_BUFFER_OVERFLOW`, and windows forget their oldest ids rather than grow. On Redis it
+   * bounds what this process keeps for the sessions it holds (the messages themselves stay in Redis).
    * @default 134_217_728 (128 MiB)
    * @example
    * ```ts

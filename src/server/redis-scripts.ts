@@ -17,7 +17,9 @@
  */
 
 /**
- * What every script may call: `touch()` leaves the session's keys with the TTL (or none);
+ * What every script may call: `touch()` leaves the session's keys with the TTL (or none), at
+ * least a second while a process holds the session (its refresh comes every quarter of
+ * `sessionTtl`, but at most every 250 ms: a shorter TTL would end a held session between two);
  * `epoch()` gives the session its epoch if it has none (the meta's `e`: Redis's clock when the
  * session was made) and returns it (a session Redis lost, restarted without persistence, and
  * made again has another epoch: a sender can tell its message was lost rather than
@@ -25,8 +27,10 @@
  */
 const COMMON = `
 local function touch()
+  local ttl = tonumber(ARGV[1])
+  if ttl > 0 and ttl < 1000 and redis.call('HEXISTS', KEYS[1], 'h') == 1 then ttl = 1000 end
   for i = 1, 4 do
-    if ARGV[1] == '0' then redis.call('PERSIST', KEYS[i]) else redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
+    if ttl == 0 then redis.call('PERSIST', KEYS[i]) else redis.call('PEXPIRE', KEYS[i], ttl) end
   end
 end
 local function epoch()

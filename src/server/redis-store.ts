@@ -24,8 +24,11 @@ export interface RedisClientLike {
 
 /** What the store does with its own copy of the client: connect it, subscribe, and close it. */
 export interface RedisConnectionLike {
+  /** Connects the copy. */
   connect(): Promise<unknown>;
+  /** Subscribes to `channel`: `listener` hears each message published there. */
   subscribe(channel: string, listener: (message: string, channel: string) => void): Promise<unknown>;
+  /** Listens to the copy's events (`error`, `ready`, `reconnecting`). */
   // biome-ignore lint/suspicious/noExplicitAny: node-redis's own listener types differ by event.
   on(event: string, listener: (...args: any[]) => void): unknown;
   /** node-redis 5: closes at once. */
@@ -63,7 +66,7 @@ export interface Script {
   readonly sha: string;
 }
 
-/** The four keys of a session (see `./scripts.ts`). */
+/** The four keys of a session (see `./redis-scripts.ts`). */
 export type SessionKeys = readonly [meta: string, window: string, outbox: string, order: string];
 
 const sha1 = (text: string): string => createHash('sha1').update(text).digest('hex');
@@ -98,6 +101,18 @@ export class RedisStore implements ServerStore {
   /** One command. */
   command(args: string[]): Promise<unknown> {
     return this.#client.sendCommand(args);
+  }
+
+  /**
+   * Has Redis learn `scripts` (`SCRIPT LOAD`), so that the first burst of calls finds them rather
+   * than each failing once (a failure here is left to `run`'s fallback).
+   */
+  load(scripts: readonly Script[]): Promise<void> {
+    const loads = scripts.map((s) => this.#client.sendCommand(['SCRIPT', 'LOAD', s.source]));
+    return Promise.all(loads).then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   /** Runs `s` on a session's keys (by its SHA1; its source once Redis says it does not know it). */

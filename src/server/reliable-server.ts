@@ -61,10 +61,9 @@ interface Connection<S extends ServerSocket> {
  * longer than `MAX_ID_LENGTH` (128), closes the connection with 1008. A hello for a session another
  * connection holds takes it over, and that connection is cut.
  *
- * Memory is bounded whatever clients send: per session `maxPending` messages, `window` ids and
- * `maxSessionBytes`; in all `maxSessions` sessions and `maxBytes`, each session forgotten
- * `sessionTtl` after its client went away (never earlier, to make room: a full server refuses the
- * newcomer). Node only.
+ * Memory is bounded whatever clients send (`maxPending`, `window`, `maxSessionBytes` per session,
+ * `maxSessions` and `maxBytes` in all); a full server refuses newcomers. With `store: redisStore()`
+ * several processes serve the sessions as one (`docs/guide/cluster.md`). Node only.
  * @example
  * ```ts
  * import { WebSocketServer } from 'ws';
@@ -89,11 +88,11 @@ export class ReliableServer<S extends ServerSocket = ServerSocket> extends Event
   readonly #onConnection = (socket: ServerSocket): void => this.#attach(socket as S);
   /** The sessions on Redis (`store: redisStore(…)`), else undefined: they are in this process's memory. */
   readonly #cluster: Cluster<S> | undefined;
+  #closing: Promise<void> | undefined;
   #closed = false;
 
   /**
-   * Starts listening to `wss`'s `connection` events (connections accepted before are not
-   * followed).
+   * Starts listening to `wss`'s `connection` events (not to connections accepted before).
    * @param wss a `ws` `WebSocketServer` (or any {@link ConnectionSource})
    * @param options see {@link ReliableServerOptions}
    * @throws TypeError / RangeError (with a `code`) naming a bad option or server
@@ -128,14 +127,17 @@ export class ReliableServer<S extends ServerSocket = ServerSocket> extends Event
 
   /**
    * Resolves once the server is ready: at once with the sessions in memory; on Redis, once this
-   * process hears its channel. Never rejects: what fails meanwhile goes to `error`, and frames and
+   * process hears its channel and Redis knows its scripts. Never rejects: what fails meanwhile goes to `error`, and frames and
    * `send()` calls wait for it.
    */
   get ready(): Promise<void> {
     return this.#cluster?.ready ?? Promise.resolve();
   }
 
-  /** The sessions the server keeps, by id (read-only: they change as clients come and go). */
+  /**
+   * The sessions the server keeps, by id (read-only: they change as clients come and go); on
+   * Redis, the sessions this process holds a connection for.
+   */
   get sessions(): ReadonlyMap<string, Session<S>> {
     return this.#cluster?.held ?? this.#sessions;
   }
@@ -159,13 +161,12 @@ export class ReliableServer<S extends ServerSocket = ServerSocket> extends Event
    * id the server does not know yet is kept for the client to come (for `sessionTtl`).
    * @param session a session, or its id (what the client says in its hello)
    * @param data what the codec encodes (a JSON value, by default)
-   * @returns a promise resolved when the client acknowledged the message, rejected with a
-   *   `ResilientSocketError` when it never will be: `ERR_RS_NOT_ACKNOWLEDGED` (`maxAttempts`),
-   *   `ERR_RS_DELIVERY_STOPPED` (the session expired, or `close()`), `ERR_RS_BUFFER_OVERFLOW`
-   *   (`maxPending`, `maxSessionBytes` or `maxBytes` reached, or no room for a new session),
-   *   `ERR_RS_CLOSED` (after `close()`); with a TypeError (`ERR_RS_INVALID_TYPE`) for a bad session
-   *   or data the codec cannot encode, a RangeError (`ERR_RS_INVALID_VALUE`) for a session id longer
-   *   than the protocol allows.
+   * @returns a promise resolved when the client acknowledged the message (its `stored` once it is
+   *   kept), rejected with a `ResilientSocketError` when it never will be: `ERR_RS_NOT_ACKNOWLEDGED`
+   *   (`maxAttempts`), `ERR_RS_DELIVERY_STOPPED` (expiry, `close()`), `ERR_RS_BUFFER_OVERFLOW`
+   *   (`maxPending`, `maxSessionBytes`, `maxBytes`, no room for a new session), `ERR_RS_CLOSED`,
+   *   `ERR_RS_STORE_FAILED` (Redis); a TypeError for a bad session or data the codec cannot encode,
+   *   a RangeError for a session id longer than the protocol allows.
    */
   send(session: string | Session, data: unknown): Delivery {
     if (this.#closed) return refused(closedError());
@@ -206,15 +207,18 @@ export class ReliableServer<S extends ServerSocket = ServerSocket> extends Event
   /**
    * Stops: no longer listens to the server and its connections (it closes neither: they are
    * yours), cancels every timer, and rejects every pending `send()` with `ERR_RS_DELIVERY_STOPPED`.
-   * Later `send()` calls reject with `ERR_RS_CLOSED`. Idempotent.
+   * Later `send()` calls reject with `ERR_RS_CLOSED`. Idempotent. Resolves at once in memory; on
+   * Redis once this process let go of its sessions there (await it before closing the client).
    */
-  close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#wss.off('connection', this.#onConnection);
-    for (const c of [...this.#connections.values()]) this.#detach(c, false);
-    for (const s of [...this.#sessions.values()]) this.#forget(s, stopped('closed', 0));
-    this.#cluster?.close();
+  close(): Promise<void> {
+    if (!this.#closed) {
+      this.#closed = true;
+      this.#wss.off('connection', this.#onConnection);
+      for (const c of [...this.#connections.values()]) this.#detach(c, false);
+      for (const s of [...this.#sessions.values()]) this.#forget(s, stopped('closed', 0));
+      this.#closing = this.#cluster?.close();
+    }
+    return this.#closing ?? Promise.resolve();
   }
 
   // ─── connections ─────────────────────────────────────────────────────────────────────────

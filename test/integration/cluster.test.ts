@@ -113,6 +113,28 @@ describe('one session, served by any process on the Redis', () => {
     expect(b.server.sessions.has(session as string)).toBe(true);
   });
 
+  it('what a message listener sends is stored before the message is recorded: a process that dies between handles it again, it never loses the reply', async () => {
+    const prefix = `t${++prefixes}:`;
+    const a = await node(prefix);
+    const { socket, received } = client(() => a.url);
+    await socket.sendReliable('hello'); // the scripts are loaded; the session is made
+    // Redis's own log of what it ran, in the order it ran it.
+    const monitor = cleanup.add(await redis.client(), (c) => c.destroy());
+    const ran: string[] = [];
+    await monitor.monitor((line: string) => ran.push(line));
+    a.server.on('message', (data, session) => {
+      if (data === 'order') a.server.send(session, 'receipt').catch(() => undefined);
+    });
+    await socket.sendReliable('order');
+    await waitFor(() => received.includes('receipt'), 5_000, 'the receipt arrives');
+    // SEND carries the frame (`t…receipt…`); MARK carries the id of 'order' and the window (1000).
+    const send = ran.findIndex((line) => line.includes('receipt'));
+    const mark = ran.findIndex((line, i) => i > 0 && / "1000"$/.test(line));
+    expect(send).toBeGreaterThanOrEqual(0);
+    expect(mark).toBeGreaterThanOrEqual(0);
+    expect(send).toBeLessThan(mark);
+  });
+
   it('a hello on another process takes the session over: the old connection is cut', async () => {
     const prefix = `t${++prefixes}:`;
     const a = await node(prefix);
@@ -140,6 +162,33 @@ describe('one session, served by any process on the Redis', () => {
 });
 
 describe('bounded, and cleaned up', () => {
+  it('ready means Redis knows the scripts: a first burst runs them by their SHA1, none sent again in full', async () => {
+    const raw = cleanup.add(await redis.client(), (c) => c.destroy());
+    await raw.sendCommand(['SCRIPT', 'FLUSH']);
+    const evals = async () => {
+      const stats = String(await raw.sendCommand(['INFO', 'commandstats']));
+      return Number(/cmdstat_eval:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+    };
+    const before = await evals();
+    const a = await node(`t${++prefixes}:`);
+    const sent = Array.from({ length: 50 }, (_, i) => a.server.send(`burst-${i % 5}`, i));
+    await Promise.all(sent.map((d) => d.stored));
+    for (const d of sent) d.catch(() => undefined);
+    expect(await evals()).toBe(before);
+  });
+
+  it('close() resolves once Redis heard this process let go of its sessions', async () => {
+    const prefix = `t${++prefixes}:`;
+    const a = await node(prefix);
+    const { socket } = client(() => a.url);
+    await socket.sendReliable('here');
+    const raw = cleanup.add(await redis.client(), (c) => c.destroy());
+    const [meta] = await raw.keys(`${prefix}{*}:m`);
+    expect(Number(await raw.hExists(meta as string, 'h'))).toBe(1);
+    await a.server.close();
+    expect(Number(await raw.hExists(meta as string, 'h'))).toBe(0);
+  });
+
   it('a session with nobody connected expires sessionTtl after it was last held: its keys are gone, its sends reject', async () => {
     const prefix = `t${++prefixes}:`;
     const a = await node(prefix, { sessionTtl: 400, ackTimeout: 100 });
@@ -155,6 +204,29 @@ describe('bounded, and cleaned up', () => {
     for (let i = 0; i < 40 && left.length > 0; i++) {
       await sleep(50);
       left = await raw.keys(`${prefix}*`);
+    }
+    expect(left).toEqual([]);
+  });
+
+  it('a held session outlives a sessionTtl shorter than its refresh: its window stays while its client is connected', async () => {
+    const prefix = `t${++prefixes}:`;
+    const a = await node(prefix, { sessionTtl: 50, ackTimeout: 100 });
+    const { socket } = client(() => a.url);
+    await socket.sendReliable('first');
+    const raw = cleanup.add(await redis.client(), (c) => c.destroy());
+    // Far past sessionTtl and past the refresh (every 250 ms at most): still there, window included.
+    await sleep(1_200);
+    const keys = await raw.keys(`${prefix}{*`);
+    expect(keys.map((key) => key.slice(-1)).sort()).toContain('w');
+    expect(a.received).toEqual(['first']);
+    await socket.sendReliable('second');
+    expect(a.received).toEqual(['first', 'second']);
+    // Let go: gone sessionTtl after it was last held.
+    socket.close();
+    let left = keys;
+    for (let i = 0; i < 40 && left.length > 0; i++) {
+      await sleep(50);
+      left = await raw.keys(`${prefix}{*`);
     }
     expect(left).toEqual([]);
   });
