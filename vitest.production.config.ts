@@ -24,7 +24,11 @@ const DEVELOPMENT_ONLY: Record<string, string[]> = {
     'test/integration/pack-fresh-clone.test.ts',
     'test/integration/size-fresh-clone.test.ts',
     'test/integration/readme-first-socket.test.ts',
+    'test/integration/cluster.test.ts',
+    'test/integration/cluster-faults.test.ts',
+    'test/integration/server-heap.test.ts',
   ],
+  reliability: ['test/reliability/cluster-failover.test.ts'],
 };
 
 /** A vite plugin, as a project's `plugins` takes it. */

@@ -10,7 +10,7 @@
  *   npm run simulate -- --clients 10,50,100 --trials 200 --seed 7 --ceiling 10
  *
  * With --storm, the storm model instead (bench/lib/storm-model.ts): K clients dropped together, the
- * server down for R, the herd that comes back (issue 17):
+ * server down for R, the herd that comes back:
  *
  *   npm run simulate -- --storm                         # markdown tables, R = 0.3, 1, 5, 30, 120 s
  *   npm run simulate -- --storm --charts                # also writes bench/charts/storm-pareto.svg

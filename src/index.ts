@@ -56,9 +56,9 @@ export { type DeliveryStore, memoryStore } from './features/delivery/store.js';
 export type { HandshakeConnection } from './features/handshake/handshake.js';
 export type { HeartbeatOptions } from './features/heartbeat/heartbeat.js';
 export type { ResumeOptions } from './features/resume/resume.js';
-export type { ResilientSocketOptions } from './full/options.js';
-export { ResilientSocket } from './full/resilient-socket.js';
-export { type FullResilientWebSocketOptions, ResilientWebSocket } from './full/resilient-websocket.js';
+export type { ResilientSocketOptions } from './resilient-socket/options.js';
+export { ResilientSocket } from './resilient-socket/resilient-socket.js';
+export { type FullResilientWebSocketOptions, ResilientWebSocket } from './resilient-socket/resilient-websocket.js';
 export {
   type AnyListener,
   ReadyState,

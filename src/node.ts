@@ -6,8 +6,8 @@
  * optional peer dependency, loaded on first use only.
  * @packageDocumentation
  */
-import { ResilientSocket as BrowserResilientSocket } from './full/resilient-socket.js';
-import { ResilientWebSocket as BrowserResilientWebSocket } from './full/resilient-websocket.js';
+import { ResilientSocket as BrowserResilientSocket } from './resilient-socket/resilient-socket.js';
+import { ResilientWebSocket as BrowserResilientWebSocket } from './resilient-socket/resilient-websocket.js';
 import type { Transport } from './transports/transport.js';
 import { wsTransport } from './transports/ws/index.js';
 import { NodeCloseEvent } from './websocket/close-event.js';

@@ -4,7 +4,7 @@
  * `./shared.ts`'s (no re-export of it: the build would make an empty chunk of it).
  * @packageDocumentation
  */
-import { SharedSocket as BrowserSharedSocket } from './shared/shared-socket.js';
+import { SharedSocket as BrowserSharedSocket } from './tabs/shared-socket.js';
 import type { Transport } from './transports/transport.js';
 import { wsTransport } from './transports/ws/index.js';
 
@@ -15,7 +15,7 @@ export type {
   Role,
   SharedSocketEvents,
   SharedSocketOptions,
-} from './shared/shared-socket.js';
+} from './tabs/shared-socket.js';
 
 /** {@inheritDoc BrowserSharedSocket} */
 export class SharedSocket extends BrowserSharedSocket {

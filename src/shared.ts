@@ -11,4 +11,4 @@ export {
   SharedSocket,
   type SharedSocketEvents,
   type SharedSocketOptions,
-} from './shared/shared-socket.js';
+} from './tabs/shared-socket.js';

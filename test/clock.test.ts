@@ -5,14 +5,14 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant } from '../src/backoff/constant.js';
 import type { Clock } from '../src/clock.js';
-import { advance, cleanup, createSocket, MOCK_DELAY, record, startServer } from './full/helpers.js';
+import { advance, cleanup, createSocket, MOCK_DELAY, record, startServer } from './resilient-socket/helpers.js';
 
 beforeEach(() => {
   vi.useFakeTimers();
 });
 afterEach(cleanup);
 
-// Regression (issue "every promise holds", defect 10), it was: a clock whose setTimeout returns
+// Regression, it was: a clock whose setTimeout returns
 // nothing stalled the socket in `reconnecting` (a slot holding `undefined` read as "not pending",
 // so its timer's callback was ignored): no timer, no attempt, for ever.
 describe('a clock whose setTimeout returns nothing', () => {

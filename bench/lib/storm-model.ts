@@ -1,5 +1,5 @@
 /**
- * The storm model of `npm run simulate -- --storm` (issue 17): K clients are connected, the server
+ * The storm model of `npm run simulate -- --storm`: K clients are connected, the server
  * dies at t = 0 and is down during [0, R); each client retries on its own backoff policy. What the
  * recovering server sees, per strategy: failed attempts during the outage, the busiest 100 ms
  * after recovery, how long each client takes to come back, and the combined figure

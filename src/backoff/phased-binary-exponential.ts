@@ -51,7 +51,7 @@
  * Credits: the remaining-wait view of a herd is the inspection paradox (length-biased sampling) of
  * renewal theory; a random start followed by deterministic growth is what reconnecting-websocket
  * does by accident (one random minimum per module load), as the storm benchmark shows, and the
- * "one random log-phase per client, then ×2" schedule of issue 17's model; the windows are
+ * "one random log-phase per client, then ×2" schedule of the storm model; the windows are
  * Ethernet's truncated binary exponential backoff (IEEE 802.3). `bench/SIMULATION.md` has the storm
  * model and the measurements.
  */

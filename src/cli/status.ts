@@ -1,5 +1,5 @@
 /** The status line of the interactive terminal, as a pure function of what the socket reports. */
-import type { ResilientSocket } from '../full/resilient-socket.js';
+import type { ResilientSocket } from '../resilient-socket/resilient-socket.js';
 
 /** What the status line shows. */
 export interface StatusInput {

@@ -41,9 +41,9 @@ import type { CloseInfo } from './close-codes.js';
 import type { Connection } from './connection.js';
 import type { DropReason, ResilientSocketEvents } from './events.js';
 import type { ProtocolsProvider, UrlProvider } from './options.js';
-import type { Queue } from './queue.js';
+import { expireQueued, type Queue } from './queue.js';
 import type { Config } from './resolve.js';
-import type { SocketState } from './states.js';
+import { PHASE, type SocketState } from './states.js';
 
 /** An ended attempt or connection, on its way to being decided: what `lost` hooks may change. */
 export interface Loss {
@@ -98,6 +98,17 @@ export interface Host {
   readonly queue_: Queue | undefined;
   /** Messages written to the socket (a feature's own pings count too). */
   messagesOut_: number;
+  /** Counters, read by `stats()`: attempts started, connections opened, messages dropped and received. */
+  readonly attempts_: number;
+  readonly connects_: number;
+  readonly dropped_: number;
+  readonly messagesIn_: number;
+  /** When the current state (open, or without an open connection) began, on the clock. */
+  readonly since_: number;
+  /** The last error reported. */
+  readonly lastError_: ResilientSocketError | undefined;
+  /** When the pending retry starts, on the clock. */
+  readonly nextRetryAt_: number | undefined;
   /** `bufferedAmount` went above the high-water mark and `drain` has not come since. */
   readonly above_: boolean;
   /** Back-pressure looks again, after a feature wrote to the socket or took a message to write later. */
@@ -106,8 +117,8 @@ export interface Host {
   readonly disposed_: boolean;
   /** The features' per-socket data (see {@link getData}). */
   data_: unknown[] | undefined;
-  /** The timer slots (see {@link setTimer}): two entries per slot, the handle and its arming (0: idle). */
-  readonly timers_: unknown[];
+  /** Whether timer `slot` is pending (see {@link hasTimer}). */
+  timerPending_(slot: number): boolean;
   /** Arms timer `slot` to fire after `ms`, replacing what it held. */
   arm_(slot: number, ms: number): void;
   /** Cancels timer `slot` if it is pending. */
@@ -126,8 +137,12 @@ export interface Host {
   fail_(attempt: Connection, code: string, message: string, reason: string, cause?: unknown): void;
   /** Starts an attempt now (from `reconnecting`: a resume signal). */
   startAttempt_(reason: string): void;
-  /** Enters `next` (the state funnel); `wait` is the `retry` deadline (none: no timer, a feature starts the next attempt). */
-  enter_(next: SocketState, reason: string, wait?: number): void;
+  /**
+   * Enters `next` (the state funnel); `wait` is the `retry` deadline (none: no timer, a feature
+   * starts the next attempt). A `replica` (a tab following another's connection) takes the state
+   * without a deadline or a `state` event: its leader's machine keeps the deadlines and tells.
+   */
+  enter_(next: SocketState, reason: string, wait?: number, replica?: boolean): void;
   /** Ends `attempt` (`abort`: cut now; `retire`: its close handshake finishes in the background); whether it had a socket. */
   endAttempt_(attempt: Connection, how: 'abort' | 'release' | 'retire', reason?: string): boolean;
   /** Emits the `close` of a connection that ended (`willReconnect` follows the state). */
@@ -143,7 +158,11 @@ export interface Host {
 export interface Feature {
   /** Its name, as errors give it, e.g. `'heartbeat'`. */
   readonly name: string;
-  /** Hooks run in ascending rank (see the table above for what each rank is for). @internal */
+  /**
+   * Hooks run in ascending rank: providers 10, delivery 15 (its hello before a handshake's first
+   * frame), handshake 20, heartbeat 30, resume 40, upgrade rejection 50, buffer policy 60, abort
+   * signal 70, unref 80, stats 90, async iteration 100. @internal
+   */
   readonly rank: number;
   /** How many timer slots it needs (numbered from 0 in its own calls). @default 0 @internal */
   readonly slots?: number;
@@ -230,7 +249,7 @@ export function clearTimer(m: Host, me: number, local: number): void {
 }
 
 export function hasTimer(m: Host, me: number, local: number): boolean {
-  return m.timers_[2 * ((m.config_.slotBase[me] as number) + local) + 1] !== 0;
+  return m.timerPending_((m.config_.slotBase[me] as number) + local);
 }
 
 /** Another feature installed on the socket (by name), with its position, for its services. */
@@ -241,12 +260,12 @@ export function findFeature(m: Host, name: string): [feature: Feature, me: numbe
 
 /** While `reconnecting`, stops waiting for the retry timer (the network is down; `startAttempt_` later). */
 export function pauseRetry(m: Host): void {
-  m.disarm_(0);
+  m.disarm_(PHASE);
 }
 
 /** Takes out of the queue (oldest first) the messages queued at or before `before`. */
 export function expire(m: Host & { queue_: Queue | undefined }, before: number): Data[] {
-  const out = m.queue_?.expire(before) ?? [];
+  const out = m.queue_ ? expireQueued(m.queue_, before) : [];
   if (!m.queue_?.length) m.queue_ = undefined;
   return out;
 }

@@ -8,10 +8,20 @@ import type { CloseInfo } from './close-codes.js';
 import { Connection, closeSocket } from './connection.js';
 import { decide, retryDelay } from './decide.js';
 import type { Loss, Target } from './feature.js';
-import { type Face, PHASE, PRESSURE, RETIRE, SocketRecord } from './host.js';
 import { Queue } from './queue.js';
+import { type Face, SocketRecord } from './record.js';
 import { callbackError, UNHEARD_GIVEUP, unheard } from './report.js';
-import { CLOSE_TIMEOUT, ERROR_GRACE, SHOULD_RECONNECT_TIMEOUT, type SocketState, STATES } from './states.js';
+import {
+  CLOSE_TIMEOUT,
+  deadlineOf,
+  ERROR_GRACE,
+  PHASE,
+  PRESSURE,
+  RETIRE,
+  SHOULD_RECONNECT_TIMEOUT,
+  type SocketState,
+  STATES,
+} from './states.js';
 
 export type { Face };
 
@@ -32,29 +42,21 @@ export class Machine extends SocketRecord implements Owner {
    * waiting for the network), tells the features, then emits `state` before anything else tells
    * about the change. Entering the state it is in only re-arms the deadline.
    */
-  enter_(next: SocketState, reason: string, wait?: number): void {
+  enter_(next: SocketState, reason: string, wait?: number, replica?: boolean): void {
     const previous = this.state_;
-    const { connectTimeout, stableAfter } = this.config_;
-    // The deadline of each state (see `STATES`): `connect`, `stable` (0: stable at once, once `open`
-    // was emitted), `close`, and `retry` (the wait given; none while waiting for the network).
-    const ms =
-      next === 'connecting'
-        ? connectTimeout
-        : next === 'open'
-          ? stableAfter || undefined
-          : next === 'closing'
-            ? CLOSE_TIMEOUT
-            : wait;
+    // The deadline the state arms (`STATES`); a replica arms none: its leader's machine keeps them.
+    const ms = replica ? undefined : deadlineOf(next, this.config_, wait);
     this.disarm_(PHASE);
     if (ms !== undefined && ms < Number.POSITIVE_INFINITY) this.arm_(PHASE, ms);
     if (previous === next) return;
-    if (process.env.NODE_ENV !== 'production' && !STATES[previous].next.includes(next)) {
+    // (A replica jumps to its leader's state, whatever its own was.)
+    if (process.env.NODE_ENV !== 'production' && !replica && !STATES[previous].next.includes(next)) {
       throw new Error(`resilient-socket: illegal transition ${previous} → ${next}`);
     }
     this.state_ = next;
     this.changes_++;
     this.run_('state', previous, next);
-    this.emit_('state', { previous, current: next, reason });
+    if (!replica) this.emit_('state', { previous, current: next, reason });
   }
 
   /** A timer is due (unless cleared or re-armed since it was set): the state's deadline, a retirement's, the back-pressure watch, or a feature's. */
@@ -68,8 +70,9 @@ export class Machine extends SocketRecord implements Owner {
       const me = config.slotOwner[slot] as number;
       config.features[me]?.timer?.(this, me, slot - (config.slotBase[me] as number));
     } else {
-      const state = this.state_;
-      if (state === 'connecting') {
+      // The deadline of the current state (`STATES`).
+      const deadline = STATES[this.state_].deadline;
+      if (deadline === 'connect') {
         // An `error` whose `close` never came (Node 22's WebSocket): it closed, abnormally.
         if (attempt?.error !== undefined) this.closed_(attempt, { code: 1006, reason: '', wasClean: false });
         else if (attempt) {
@@ -82,16 +85,18 @@ export class Machine extends SocketRecord implements Owner {
             'connect timeout',
           );
         }
-      } else if (state === 'open') {
+      } else if (deadline === 'stable') {
         if (attempt) this.markStable_(attempt);
-      } else if (state === 'reconnecting') {
+      } else if (deadline === 'retry') {
         if (deciding) {
           const problem = new Error(
             process.env.NODE_ENV !== 'production'
               ? `did not settle within ${SHOULD_RECONNECT_TIMEOUT} ms; reconnecting`
               : '',
           );
-          deciding.notices.push(callbackError('shouldReconnect', 'timed out', problem));
+          deciding.notices.push(
+            callbackError(process.env.NODE_ENV !== 'production' ? '`shouldReconnect` timed out' : '', problem),
+          );
           this.decided_(deciding, true);
         } else if (!this.run_('hold')) this.startAttempt_('retry'); // a feature may hold it (offline)
       } else this.finishClose_({ code: 1006, reason: 'close timeout', wasClean: false });
@@ -380,7 +385,9 @@ export class Machine extends SocketRecord implements Owner {
       try {
         verdict = this.config_.shouldReconnect(close);
       } catch (thrown) {
-        loss.notices.push(callbackError('shouldReconnect', 'threw', thrown));
+        loss.notices.push(
+          callbackError(process.env.NODE_ENV !== 'production' ? '`shouldReconnect` threw' : '', thrown),
+        );
       }
     }
     if (typeof (verdict as PromiseLike<unknown> | undefined)?.then !== 'function') {
@@ -399,7 +406,9 @@ export class Machine extends SocketRecord implements Owner {
     Promise.resolve(verdict).then(
       (again) => this.decided_(loss, again !== false),
       (thrown: unknown) => {
-        loss.notices.push(callbackError('shouldReconnect', 'rejected', thrown));
+        loss.notices.push(
+          callbackError(process.env.NODE_ENV !== 'production' ? '`shouldReconnect` rejected' : '', thrown),
+        );
         this.decided_(loss, true);
       },
     );
@@ -447,8 +456,7 @@ export class Machine extends SocketRecord implements Owner {
         }
       }
     } else if (decision.kind === 'wait-for-network') {
-      // No network (or a hidden page): no delay drawn, no attempt burnt; the feature that holds
-      // retries when it is back.
+      // No network (or a hidden page): no delay drawn, no attempt burnt; the holder retries later.
       this.enter_('reconnecting', held === true ? 'offline: waiting for the network' : (held as string));
       this.tell_(loss);
     } else this.wait_(loss);
@@ -478,11 +486,11 @@ export class Machine extends SocketRecord implements Owner {
    * message that can be neither sent nor queued is reported by a `drop`.
    */
   send_(data: Data, buffer: boolean): SendResult {
-    // What each state's send() does (see `STATES`): open sends, closing and closed drop, the rest queue.
-    const closed = (): boolean => this.disposed_ || this.state_ === 'closing' || this.state_ === 'closed';
+    // What each state's send() does (`STATES`): open sends, closing and closed drop, the rest queue.
+    const closed = (): boolean => this.disposed_ || !STATES[this.state_].buffersSends;
     if (closed()) return this.dropOne_('closed', data);
     const ws = this.attempt_?.socket;
-    if (this.state_ === 'open' && ws?.readyState === OPEN && !this.queue_) {
+    if (STATES[this.state_].sendsDirectly && ws?.readyState === OPEN && !this.queue_) {
       try {
         ws.send(data as never);
         this.messagesOut_++;

@@ -1,8 +1,10 @@
 /**
  * The outbound queue: a bounded FIFO of messages waiting for a connection, by count and by bytes,
  * evicting the oldest to make room. It never reads a clock: the socket stamps each message with
- * its own clock's time (the `bufferPolicy` feature expires by it). O(1) amortised push and shift
- * (an array with a head index, compacted once the head passes half of it).
+ * its own clock's time. O(1) amortised push and shift (an array with a head index, compacted once
+ * the head passes half of it). Expiry by age (`bufferPolicy`'s `ttl`) is two functions beside the
+ * class, {@link oldestQueued} and {@link expireQueued}: a socket without that feature carries none
+ * of it.
  */
 import { byteLengthOf, type Data } from '../data.js';
 
@@ -17,15 +19,15 @@ export interface QueuedMessage {
 }
 
 export class Queue {
-  /** Slots before `#head` are `undefined` (already shifted). */
-  #items: (QueuedMessage | undefined)[] = [];
-  #head = 0;
+  /** Slots before `head_` are `undefined` (already shifted). */
+  items_: (QueuedMessage | undefined)[] = [];
+  head_ = 0;
   /**
-   * True while the stamps are non-decreasing from front to back, so that {@link expire} can stop
-   * at the first live message; false only after the clock went back (a wall clock adjusted) or a
-   * younger message was put back in front of an older one.
+   * True while the stamps are non-decreasing from front to back, so that {@link expireQueued} can
+   * stop at the first live message; false only after the clock went back (a wall clock adjusted) or
+   * a younger message was put back in front of an older one.
    */
-  #ordered = true;
+  ordered_ = true;
   /** Sum of the queued messages' bytes. */
   bytes = 0;
 
@@ -35,7 +37,7 @@ export class Queue {
   ) {}
 
   get length(): number {
-    return this.#items.length - this.#head;
+    return this.items_.length - this.head_;
   }
 
   /** Whether a message of `bytes` fits without evicting anything. */
@@ -53,27 +55,27 @@ export class Queue {
     if (this.maxMessages < 1 || bytes > this.maxBytes) return undefined;
     const evicted: Data[] = [];
     while (!this.fits(bytes)) evicted.push((this.shift() as QueuedMessage).data);
-    const last = this.#items[this.#items.length - 1];
-    if (last && at < last.at) this.#ordered = false;
-    this.#items.push({ data, bytes, at });
+    const last = this.items_[this.items_.length - 1];
+    if (last && at < last.at) this.ordered_ = false;
+    this.items_.push({ data, bytes, at });
     this.bytes += bytes;
     return evicted;
   }
 
   /** The oldest message, without removing it. */
   peek(): QueuedMessage | undefined {
-    return this.#items[this.#head];
+    return this.items_[this.head_];
   }
 
   /** Removes and returns the oldest message. */
   shift(): QueuedMessage | undefined {
-    const message = this.#items[this.#head];
+    const message = this.items_[this.head_];
     if (message === undefined) return undefined;
-    this.#items[this.#head++] = undefined;
+    this.items_[this.head_++] = undefined;
     this.bytes -= message.bytes;
-    if (this.#head * 2 >= this.#items.length) {
-      this.#items = this.#items.slice(this.#head);
-      this.#head = 0;
+    if (this.head_ * 2 >= this.items_.length) {
+      this.items_ = this.items_.slice(this.head_);
+      this.head_ = 0;
     }
     return message;
   }
@@ -81,42 +83,44 @@ export class Queue {
   /** Puts back at the front a message just shifted whose send was interrupted (limits not applied). */
   unshift(message: QueuedMessage): void {
     const front = this.peek();
-    if (front && message.at > front.at) this.#ordered = false;
-    if (this.#head > 0) this.#items[--this.#head] = message;
-    else this.#items.unshift(message);
+    if (front && message.at > front.at) this.ordered_ = false;
+    if (this.head_ > 0) this.items_[--this.head_] = message;
+    else this.items_.unshift(message);
     this.bytes += message.bytes;
   }
 
   /** Removes and returns every message's data, oldest first. */
   drain(): Data[] {
-    return this.expire(Number.POSITIVE_INFINITY);
-  }
-
-  /** When the oldest message was queued (the smallest stamp), if any. */
-  oldest(): number | undefined {
-    let oldest = this.peek()?.at;
-    if (!this.#ordered) for (const m of this.#items) if (m && m.at < (oldest as number)) oldest = m.at;
-    return oldest;
-  }
-
-  /** Removes and returns, oldest first, every message queued at or before `before`. */
-  expire(before: number): Data[] {
     const out: Data[] = [];
-    if (this.#ordered) {
-      for (let m = this.peek(); m && m.at <= before; m = this.peek()) out.push((this.shift() as QueuedMessage).data);
-      return out;
-    }
-    // Out of order (rare): one pass, keeping the survivors in order.
-    const kept: QueuedMessage[] = [];
-    for (const m of this.#items) {
-      if (!m) continue;
-      if (m.at <= before) out.push(m.data);
-      else kept.push(m);
-    }
-    this.#items = kept;
-    this.#head = 0;
-    this.bytes = kept.reduce((sum, m) => sum + m.bytes, 0);
-    this.#ordered = kept.every((m, i) => i === 0 || m.at >= (kept[i - 1] as QueuedMessage).at);
+    for (let m = this.shift(); m; m = this.shift()) out.push(m.data);
     return out;
   }
+}
+
+/** When the oldest message of `queue` was queued (the smallest stamp), if any. */
+export function oldestQueued(queue: Queue): number | undefined {
+  let oldest = queue.peek()?.at;
+  if (!queue.ordered_) for (const m of queue.items_) if (m && m.at < (oldest as number)) oldest = m.at;
+  return oldest;
+}
+
+/** Removes from `queue` and returns, oldest first, every message queued at or before `before`. */
+export function expireQueued(queue: Queue, before: number): Data[] {
+  const out: Data[] = [];
+  if (queue.ordered_) {
+    for (let m = queue.peek(); m && m.at <= before; m = queue.peek()) out.push((queue.shift() as QueuedMessage).data);
+    return out;
+  }
+  // Out of order (rare): one pass, keeping the survivors in order.
+  const kept: QueuedMessage[] = [];
+  for (const m of queue.items_) {
+    if (!m) continue;
+    if (m.at <= before) out.push(m.data);
+    else kept.push(m);
+  }
+  queue.items_ = kept;
+  queue.head_ = 0;
+  queue.bytes = kept.reduce((sum, m) => sum + m.bytes, 0);
+  queue.ordered_ = kept.every((m, i) => i === 0 || m.at >= (kept[i - 1] as QueuedMessage).at);
+  return out;
 }

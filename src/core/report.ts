@@ -6,18 +6,22 @@ import { ResilientSocketError } from '../errors.js';
 import { redactUrl } from '../redact.js';
 import { describeThrown } from '../validation.js';
 
-/** An `ERR_RS_CALLBACK_FAILED` for the option callback `name` that threw, rejected or timed out. */
-export function callbackError(name: string, what: string, thrown: unknown): ResilientSocketError {
+/**
+ * An `ERR_RS_CALLBACK_FAILED` for an option callback that threw, rejected or timed out: `what`
+ * says which and how (``'`shouldReconnect` threw'``), written only in development (the caller
+ * guards it, so that production bundles carry no such text).
+ */
+export function callbackError(what: string, thrown: unknown): ResilientSocketError {
   return new ResilientSocketError(
     'ERR_RS_CALLBACK_FAILED',
-    process.env.NODE_ENV !== 'production' ? `\`${name}\` ${what}: ${describeThrown(thrown)}` : '',
+    process.env.NODE_ENV !== 'production' ? `${what}: ${describeThrown(thrown)}` : '',
     {
       cause: thrown,
     },
   );
 }
 
-/** An `ERR_RS_LISTENER_THREW` for what a listener threw. */
+/** An `ERR_RS_LISTENER_THREW` for what a listener threw (`who`: in the browser's code, written only in development). */
 export function listenerError(who: string, thrown: unknown): ResilientSocketError {
   return new ResilientSocketError(
     'ERR_RS_LISTENER_THREW',

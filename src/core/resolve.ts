@@ -31,6 +31,7 @@ import type { Feature } from './feature.js';
 import { foreignOption } from './foreign-options.js';
 import type { BaseSocketOptions, ProtocolsProvider, QueueOptions, UrlProvider } from './options.js';
 import { surface } from './report.js';
+import { CORE_SLOTS } from './states.js';
 
 /** The validated core options, frozen and shared by sockets created alike. @internal */
 export interface Config {
@@ -257,14 +258,14 @@ export function resolveOptions(
     assertBackoffPolicy(typeof backoff === 'function' ? 'backoff()' : 'backoff', policy);
   }
   const slotBase: number[] = [];
-  const slotOwner: number[] = [-1, -1, -1]; // the core's three: PHASE, RETIRE and PRESSURE
+  const slotOwner: number[] = Array.from({ length: CORE_SLOTS }, () => -1); // the core's own: no feature's
   features.forEach((feature, me) => {
     slotBase.push(slotOwner.length);
     for (let n = 0; n < (feature.slots ?? 0); n++) slotOwner.push(me);
   });
   let config: Config = {
     protocols,
-    // The default backoff's T and N (read by `nextDelay`, `./delay.ts`); none when `backoff` is given.
+    // The default backoff's T and N (read by `draw_`, `./record.ts`); none when `backoff` is given.
     maxDelay: defaultMaxDelay,
     ceiling: defaultCeiling,
     stableAfter: numbers.stableAfter as number,

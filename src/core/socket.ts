@@ -4,20 +4,13 @@ import { isData } from '../data.js';
 import type { ResilientSocketError } from '../errors.js';
 import { browserTransport } from '../transports/browser.js';
 import type { Transport } from '../transports/transport.js';
-import {
-  assertBoolean,
-  assertKnownKeys,
-  assertOneOf,
-  assertOptionsObject,
-  assertThat,
-  inputError,
-} from '../validation.js';
+import { assertBoolean, assertKnownKeys, assertOneOf, assertOptionsObject, assertThat } from '../validation.js';
 import { assertCloseArgs } from './close-codes.js';
 import type { ResilientSocketEvents } from './events.js';
-import { type Feature, findFeature } from './feature.js';
 import { Machine, type SendResult } from './machine.js';
 import type { BaseSocketOptions, UrlProvider } from './options.js';
 import { resolveOptions } from './resolve.js';
+import { messagesOf, sendReliableOf, statsOf } from './services.js';
 import { readyStateOf, type SocketState } from './states.js';
 import { checkTarget } from './target.js';
 
@@ -320,42 +313,4 @@ export function sendArgs(data: unknown, options: unknown): boolean {
   const { buffer = true } = (options ?? {}) as { buffer?: unknown };
   assertBoolean('buffer', buffer);
   return buffer;
-}
-
-/** A feature the socket needs for what was asked, or a TypeError (`ERR_RS_NEEDS_FEATURE`) naming the factory to import. */
-export function need(m: Machine, name: string): [Feature, number] {
-  const found = findFeature(m, name);
-  if (found) return found;
-  throw inputError(
-    TypeError,
-    'ERR_RS_NEEDS_FEATURE',
-    `${name}()`,
-    process.env.NODE_ENV !== 'production'
-      ? `This needs the ${name}() feature: import { ${name} } from 'resilient-socket/modular' and add ${name}() to \`features\``
-      : '',
-  );
-}
-
-/** What the `stats()`, `asyncIteration()` and `delivery()` features offer beyond their hooks. */
-interface Services {
-  snapshot(m: Machine): SocketStats;
-  iterate(m: Machine, me: number): AsyncIterableIterator<Data>;
-  sendReliable(m: Machine, me: number, data: unknown): Promise<void>;
-}
-
-/** `socket.stats`: the `stats()` feature's snapshot. @throws TypeError naming the feature when it is not installed. */
-export function statsOf(m: Machine): SocketStats {
-  return (need(m, 'stats')[0] as unknown as Services).snapshot(m);
-}
-
-/** `socket.sendReliable(data)`: the `delivery()` feature's. @throws TypeError naming the feature when it is not installed. */
-export function sendReliableOf(m: Machine, data: unknown): Promise<void> {
-  const [feature, me] = need(m, 'delivery');
-  return (feature as unknown as Services).sendReliable(m, me, data);
-}
-
-/** `socket[Symbol.asyncIterator]()`: the `asyncIteration()` feature's iterator. @throws TypeError naming the feature when it is not installed. */
-export function messagesOf(m: Machine): AsyncIterableIterator<Data> {
-  const [feature, me] = need(m, 'asyncIteration');
-  return (feature as unknown as Services).iterate(m, me);
 }

@@ -84,14 +84,37 @@ export function readyStateOf(state: SocketState): number {
   return Math.max(0, ['open', 'closing', 'closed'].indexOf(state) + 1);
 }
 
+/**
+ * How long the deadline entering `state` arms lasts, in ms: `connect` is `connectTimeout`, `stable`
+ * is `stableAfter` (0: none, stable at once), `close` is {@link CLOSE_TIMEOUT}, `retry` is the
+ * `wait` given (none: no timer, a feature starts the next attempt); none for a state without one.
+ */
+export function deadlineOf(
+  state: SocketState,
+  o: { readonly connectTimeout: number; readonly stableAfter: number },
+  wait?: number,
+): number | undefined {
+  const deadline = STATES[state].deadline;
+  if (deadline === 'connect') return o.connectTimeout;
+  if (deadline === 'stable') return o.stableAfter || undefined;
+  return deadline === 'close' ? CLOSE_TIMEOUT : deadline && wait;
+}
+
 /** Whether `from → to` is a legal transition. */
 export function canTransition(from: SocketState, to: SocketState): boolean {
   return STATES[from].next.includes(to);
 }
 
-/** The core's timer slots: `PHASE` holds the current state's deadline, `RETIRE` bounds reconnect()'s background close. */
+/**
+ * The core's timer slots, before the features' own: `PHASE` holds the current state's deadline,
+ * `RETIRE` bounds the background close of a connection let go (`reconnect()`), `PRESSURE` watches
+ * `bufferedAmount` while it is above the high-water mark.
+ */
 export const PHASE = 0;
 export const RETIRE = 1;
+export const PRESSURE = 2;
+/** How many slots the core has: the first feature's slots come after them. */
+export const CORE_SLOTS = 3;
 
 /** How long `close()` (and `reconnect()`, in the background) waits for the server's close frame, in ms: the `close` deadline. */
 export const CLOSE_TIMEOUT = 3_000;

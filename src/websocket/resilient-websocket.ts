@@ -21,8 +21,8 @@
 import { type Face, Machine } from '../core/machine.js';
 import type { BaseSocketOptions, UrlProvider } from '../core/options.js';
 import { resolveOptions } from '../core/resolve.js';
+import { statsOf } from '../core/services.js';
 import type { SocketStats } from '../core/socket.js';
-import { statsOf } from '../core/socket.js';
 import { readyStateOf, type SocketState } from '../core/states.js';
 import { byteLengthOf, isData } from '../data.js';
 import { browserTransport } from '../transports/browser.js';

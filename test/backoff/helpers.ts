@@ -263,3 +263,30 @@ export function windowValidationCases(factoryName: string, factory: (options?: n
     expect(policy.baseDelay).toBeGreaterThanOrEqual(1);
   });
 }
+
+// ─── what the phased-binary-exponential-*.test.ts files share ────────────────────────────
+
+/** The point of every window a phase ψ waits at: `2^(ψ−1)`, in [1/2, 1) (ψ = 1 counts as 1 − ε). */
+export const fraction = (psi: number): number => 2 ** (Math.min(psi, ALMOST_ONE) - 1);
+
+/**
+ * Where in the period `[0, T)` the N-th retry lands, as a fraction of T: `g(ψ) = (ψ + 2^ψ − 1)/2`,
+ * in [0, 1) (ψ = 1 counts as 1 − ε). Restated from the design, not imported.
+ */
+export const landing = (psi: number): number => {
+  const p = Math.min(psi, ALMOST_ONE);
+  return (p + 2 ** p - 1) / 2;
+};
+
+/** The sum of `waits`, added in order. */
+export const sum = (waits: readonly number[]): number => waits.reduce((total, wait) => total + wait, 0);
+
+/** Runs `fn` and returns what it threw (failing if it returned). */
+export function thrown(fn: () => unknown): Error {
+  try {
+    fn();
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected the call to throw, but it returned');
+}

@@ -1,5 +1,5 @@
 /**
- * Back-pressure in the core (`src/core/host.ts`: `buffered_`, `pressure_`; `src/core/socket.ts`:
+ * Back-pressure in the core (`src/core/record.ts`: `buffered_`, `pressure_`; `src/core/socket.ts`:
  * `bufferedAmount`, `writable`): the bytes waiting (queued here plus the WebSocket's own
  * `bufferedAmount`), the `highWaterMark` option, one `drain` per crossing, and the watch that
  * polls the WebSocket only while above the mark. On a hand-made WebSocket whose `bufferedAmount`
@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DropInfo } from '../../src/core/events.js';
 import { BaseSocket } from '../../src/core/socket.js';
 import { byteLengthOf, type Data } from '../../src/data.js';
-import { ResilientSocket } from '../../src/full/resilient-socket.js';
+import { ResilientSocket } from '../../src/resilient-socket/resilient-socket.js';
 import type { WebSocketConstructorLike } from '../../src/transports/websocket-like.js';
 import { BaseWebSocket } from '../../src/websocket/resilient-websocket.js';
 import { expectInputError } from '../helpers/mode.js';
@@ -54,7 +54,7 @@ class HeldSocket extends EventTarget {
   }
 }
 
-/** How often the socket reads `bufferedAmount` while above the mark (`pressure_` in src/core/host.ts). */
+/** How often the socket reads `bufferedAmount` while above the mark (`pressure_` in src/core/record.ts). */
 const PRESSURE_POLL = 20;
 
 const WebSocket = HeldSocket as unknown as WebSocketConstructorLike;

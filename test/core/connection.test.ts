@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { WebSocketConstructorLike } from '../../src/index.js';
 import { ResilientWebSocket as Full } from '../../src/node.js';
 import { ResilientWebSocket } from '../../src/websocket-node.js';
-import { advance, cleanup, MOCK_DELAY } from '../full/helpers.js';
+import { advance, cleanup, MOCK_DELAY } from '../resilient-socket/helpers.js';
 
 const servers = new Set<Server>();
 const made = new Set<{ close(): void }>();

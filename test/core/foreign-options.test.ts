@@ -6,11 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BaseSocket } from '../../src/core/socket.js';
-import { ResilientSocket } from '../../src/full/resilient-socket.js';
-import { ResilientWebSocket as FullResilientWebSocket } from '../../src/full/resilient-websocket.js';
+import { ResilientSocket } from '../../src/resilient-socket/resilient-socket.js';
+import { ResilientWebSocket as FullResilientWebSocket } from '../../src/resilient-socket/resilient-websocket.js';
 import { BaseWebSocket as ResilientWebSocket } from '../../src/websocket/resilient-websocket.js';
-import { uniqueUrl, WebSocketImpl } from '../full/helpers.js';
 import { expectInputError, PRODUCTION } from '../helpers/mode.js';
+import { uniqueUrl, WebSocketImpl } from '../resilient-socket/helpers.js';
 
 type Make = (options: Record<string, unknown>) => unknown;
 const base = { WebSocket: WebSocketImpl, autoConnect: false };

@@ -9,8 +9,8 @@ import { BaseSocket } from '../../src/core/socket.js';
 import { ResilientSocket, ResilientWebSocket } from '../../src/node.js';
 import { SharedSocket } from '../../src/shared-node.js';
 import { ResilientWebSocket as CoreResilientWebSocket } from '../../src/websocket-node.js';
-import { WebSocketImpl } from '../full/helpers.js';
 import { expectInputError, rethrow } from '../helpers/mode.js';
+import { WebSocketImpl } from '../resilient-socket/helpers.js';
 
 const URL = 'ws://127.0.0.1:9/feed';
 

@@ -19,6 +19,7 @@ import { stats } from '../../src/features/stats/stats.js';
 import { unref } from '../../src/features/unref/unref.js';
 import { upgradeRejection } from '../../src/features/upgrade-rejection/upgrade-rejection.js';
 import type { ResilientSocket } from '../../src/node.js';
+import { errorMessage, expectInputError, PRODUCTION } from '../helpers/mode.js';
 import {
   advance,
   cleanup,
@@ -30,8 +31,7 @@ import {
   trackingWebSocket,
   uniqueUrl,
   WebSocketImpl,
-} from '../full/helpers.js';
-import { errorMessage, expectInputError, PRODUCTION } from '../helpers/mode.js';
+} from '../resilient-socket/helpers.js';
 
 const sockets = new Set<BaseSocket>();
 

@@ -9,7 +9,7 @@ import { type Clock, systemClock } from '../../src/clock.js';
 import { clearTimer, type Feature, type Host, hasTimer, setTimer } from '../../src/core/feature.js';
 import { BaseSocket } from '../../src/core/socket.js';
 import { unref as unrefFeature } from '../../src/features/unref/unref.js';
-import { WebSocketImpl } from '../full/helpers.js';
+import { WebSocketImpl } from '../resilient-socket/helpers.js';
 
 /** Three slots, named for the test. */
 const [a, b, c] = [0, 1, 2];

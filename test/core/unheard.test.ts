@@ -9,8 +9,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { warn } from '../../src/core/report.js';
 import { BaseSocket } from '../../src/core/socket.js';
 import { BaseWebSocket as ResilientWebSocket } from '../../src/websocket/resilient-websocket.js';
-import { advance, cleanup, MOCK_DELAY, startServer, uniqueUrl, WebSocketImpl } from '../full/helpers.js';
 import { PRODUCTION } from '../helpers/mode.js';
+import { advance, cleanup, MOCK_DELAY, startServer, uniqueUrl, WebSocketImpl } from '../resilient-socket/helpers.js';
 
 const sockets: { close(): void }[] = [];
 let warnings: { message: string; code: string | undefined }[] = [];

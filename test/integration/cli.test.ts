@@ -204,7 +204,7 @@ describe('--send', () => {
     expect(run.proc.stdout).toBe('pong\n');
   });
 
-  // Regression (fixed in src), it was: -n N stops *reading* after N messages but not *printing*: the session closes the socket,
+  // Regression, it was: -n N stops *reading* after N messages but not *printing*: the session closes the socket,
   // and everything that arrives during the closing handshake still goes to stdout (session.ts,
   // the 'message' listener does not check whether the run has ended). `-n 1 | jq` gets more than one.
   it('-n 2 prints exactly two messages even when the server sends more', async () => {
@@ -778,7 +778,7 @@ describe('runDemo with a fast schedule', () => {
     expect(await listening(portOf(proc.stdout))).toBe(false);
   });
 
-  // Regression (fixed in src), it was: runDemo registers its Ctrl-C handler and removes it only when Ctrl-C comes; a demo that
+  // Regression, it was: runDemo registers its Ctrl-C handler and removes it only when Ctrl-C comes; a demo that
   // runs to its end leaves the handler registered (demo.ts: `removeInterrupt` is called inside the
   // handler only). With processIO that is a SIGINT listener left on `process` after main() returns.
   it('a demo that runs to its end removes its Ctrl-C handler', async () => {

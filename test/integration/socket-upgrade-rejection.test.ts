@@ -190,7 +190,7 @@ describe('upgrade refused with Retry-After', () => {
     await closeAndExpectGone(socket, server);
   });
 
-  // Regression (issue "every promise holds", defect 11), it was: one 503 with a huge Retry-After
+  // Regression, it was: one 503 with a huge Retry-After
   // parked the client for 24.9 days (2^31 − 1 ms), and nothing said so.
   it('a huge Retry-After is capped by maxRetryAfter, and the error says what it waits', async () => {
     const server = await startServer(({ index }) =>

@@ -186,13 +186,10 @@ describe('ttl over a real outage', () => {
     await closeAndCheckLeftovers(rig, socket, rec);
   });
 
-  // Regression (fixed in src): was (before the core redesign) src/socket/resilient-socket.ts #acceptOpen takes the expired messages out of the buffer
-  // (`this.#buffer.expire(attempt.openedAt)`), then emits `state` (→ open) and returns early when a
-  // listener called close() or reconnect() (`if (!this.#isLive(attempt)) return;`) before the
-  // `#reportDrop('expired', …)` that follows. Those messages are neither sent nor in the buffer any
-  // more (so close()'s drop 'closed' misses them too): dropped silently, not counted in
-  // stats.dropped — against "Nothing is dropped silently" (docs/guide/sending.md). Fix: report them before
-  // `#setState('open')`, or report them on the early-return path.
+  // Guards: messages that expired while the socket was down are reported (`drop`, 'expired') even
+  // when a `state` listener calls close() or reconnect() as the connection opens: taken out of the
+  // queue, they are in neither the queue nor close()'s 'closed' drop, so they must be reported
+  // before the state change, never lost silently (docs/guide/sending.md).
   it.each(['close', 'reconnect'] as const)(
     "messages expired at the reconnect are still reported when a state listener calls %s() on 'open'",
     async (call) => {

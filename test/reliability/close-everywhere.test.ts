@@ -494,12 +494,9 @@ describe('close() from a drop listener while send() is running', () => {
     expect(spins).toBeGreaterThan(0);
   }
 
-  // Regression (fixed in src): was (before the core redesign) src/socket/resilient-socket.ts send() calls #expireBuffered() (which emits `drop`
-  // 'expired') and then, unconditionally, `this.#buffer.push(data, …)` and returns 'buffered'. If a
-  // `drop` listener called close() in between, the message is pushed into the buffer of a socket
-  // that is closed for good: never sent, never reported (no `drop`, not in stats.dropped), and
-  // send() says 'buffered'. Against "Nothing is dropped silently" (docs/guide/sending.md). Fix: after
-  // #expireBuffered(), re-check `this.#disposed` (report 'closed' and return 'dropped').
+  // Guards: send() first expires old messages (a `drop`, 'expired'); a `drop` listener that closes
+  // the socket then must not leave the new message queued in a socket closed for good (never sent,
+  // never reported, send() saying 'buffered'): it is reported as dropped ('closed').
   it("a message being sent when the listener of its send()'s own 'expired' drop closes the socket is reported, not lost", async () => {
     const rig = await createRig(cleanup);
     const { socket, rec } = rig.socket(undefined, { autoConnect: false, buffer: { ttl: 50 } });

@@ -10,7 +10,7 @@ import { Server } from 'mock-socket';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ResilientWebSocket as Full } from '../../src/node.js';
 import { ResilientWebSocket } from '../../src/websocket-node.js';
-import { advance, cleanup, MOCK_DELAY, WebSocketImpl } from '../full/helpers.js';
+import { advance, cleanup, MOCK_DELAY, WebSocketImpl } from '../resilient-socket/helpers.js';
 
 const servers = new Set<Server>();
 const made = new Set<{ close(): void }>();

@@ -11,8 +11,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { isResilientSocketError } from '../../src/errors.js';
 import { ResilientWebSocket as Full } from '../../src/node.js';
 import { ResilientWebSocket } from '../../src/websocket-node.js';
-import { advance, cleanup, MOCK_DELAY, trackingWebSocket, WebSocketImpl } from '../full/helpers.js';
 import { inMode } from '../helpers/mode.js';
+import { advance, cleanup, MOCK_DELAY, trackingWebSocket, WebSocketImpl } from '../resilient-socket/helpers.js';
 
 const made = new Set<{ close(): void }>();
 const servers = new Set<Server>();

@@ -14,8 +14,8 @@ import { ResilientWebSocket as FullBrowser } from '../../src/index.js';
 import { ResilientWebSocket as FullNode } from '../../src/node.js';
 import { ResilientWebSocket as CoreBrowser } from '../../src/websocket.js';
 import { ResilientWebSocket as CoreNode } from '../../src/websocket-node.js';
-import { advance, cleanup, MOCK_DELAY, trackingWebSocket, WebSocketImpl } from '../full/helpers.js';
 import { expectInputError } from '../helpers/mode.js';
+import { advance, cleanup, MOCK_DELAY, trackingWebSocket, WebSocketImpl } from '../resilient-socket/helpers.js';
 import { CLOSE_CASES, CONSTRUCTOR_CASES, expectedOurs, failure, inOurMode, type Outcome, outcomeOf } from './cases.js';
 
 type Class = typeof CoreBrowser;

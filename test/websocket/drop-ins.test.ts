@@ -14,8 +14,8 @@ import { heartbeat, stats } from '../../src/modular.js';
 import { ResilientWebSocket as FullNode } from '../../src/node.js';
 import { BaseWebSocket, ResilientWebSocket as CoreBrowser } from '../../src/websocket.js';
 import { BaseWebSocket as BaseNode, ResilientWebSocket as CoreNode } from '../../src/websocket-node.js';
-import { advance, cleanup, MOCK_DELAY, WebSocketImpl } from '../full/helpers.js';
 import { expectInputError } from '../helpers/mode.js';
+import { advance, cleanup, MOCK_DELAY, WebSocketImpl } from '../resilient-socket/helpers.js';
 
 const made = new Set<{ close(): void }>();
 const servers = new Set<Server>();

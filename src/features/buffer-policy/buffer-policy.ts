@@ -9,6 +9,7 @@
 
 import { clampDelay } from '../../backoff/policy.js';
 import { clearTimer, expire, type Feature, type Host, setTimer } from '../../core/feature.js';
+import { oldestQueued } from '../../core/queue.js';
 import type { Data } from '../../data.js';
 import { ResilientSocketError } from '../../errors.js';
 import {
@@ -139,7 +140,7 @@ export function bufferPolicy(options?: BufferPolicyOptions): Feature {
   const stale = (m: Host): Data[] => (ttl < Number.POSITIVE_INFINITY ? expire(m, m.config_.clock.now() - ttl) : []);
 
   /** Arms the timer for the next expiry (`oldest` queued at), or clears it when nothing is queued. */
-  const arm = (m: Host, me: number, oldest = m.queue_?.oldest()): void => {
+  const arm = (m: Host, me: number, oldest = m.queue_ && oldestQueued(m.queue_)): void => {
     if (oldest === undefined || ttl === Number.POSITIVE_INFINITY) clearTimer(m, me, TTL);
     else setTimer(m, me, TTL, clampDelay(oldest + ttl - m.config_.clock.now()));
   };
@@ -166,7 +167,7 @@ export function bufferPolicy(options?: BufferPolicyOptions): Feature {
       // The message is about to be queued: the queue's oldest, or it, expires first (it is the
       // older when the clock went back).
       const now = m.config_.clock.now();
-      arm(m, me, Math.min(m.queue_?.oldest() ?? now, now));
+      arm(m, me, Math.min((m.queue_ && oldestQueued(m.queue_)) ?? now, now));
       return undefined;
     },
     flush(m, _me, out) {

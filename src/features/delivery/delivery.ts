@@ -20,13 +20,16 @@
  * connection and the handshake never takes a protocol frame for its own; protocol frames it
  * consumes are shown to the heartbeat (30) first, which counts them as signs of life.
  */
-import type { Feature, Host } from '../../core/feature.js';
+import type { Connection } from '../../core/connection.js';
+import { type Feature, getData, type Host, setData } from '../../core/feature.js';
+import type { SocketState } from '../../core/states.js';
+import type { Data } from '../../data.js';
 import { intern } from '../intern.js';
 import { type DeliveryOptions, resolveDelivery } from './options.js';
-import { HOOKS, startDelivery } from './socket-delivery.js';
+import { type SocketDelivery, startDelivery } from './socket-delivery.js';
 
-/** A hook or service of the socket's delivery. */
-type Hook = (a: unknown, b: unknown) => unknown;
+/** The socket's own delivery, in the feature's data slot. */
+const of = (m: Host, me: number): SocketDelivery => getData(m, me) as SocketDelivery;
 
 /**
  * The `delivery` feature: `socket.sendReliable(data)`, resolved once the peer acknowledged it,
@@ -41,22 +44,22 @@ type Hook = (a: unknown, b: unknown) => unknown;
  */
 export function delivery(options?: DeliveryOptions): Feature {
   const config = resolveDelivery(options);
-  const feature: Record<string, unknown> = {
+  // Each hook hands the call to the socket's delivery; `sendReliable` and `counts` (for the stats) are its services.
+  return intern({
     name: 'delivery',
     rank: 15,
     slots: 1,
     options_: config,
-    init(m: Host, me: number) {
-      // The socket's data slot (see `setData`), set directly: the array made on first need.
-      m.data_ ??= [];
-      m.data_[me] = startDelivery(m, me, config);
-    },
-  };
-  // The hooks and services (`sendReliable`, `counts` for the stats), handed to the socket's own.
-  HOOKS.split(' ').forEach((name, i) => {
-    // Two arguments at most (the hooks' and services' own, after the socket and the position).
-    feature[name] = (m: Host, me: number, a: unknown, b: unknown): unknown =>
-      (((m.data_ as unknown[])[me] as Hook[])[i] as Hook)(a, b);
+    init: (m: Host, me: number) => setData(m, me, startDelivery(m, me, config)),
+    gate: (m: Host, me: number, attempt: Connection) => of(m, me).gate(attempt),
+    open: (m: Host, me: number, attempt: Connection) => of(m, me).open(attempt),
+    message: (m: Host, me: number, attempt: Connection, data: Data) => of(m, me).message(attempt, data),
+    timer: (m: Host, me: number) => of(m, me).timer(),
+    end: (m: Host, me: number) => of(m, me).end(),
+    state: (m: Host, me: number, previous: SocketState, next: SocketState) => of(m, me).state(previous, next),
+    dispose: (m: Host, me: number) => of(m, me).dispose(),
+    buffered: (m: Host, me: number) => of(m, me).buffered(),
+    sendReliable: (m: Host, me: number, data: unknown) => of(m, me).sendReliable(data),
+    counts: (m: Host, me: number) => of(m, me).counts(),
   });
-  return intern(feature as unknown as Feature & { readonly options_: object });
 }

@@ -15,7 +15,8 @@
  */
 import type { Connection } from '../../core/connection.js';
 import type { DropReason } from '../../core/events.js';
-import { findFeature, type Host } from '../../core/feature.js';
+import { clearTimer, findFeature, type Host, setTimer } from '../../core/feature.js';
+import type { DeliveryStats } from '../../core/socket.js';
 import type { SocketState } from '../../core/states.js';
 import { byteLengthOf, type Data } from '../../data.js';
 import { type ErrorCode, ResilientSocketError } from '../../errors.js';
@@ -34,10 +35,10 @@ const PACE = 1_000;
 const newSession = (): string =>
   (globalThis as { crypto?: { randomUUID?(): string } }).crypto?.randomUUID?.() ?? `${Date.now()}${Math.random()}`;
 
-/** The hooks and services the feature hands to the socket's delivery, in the order {@link startDelivery} returns them. */
-export const HOOKS = 'gate open message timer end state dispose buffered sendReliable counts';
+/** A socket's delivery: the hooks and services `./delivery.ts` hands to it, by name. */
+export type SocketDelivery = ReturnType<typeof startDelivery>;
 
-/** The socket `m`'s delivery (`me` its feature's position): its hooks and services, in the order of {@link HOOKS}. */
+/** The socket `m`'s delivery (`me` its feature's position): its hooks and services. */
 export function startDelivery(
   m: Host,
   me: number,
@@ -65,9 +66,8 @@ export function startDelivery(
   let duplicates = 0;
   /** Protocol frames are signs of life for the heartbeat (later in rank, it does not see what is consumed here). */
   const heartbeat = findFeature(m, 'heartbeat');
-  /** The timer slot. */
-  const slot = m.config_.slotBase[me] as number;
-  const arm = (ms: number): unknown => m.disposed_ || m.arm_(slot, ms);
+  /** The feature's one timer slot. */
+  const arm = (ms: number): void => setTimer(m, me, 0, ms);
   /** Back-pressure looks again (what this wrote or holds is in `bufferedAmount`). */
   const pressure = (): void => {
     if (!m.above_ && !m.disposed_) m.pressure_();
@@ -207,7 +207,7 @@ export function startDelivery(
     if (ready) {
       ready();
       wait = ready = undefined;
-      m.disarm_(slot);
+      clearTimer(m, me, 0);
       if (m.disposed_) return; // close() settled what was sent meanwhile
       if (!session) {
         session = newSession();
@@ -265,9 +265,8 @@ export function startDelivery(
     (async () => restore(await store.load()))().catch(failed).then(loaded);
   }
 
-  // In the order of HOOKS.
-  return [
-    (attempt: Connection): PromiseLike<void> | undefined => {
+  return {
+    gate: (attempt: Connection): PromiseLike<void> | undefined => {
       opening = new Promise((resolve) => {
         opened = resolve;
       });
@@ -277,7 +276,7 @@ export function startDelivery(
       };
       return wait?.then(hello) ?? hello();
     },
-    (attempt: Connection): void => {
+    open: (attempt: Connection): void => {
       // Sent for the last time on a connection that ended: its acknowledgement can no longer come.
       exhaust(Infinity);
       if (m.attempt_ !== attempt) return; // a drop listener ended the connection
@@ -288,7 +287,7 @@ export function startDelivery(
       // What arrived in the gates, after `open` is emitted: listeners hear of the connection first.
       opened();
     },
-    (attempt: Connection, data: Data): boolean => {
+    message: (attempt: Connection, data: Data): boolean => {
       const frame = call('decode', data);
       if (!frame) return false;
       heartbeat?.[0].message?.(m, heartbeat[1], attempt, data);
@@ -321,7 +320,7 @@ export function startDelivery(
       }
       return true;
     },
-    (): void => {
+    timer: (): void => {
       if (ready) {
         failed(
           new Error(
@@ -350,17 +349,17 @@ export function startDelivery(
       }
       if (out.entries_.size) arm(first + ackTimeout - time);
     },
-    (): void => {
+    end: (): void => {
       live = undefined;
       out.rewind_(); // on the next connection everything waits to be written again
     },
-    (_previous: SocketState, next: SocketState): void => {
+    state: (_previous: SocketState, next: SocketState): void => {
       // A give-up (close() is the `dispose` hook): after the core told of it, unless open() followed.
       if (next === 'closed') Promise.resolve().then(() => m.state_ === 'closed' && !m.disposed_ && stop());
     },
-    stop,
-    (): number => out.unsent_,
-    (data: unknown): Promise<void> =>
+    dispose: stop,
+    buffered: (): number => out.unsent_,
+    sendReliable: (data: unknown): Promise<void> =>
       new Promise<void>((ok, no) => {
         if (m.disposed_ || m.state_ === 'closed') {
           m.drop_('closed', [data as Data]);
@@ -408,6 +407,6 @@ export function startDelivery(
         }
         pressure();
       }),
-    () => ({ pending: out.entries_.size, acked, resent, duplicates }),
-  ];
+    counts: (): DeliveryStats => ({ pending: out.entries_.size, acked, resent, duplicates }),
+  };
 }

@@ -3,8 +3,8 @@
  * and out, drops, uptime and downtime, the last error, when the next retry is due).
  */
 import { type Feature, findFeature, type Host } from '../../core/feature.js';
-import type { Machine } from '../../core/machine.js';
 import type { DeliveryStats, SocketStats } from '../../core/socket.js';
+import { PHASE } from '../../core/states.js';
 
 /** What the `delivery()` feature offers the snapshot: its counters. */
 interface DeliveryCounts {
@@ -15,7 +15,7 @@ const STATS: Feature & { snapshot(m: Host): SocketStats } = {
   name: 'stats',
   rank: 90,
   snapshot(m) {
-    const c = m as unknown as Machine;
+    const c = m;
     const now = c.config_.clock.now();
     // An opened attempt is current from open until its connection is torn down (closing included).
     const opened = c.attempt_?.opened === true;
@@ -31,7 +31,7 @@ const STATS: Feature & { snapshot(m: Host): SocketStats } = {
       downtime: opened ? 0 : now - c.since_,
       lastError: c.lastError_,
       // Only while the retry is pending (not while offline or deciding, nor once it has started).
-      nextRetryAt: c.state_ === 'reconnecting' && !c.deciding_ && c.timers_[1] !== 0 ? c.nextRetryAt_ : undefined,
+      nextRetryAt: c.state_ === 'reconnecting' && !c.deciding_ && c.timerPending_(PHASE) ? c.nextRetryAt_ : undefined,
       ...(delivery && { delivery: (delivery[0] as Feature & DeliveryCounts).counts(m, delivery[1]) }),
     };
   },

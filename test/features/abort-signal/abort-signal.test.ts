@@ -2,8 +2,8 @@
 import { describe, it } from 'vitest';
 import { BaseSocket } from '../../../src/core/socket.js';
 import { abortSignal } from '../../../src/features/abort-signal/abort-signal.js';
-import { WebSocketImpl } from '../../full/helpers.js';
 import { expectInputError } from '../../helpers/mode.js';
+import { WebSocketImpl } from '../../resilient-socket/helpers.js';
 
 describe('abortSignal(): the `signal` option', () => {
   it.each([

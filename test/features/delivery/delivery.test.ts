@@ -4,6 +4,7 @@ import { constant } from '../../../src/backoff/constant.js';
 import type { Data } from '../../../src/data.js';
 import { BaseSocket, delivery } from '../../../src/modular-node.js';
 import type { WebSocketConstructorLike } from '../../../src/transports/websocket-like.js';
+import { errorMessage, expectInputError, rethrow } from '../../helpers/mode.js';
 import {
   advance,
   cleanup,
@@ -12,8 +13,7 @@ import {
   MOCK_DELAY,
   record,
   WebSocketImpl,
-} from '../../full/helpers.js';
-import { errorMessage, expectInputError, rethrow } from '../../helpers/mode.js';
+} from '../../resilient-socket/helpers.js';
 import { outcome, startPeer } from './helpers.js';
 
 beforeEach(() => {

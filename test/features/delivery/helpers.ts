@@ -5,7 +5,7 @@
  */
 import type { Client } from 'mock-socket';
 import type { Data } from '../../../src/data.js';
-import { startServer, type TestServer, uniqueUrl } from '../../full/helpers.js';
+import { startServer, type TestServer, uniqueUrl } from '../../resilient-socket/helpers.js';
 
 /** A frame the peer received. */
 export type Received =

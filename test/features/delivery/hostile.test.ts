@@ -9,8 +9,8 @@ import { WebSocket as MockWebSocket } from 'mock-socket';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MAX_ID_LENGTH } from '../../../src/features/delivery/codec.js';
 import type { WebSocketConstructorLike } from '../../../src/transports/websocket-like.js';
-import { advance, cleanup, createSocket, MOCK_DELAY, record } from '../../full/helpers.js';
 import { errorMessage } from '../../helpers/mode.js';
+import { advance, cleanup, createSocket, MOCK_DELAY, record } from '../../resilient-socket/helpers.js';
 import { outcome, startPeer } from './helpers.js';
 
 beforeEach(() => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { delivery, jsonCodec, memoryStore } from '../../../src/modular-node.js';
 import { ResilientSocket, ResilientWebSocket } from '../../../src/node.js';
-import { WebSocketImpl } from '../../full/helpers.js';
 import { expectInputError } from '../../helpers/mode.js';
+import { WebSocketImpl } from '../../resilient-socket/helpers.js';
 
 describe('delivery(options): validated by the factory', () => {
   it.each<[unknown, string, RegExp]>([

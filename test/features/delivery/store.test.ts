@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DeliveryStore } from '../../../src/features/delivery/store.js';
 import { memoryStore } from '../../../src/modular-node.js';
-import { advance, cleanup, createSocket, expectRsError, MOCK_DELAY, record } from '../../full/helpers.js';
 import { errorMessage } from '../../helpers/mode.js';
+import { advance, cleanup, createSocket, expectRsError, MOCK_DELAY, record } from '../../resilient-socket/helpers.js';
 import { outcome, startPeer } from './helpers.js';
 
 beforeEach(() => {

@@ -3,6 +3,7 @@ import { constant } from '../../../src/backoff/constant.js';
 import type { Data } from '../../../src/data.js';
 import { ErrorCodes } from '../../../src/errors.js';
 import type { HandshakeConnection } from '../../../src/node.js';
+import { expectInputError, inMode, rethrow } from '../../helpers/mode.js';
 import {
   advance,
   cleanup,
@@ -12,8 +13,7 @@ import {
   record,
   startServer,
   uniqueUrl,
-} from '../../full/helpers.js';
-import { expectInputError, inMode, rethrow } from '../../helpers/mode.js';
+} from '../../resilient-socket/helpers.js';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -302,7 +302,7 @@ describe('handshake failures', () => {
   });
 });
 
-// Regression (issue "every promise holds", defect 2), it was: a `nextMessage(predicate)` whose
+// Regression, it was: a `nextMessage(predicate)` whose
 // predicate throws (the resubscribe recipe of docs/guide/reconnection.md parses JSON) threw inside the transport's
 // receive path (with ws: an uncaught exception that ends the process, error listener or not).
 describe('a nextMessage() predicate that throws', () => {

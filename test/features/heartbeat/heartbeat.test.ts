@@ -2,8 +2,16 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant } from '../../../src/backoff/constant.js';
 import { ErrorCodes } from '../../../src/errors.js';
 import { heartbeat } from '../../../src/features/heartbeat/heartbeat.js';
-import { advance, cleanup, expectRsError, MOCK_DELAY, openSocket, startServer, uniqueUrl } from '../../full/helpers.js';
 import { expectInputError, inMode, productionMessage } from '../../helpers/mode.js';
+import {
+  advance,
+  cleanup,
+  expectRsError,
+  MOCK_DELAY,
+  openSocket,
+  startServer,
+  uniqueUrl,
+} from '../../resilient-socket/helpers.js';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -118,7 +126,7 @@ describe('app-level ping (heartbeat.message)', () => {
     expect(server.received).toEqual(['ping']);
   });
 
-  // Regression (issue "every promise holds", defect 8), it was: any incoming message answered
+  // Regression, it was: any incoming message answered
   // the ping, so a link dead only from client to server went unnoticed while the server streamed.
   it('only the answer counts: a server that streams but never answers the pings is found dead', async () => {
     const { server, socket, log } = await openSocket({

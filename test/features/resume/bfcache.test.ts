@@ -17,7 +17,7 @@ import {
   MOCK_DELAY,
   record,
   startServer,
-} from '../../full/helpers.js';
+} from '../../resilient-socket/helpers.js';
 import { countingBackoff, stubPage } from './page.js';
 
 /** mock-socket's WebSocket, recording what `close()` was called with (it refuses 1001, as browsers do). */

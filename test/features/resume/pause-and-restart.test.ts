@@ -12,8 +12,8 @@ import { ErrorCodes } from '../../../src/errors.js';
 import { HUNG_ATTEMPT_GRACE, resume } from '../../../src/features/resume/resume.js';
 import { DRIFT_CHECK_INTERVAL } from '../../../src/features/resume/signals.js';
 import type { WebSocketConstructorLike } from '../../../src/transports/websocket-like.js';
-import { advance, cleanup, createSocket, MOCK_DELAY, record, startServer } from '../../full/helpers.js';
 import { expectInputError, inMode } from '../../helpers/mode.js';
+import { advance, cleanup, createSocket, MOCK_DELAY, record, startServer } from '../../resilient-socket/helpers.js';
 import { countingBackoff, stubPage as stubBrowser } from './page.js';
 
 /** A WebSocket that stays CONNECTING until the test says otherwise (a blackholed upgrade). */

@@ -9,6 +9,7 @@ import { ErrorCodes } from '../../../src/errors.js';
 import { resume } from '../../../src/features/resume/resume.js';
 import { DRIFT_CHECK_INTERVAL } from '../../../src/features/resume/signals.js';
 import { FlakyServer } from '../../../src/testing/flaky-server.js';
+import { expectInputError, inMode } from '../../helpers/mode.js';
 import {
   advance,
   cleanup,
@@ -17,8 +18,7 @@ import {
   MOCK_DELAY,
   record,
   startServer,
-} from '../../full/helpers.js';
-import { expectInputError, inMode } from '../../helpers/mode.js';
+} from '../../resilient-socket/helpers.js';
 import { countingBackoff, stubPage as stubBrowser } from './page.js';
 
 const PING = { interval: 30_000, timeout: 10_000, message: 'ping', isPong: (d: unknown) => d === 'pong' };
@@ -298,7 +298,7 @@ describe('a socket waiting out a backoff delay', () => {
   });
 });
 
-// Regression (issue "every promise holds", defect 3), it was: a give-up (closed) unsubscribed from
+// Regression, it was: a give-up (closed) unsubscribed from
 // the page and network signals, and open() never subscribed again: offline, a lost connection,
 // back online, and the socket sat in `reconnecting` with no timer and no attempt, for ever.
 describe('after a give-up, open() and reconnect() listen to the page and the network again', () => {

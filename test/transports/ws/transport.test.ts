@@ -10,8 +10,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ResilientSocket } from '../../../src/node.js';
 import type { Transport } from '../../../src/transports/transport.js';
 import { wsTransport } from '../../../src/transports/ws/index.js';
-import { advance, cleanup, MOCK_DELAY, startServer, WebSocketImpl } from '../../full/helpers.js';
 import { PRODUCTION } from '../../helpers/mode.js';
+import { advance, cleanup, MOCK_DELAY, startServer, WebSocketImpl } from '../../resilient-socket/helpers.js';
 
 /** `ResilientSocket` of the Node entry, on a runtime where ws is not installed. */
 class WithoutWs extends ResilientSocket {
