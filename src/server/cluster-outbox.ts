@@ -10,7 +10,7 @@ import { charge, type Held, type Outgoing } from './cluster-held.js';
 import type { Link } from './cluster-link.js';
 import { ACKNOWLEDGED, GAVE_UP } from './cluster-sends.js';
 import * as lua from './redis-scripts.js';
-import { frameOf, script } from './redis-store.js';
+import { frameOf, script, storedOfEntry } from './redis-store.js';
 import type { ServerSocket } from './session.js';
 
 const SETTLE = /* @__PURE__ */ script(lua.SETTLE);
@@ -124,7 +124,7 @@ export class HeldOutbox<S extends ServerSocket> {
           if (out === undefined || held.socket_ !== socket) return;
           // Gone from Redis: settled meanwhile (by this process or another), or the session lost.
           if (typeof entry !== 'string') this.forget(held, id);
-          else this.#write(held, out, entry.slice(entry.indexOf(' ', entry.indexOf(' ') + 1) + 1));
+          else this.#write(held, out, storedOfEntry(entry));
         });
         this.#arm(held);
       },

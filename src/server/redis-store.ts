@@ -161,6 +161,11 @@ export function storedFrame(frame: string | ArrayBuffer | Uint8Array): string {
   return `b${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')}`;
 }
 
+/** The stored frame of an outbox entry as `SEND` writes it: `<sender> <bytes> <stored frame>`. */
+export function storedOfEntry(entry: string): string {
+  return entry.slice(entry.indexOf(' ', entry.indexOf(' ') + 1) + 1);
+}
+
 /** The frame a stored one is (see {@link storedFrame}). */
 export function frameOf(stored: string): string | Uint8Array {
   return stored.startsWith('b') ? Buffer.from(stored.slice(1), 'base64') : stored.slice(1);

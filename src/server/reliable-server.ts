@@ -127,8 +127,8 @@ export class ReliableServer<S extends ServerSocket = ServerSocket> extends Event
 
   /**
    * Resolves once the server is ready: at once with the sessions in memory; on Redis, once this
-   * process hears its channel and Redis knows its scripts. Never rejects: what fails meanwhile goes to `error`, and frames and
-   * `send()` calls wait for it.
+   * process hears its channel and Redis knows its scripts. Never rejects: what fails meanwhile
+   * goes to `error`, and frames and `send()` calls wait for it.
    */
   get ready(): Promise<void> {
     return this.#cluster?.ready ?? Promise.resolve();

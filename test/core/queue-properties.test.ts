@@ -7,28 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { expireQueued, oldestQueued, Queue, type QueuedMessage } from '../../src/core/queue.js';
 import type { Data } from '../../src/data.js';
-
-type PayloadKind = 'string' | 'bytes' | 'arraybuffer';
-
-/** A string of exactly `size` UTF-8 bytes, mixing 1- to 4-byte characters. */
-function utf8String(size: number, seed: number): string {
-  const chars = ['😀', '€', 'é', 'a'];
-  let text = '';
-  let left = size;
-  let i = seed;
-  while (left > 0) {
-    const char = chars[i++ % chars.length] as string;
-    const width = Buffer.byteLength(char, 'utf8');
-    if (width <= left) {
-      text += char;
-      left -= width;
-    } else if (left < 4) {
-      text += 'a'.repeat(left);
-      left = 0;
-    }
-  }
-  return text;
-}
+import { type PayloadKind, utf8String } from '../helpers/payloads.js';
 
 function payload(kind: PayloadKind, size: number, seed: number): Data {
   if (kind === 'bytes') return new Uint8Array(size);

@@ -135,6 +135,21 @@ describe('one session, served by any process on the Redis', () => {
     expect(send).toBeLessThan(mark);
   });
 
+  it('a holder that missed being told another process took its session finds out at its next refresh, and cuts its connection', async () => {
+    const prefix = `t${++prefixes}:`;
+    const a = await node(prefix, { sessionTtl: 1_000 }); // refreshes every 250 ms
+    const { socket } = client(() => a.url);
+    await socket.sendReliable('here');
+    let closes = 0;
+    socket.on('close', () => closes++);
+    // Another process holds it now, and its word to `a` was lost (no `moved` published).
+    const raw = cleanup.add(await redis.client(), (c) => c.destroy());
+    const [meta] = await raw.keys(`${prefix}{*}:m`);
+    await raw.hSet(meta as string, 'h', 'another-process');
+    await waitFor(() => closes > 0, 3_000, 'the connection cut at the next refresh');
+    expect(a.errors).toEqual([]);
+  });
+
   it('a hello on another process takes the session over: the old connection is cut', async () => {
     const prefix = `t${++prefixes}:`;
     const a = await node(prefix);

@@ -8,32 +8,11 @@ import { describe, expect, it, vi } from 'vitest';
 import type { Data } from '../../../src/data.js';
 import { isResilientSocketError, type ResilientSocketError } from '../../../src/errors.js';
 import type { OverflowPolicy } from '../../../src/features/buffer-policy/buffer-policy.js';
+import { type PayloadKind, utf8String } from '../../helpers/payloads.js';
 import { createSocket, record, thrown, uniqueUrl } from '../../resilient-socket/helpers.js';
 import { overflowMessage, setUpBufferPolicy } from './helpers.js';
 
 setUpBufferPolicy();
-
-type PayloadKind = 'string' | 'bytes' | 'arraybuffer';
-
-/** A string of exactly `size` UTF-8 bytes, mixing 1- to 4-byte characters. */
-function utf8String(size: number, seed: number): string {
-  const chars = ['😀', '€', 'é', 'a'];
-  let text = '';
-  let left = size;
-  let i = seed;
-  while (left > 0) {
-    const char = chars[i++ % chars.length] as string;
-    const width = Buffer.byteLength(char, 'utf8');
-    if (width <= left) {
-      text += char;
-      left -= width;
-    } else if (left < 4) {
-      text += 'a'.repeat(left);
-      left = 0;
-    }
-  }
-  return text;
-}
 
 /** A payload of `size` bytes, told apart from the others by its content where it has any. */
 function payload(kind: PayloadKind, size: number, id: number): Data {
