@@ -40,6 +40,8 @@ export class Channel {
   readonly #name: string;
   readonly #host: ChannelHost;
   #copy: RedisConnectionLike | undefined;
+  /** The copy while it connects and subscribes (a Redis that is away keeps it trying): `close()` ends it too. */
+  #connecting: RedisConnectionLike | undefined;
   #closed = false;
   #live = false;
   /** A failure was told, and the channel was not live since. */
@@ -74,7 +76,8 @@ export class Channel {
     this.#closed = true;
     this.#live = false;
     closeCopy(this.#copy);
-    this.#copy = undefined;
+    closeCopy(this.#connecting);
+    this.#copy = this.#connecting = undefined;
   }
 
   /** Subscribes (again every second until it works, the first failure told). */
@@ -85,7 +88,11 @@ export class Channel {
           this.#name,
           (message) => this.#heard(message),
           (error) => this.#failed(error),
+          (made) => {
+            this.#connecting = made;
+          },
         );
+        this.#connecting = undefined;
         // node-redis connects again by itself and subscribes again: prove it hears.
         // A connection lost without an error first is a failure too: something may be missed.
         copy.on('reconnecting', () => this.#failed(new Error('the subscription is reconnecting')));
@@ -99,6 +106,7 @@ export class Channel {
         this.#told = false;
         return;
       } catch (error) {
+        this.#connecting = undefined; // closed by `listen`
         this.#failed(error);
         await new Promise<void>((resolve) => this.#host.arm(resolve, 1_000));
       }

@@ -129,17 +129,25 @@ export class RedisStore implements ServerStore {
   /**
    * A copy of the client, connected and subscribed to `channel` (it reconnects and subscribes
    * again by itself, as node-redis does); its errors go to `failed` (a copy with no `error`
-   * listener would end the process on the first one).
+   * listener would end the process on the first one). `made` has the copy as soon as it exists, so
+   * that it can be closed while it connects; a copy that fails to connect or subscribe is closed.
    */
   async listen(
     channel: string,
     heard: (message: string) => void,
     failed: (error: unknown) => void,
+    made: (copy: RedisConnectionLike) => void,
   ): Promise<RedisConnectionLike> {
     const copy = this.#client.duplicate();
+    made(copy); // closable from now on, while it connects (a Redis that is away keeps it trying)
     copy.on('error', failed);
-    await copy.connect();
-    await copy.subscribe(channel, heard);
+    try {
+      await copy.connect();
+      await copy.subscribe(channel, heard);
+    } catch (error) {
+      closeCopy(copy);
+      throw error;
+    }
     return copy;
   }
 }
