@@ -50,15 +50,25 @@ export async function stopProcess(child: ChildProcess | undefined, signal: NodeJ
   clearTimeout(timer);
 }
 
-/** A port free now (listened on, then closed). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A port free now (listened on, then closed), below the kernel's range for outgoing connections
+ * (`ip_local_port_range`, 32768 and up on Linux): a server started again on it after a kill must
+ * not find it taken by some client connection's local port meanwhile.
+ */
+export async function freePort(): Promise<number> {
+  for (let tries = 0; tries < 50; tries++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await listenable(port)) return port;
+  }
+  throw new Error('no free port below 32000');
+}
+
+/** Whether `port` can be listened on now on 127.0.0.1. */
+function listenable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
   });
 }
 
