@@ -17,8 +17,7 @@ import base from './vitest.config.js';
 const DEVELOPMENT_ONLY: Record<string, string[]> = {
   unit: ['test/cli/**', 'test/testing/**', 'test/server/**'],
   integration: [
-    'test/integration/cli.test.ts',
-    'test/integration/cli-process.test.ts',
+    'test/integration/cli-*.test.ts',
     'test/integration/chat-example.test.ts',
     'test/integration/test-kit-ws-server.test.ts',
     'test/integration/pack-fresh-clone.test.ts',

@@ -8,7 +8,7 @@
  * - subjects: (a) one process, sessions in memory (no `store`: the baseline); (b) one process on
  *   Redis; (c) three processes on Redis (one prefix), the clients spread across them, each
  *   connected straight to its process's port (no proxy in front);
- * - clients: `ResilientSocket`s with `delivery: {}` on `ws` without permessage-deflate, in this
+ * - clients: `ResilientSocket`s with `delivery: delivery()` on `ws` without permessage-deflate, in this
  *   process, C per server process (the same C × 3 on the single process of (a) and (b));
  * - client → server: M `sendReliable()`s of 32 bytes round-robin over the clients, clock stopped
  *   when every promise resolved (every message handled and acknowledged); latency: L of them, each
@@ -40,7 +40,7 @@ import { keyMemory, read, Tally, usedMemory } from './lib/redis-stats.js';
 import { type NodeCount, ReliableNode } from './lib/reliable-node.js';
 import { alternate, machine, median, percentile } from './lib/stats.js';
 
-const { ResilientSocket } = await loadPackage();
+const { delivery, ResilientSocket } = await loadPackage();
 
 const PAYLOAD = 'x'.repeat(32);
 /** Clients per server process in the three-process setup (the single process gets all of them). */
@@ -56,7 +56,7 @@ async function connect(url: string): Promise<Client> {
   const socket = new ResilientSocket(url, {
     WebSocket,
     wsOptions: { perMessageDeflate: false },
-    delivery: { maxPending: 1_000_000 },
+    delivery: delivery({ maxPending: 1_000_000 }),
     buffer: { maxMessages: 1_000_000, maxBytes: 1_000_000_000 },
   });
   const client: Client = { socket, received: 0 };

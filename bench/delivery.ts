@@ -3,7 +3,7 @@
  *
  * Method: the server (bench/lib/ack-server.mjs, written from docs/guide/protocol.md alone) runs in a
  * child process; it acknowledges each reliable message and counts plain messages and reliable ids
- * alike. One `ResilientSocket` with `delivery: {}` on `ws` without permessage-deflate.
+ * alike. One `ResilientSocket` with `delivery: delivery()` on `ws` without permessage-deflate.
  * - Throughput: M messages of 32 bytes. Plain: M `send()`s, then "END", clock stopped when the
  *   server's count comes back. Reliable: M `sendReliable()`s, clock stopped when every promise has
  *   resolved (every message acknowledged); then "END" checks the server counted each id once.
@@ -23,7 +23,7 @@ import { awaitCount, startCountServer } from './lib/count-server.js';
 import { isMain, loadPackage } from './lib/load.js';
 import { alternate, median, percentile } from './lib/stats.js';
 
-const { ResilientSocket } = await loadPackage();
+const { delivery, ResilientSocket } = await loadPackage();
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -38,7 +38,7 @@ function connect(url: string): Promise<Socket> {
   const socket = new ResilientSocket(url, {
     WebSocket,
     wsOptions: { perMessageDeflate: false },
-    delivery: { maxPending: 1_000_000 },
+    delivery: delivery({ maxPending: 1_000_000 }),
     buffer: { maxMessages: 1_000_000, maxBytes: 1_000_000_000 },
   });
   return new Promise((resolve) => socket.once('open', () => resolve(socket)));

@@ -107,7 +107,7 @@ export async function checkServerNotForBrowsers({ bundle, consumerDir, entries, 
  * promise resolves, the server's own reliable message reaches the client once; after close() the
  * process exits by itself.
  */
-export const DELIVERY_ROUND_TRIP = `import { ResilientSocket, indexedDbStore, constant } from 'resilient-socket';
+export const DELIVERY_ROUND_TRIP = `import { ResilientSocket, delivery, indexedDbStore, constant } from 'resilient-socket';
 import { ReliableServer } from 'resilient-socket/server';
 import { WebSocketServer } from 'ws';
 const fail = (why) => {
@@ -134,7 +134,7 @@ server.on('message', (data, session) => {
 wss.on('listening', async () => {
   const socket = new ResilientSocket('ws://127.0.0.1:' + wss.address().port, {
     backoff: constant({ delay: 20 }),
-    delivery: { ackTimeout: 200 },
+    delivery: delivery({ ackTimeout: 200 }),
   });
   const heard = [];
   socket.on('message', (data) => heard.push(data));
@@ -160,7 +160,7 @@ wss.on('listening', async () => {
  * first, and resolves on the client's acknowledgement. After `close()` of everything (the stores'
  * own copies of the Redis client included) the process exits by itself. The Redis URL is argv[2].
  */
-export const CLUSTER_ROUND_TRIP = `import { ResilientSocket, constant } from 'resilient-socket';
+export const CLUSTER_ROUND_TRIP = `import { ResilientSocket, constant, delivery } from 'resilient-socket';
 import { ReliableServer, redisStore } from 'resilient-socket/server';
 import { createClient } from 'redis';
 import { WebSocketServer } from 'ws';
@@ -190,7 +190,7 @@ a.on('message', (data, s) => {
 b.on('message', () => fail('the second server handled a message of a client it does not hold'));
 const socket = new ResilientSocket('ws://127.0.0.1:' + wssA.address().port, {
   backoff: constant({ delay: 20 }),
-  delivery: { ackTimeout: 500 },
+  delivery: delivery({ ackTimeout: 500 }),
 });
 const heard = [];
 socket.on('message', (data) => heard.push(data));

@@ -39,7 +39,8 @@ export const systemClock: Clock = /* @__PURE__ */ Object.freeze({
     return handle;
   },
   clearTimeout: (handle: TimerHandle): void => {
-    const own = typeof handle === 'object' && handle !== null ? (handle as { [CLEAR]?: unknown })[CLEAR] : undefined;
+    // (A browser's handle is a number: it carries nothing.)
+    const own = (handle as { [CLEAR]?: unknown } | null | undefined)?.[CLEAR];
     const clear = typeof own === 'function' ? (own as typeof globalThis.clearTimeout) : globalThis.clearTimeout;
     clear(handle as ReturnType<typeof setTimeout>);
   },
@@ -51,10 +52,8 @@ export const systemClock: Clock = /* @__PURE__ */ Object.freeze({
  * for custom clocks whose handles have no `unref`.
  */
 export function unrefTimer(handle: TimerHandle): void {
-  if (typeof handle === 'object' && handle !== null && 'unref' in handle) {
-    const unref = (handle as { unref?: unknown }).unref;
-    if (typeof unref === 'function') unref.call(handle);
-  }
+  const timer = handle as { unref?: unknown } | null | undefined;
+  if (typeof timer?.unref === 'function') timer.unref();
 }
 
 /**
@@ -78,9 +77,9 @@ export function assertClock(name: string, value: unknown, reads = false): assert
   try {
     now = (c as Clock).now();
   } catch {
-    now = undefined;
+    // a clock whose now() throws is refused as one that returns no number
   }
-  if (typeof now !== 'number' || !Number.isFinite(now)) {
+  if (!Number.isFinite(now)) {
     throw rangeError(
       `${name}.now()`,
       process.env.NODE_ENV !== 'production'
@@ -104,14 +103,14 @@ export function steadyClock(clock: Clock, bad: (value: unknown) => void): Clock 
   let steady = steadied.get(clock);
   if (!steady) {
     const first: unknown = clock.now();
-    let last = typeof first === 'number' && Number.isFinite(first) ? first : 0;
+    let last = Number.isFinite(first) ? (first as number) : 0;
     let told = false;
     steady = {
       setTimeout: (callback, ms) => clock.setTimeout(callback, ms),
       clearTimeout: (handle) => clock.clearTimeout(handle),
       now: () => {
         const value: unknown = clock.now();
-        if (typeof value === 'number' && Number.isFinite(value)) last = value;
+        if (Number.isFinite(value)) last = value as number;
         else if (!told) {
           told = true;
           bad(value);

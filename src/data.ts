@@ -28,7 +28,7 @@ export function byteLengthOf(data: Data): number {
 /** True for the payload types `send()` accepts. */
 export function isData(value: unknown): value is Data {
   if (typeof value === 'string') return true;
-  if (typeof value !== 'object' || value === null) return false;
+  // (`instanceof` and `isView` are false for every other primitive, and for null.)
   if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return true;
   if (typeof SharedArrayBuffer !== 'undefined' && value instanceof SharedArrayBuffer) return true;
   return typeof Blob !== 'undefined' && value instanceof Blob;

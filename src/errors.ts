@@ -26,7 +26,7 @@ export const ErrorCodes = /* @__PURE__ */ Object.freeze({
   UNAUTHORIZED: 'ERR_RS_UNAUTHORIZED',
   /** The `handshake` hook threw or rejected. */
   HANDSHAKE_FAILED: 'ERR_RS_HANDSHAKE_FAILED',
-  /** The `handshake` hook did not settle within `handshakeTimeout`. */
+  /** The `handshake` hook did not settle within its `timeout` (`handshake(hook, { timeout })`). */
   HANDSHAKE_TIMEOUT: 'ERR_RS_HANDSHAKE_TIMEOUT',
   /** The heartbeat found the link dead (no pong or no traffic in time). */
   DEAD_LINK: 'ERR_RS_DEAD_LINK',
@@ -131,13 +131,13 @@ function redactCause(cause: unknown): unknown {
  */
 export class ResilientSocketError extends Error {
   /** Stable code, one of {@link ErrorCodes}. */
-  readonly code: ErrorCode;
+  declare readonly code: ErrorCode;
   /** HTTP status for `ERR_RS_UPGRADE_REJECTED` / `ERR_RS_UNAUTHORIZED`. */
-  readonly status: number | undefined;
+  declare readonly status: number | undefined;
   /** `Retry-After` in ms for a refused upgrade that sent one. */
-  readonly retryAfter: number | undefined;
+  declare readonly retryAfter: number | undefined;
   /** The close code for `ERR_RS_FATAL_CLOSE`. */
-  readonly closeCode: number | undefined;
+  declare readonly closeCode: number | undefined;
 
   /**
    * @param message what happened, in development builds and Node; production builds pass `''`
@@ -145,11 +145,11 @@ export class ResilientSocketError extends Error {
    */
   constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
     super(redactUrls(message || code), details.cause === undefined ? undefined : { cause: redactCause(details.cause) });
-    this.name = 'ResilientSocketError';
     this.code = code;
     this.status = details.status;
     this.retryAfter = details.retryAfter;
     this.closeCode = details.closeCode;
+    this.name = 'ResilientSocketError';
     // The brand {@link isResilientSocketError} checks; set here rather than as a class field with a
     // computed key, which bundlers would keep alive as a possible side effect.
     (this as unknown as Record<symbol, boolean>)[BRAND] = true;

@@ -25,7 +25,7 @@ export type {
   ResilientSocketEvents,
   StateChange,
 } from './core/events.js';
-export type { ProtocolsProvider, UrlProvider } from './core/options.js';
+export type { BaseSocketOptions, ProtocolsProvider, QueueOptions, UrlProvider } from './core/options.js';
 export type { DeliveryStats, SendOptions, SendResult, SocketStats } from './core/socket.js';
 export {
   CLOSE_TIMEOUT,
@@ -44,8 +44,14 @@ export {
   isResilientSocketError,
   ResilientSocketError,
 } from './errors.js';
-export type { BufferOptions, OverflowPolicy } from './features/buffer-policy/buffer-policy.js';
+export {
+  type BufferPolicyFeature,
+  type BufferPolicyOptions,
+  bufferPolicy,
+  type OverflowPolicy,
+} from './features/buffer-policy/buffer-policy.js';
 export { type DeliveryCodec, type Frame, jsonCodec } from './features/delivery/codec.js';
+export { type DeliveryFeature, delivery } from './features/delivery/delivery.js';
 export {
   type IndexedDbFactoryLike,
   type IndexedDbStoreOptions,
@@ -53,7 +59,13 @@ export {
 } from './features/delivery/indexed-db.js';
 export type { DeliveryOptions } from './features/delivery/options.js';
 export { type DeliveryStore, memoryStore } from './features/delivery/store.js';
-export type { HandshakeConnection } from './features/handshake/handshake.js';
+export {
+  type HandshakeConnection,
+  type HandshakeFeature,
+  type HandshakeHook,
+  type HandshakeOptions,
+  handshake,
+} from './features/handshake/handshake.js';
 export type { HeartbeatOptions } from './features/heartbeat/heartbeat.js';
 export type { ResumeOptions } from './features/resume/resume.js';
 export type { ResilientSocketOptions } from './resilient-socket/options.js';

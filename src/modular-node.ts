@@ -30,12 +30,13 @@ export type { Data } from './data.js';
 export { abortSignal } from './features/abort-signal/abort-signal.js';
 export { asyncIteration } from './features/async-iteration/async-iteration.js';
 export {
+  type BufferPolicyFeature,
   type BufferPolicyOptions,
   bufferPolicy,
   type OverflowPolicy,
 } from './features/buffer-policy/buffer-policy.js';
 export { type DeliveryCodec, type Frame, jsonCodec } from './features/delivery/codec.js';
-export { delivery } from './features/delivery/delivery.js';
+export { type DeliveryFeature, delivery } from './features/delivery/delivery.js';
 export {
   type IndexedDbFactoryLike,
   type IndexedDbStoreOptions,
@@ -45,6 +46,7 @@ export type { DeliveryOptions } from './features/delivery/options.js';
 export { type DeliveryStore, memoryStore } from './features/delivery/store.js';
 export {
   type HandshakeConnection,
+  type HandshakeFeature,
   type HandshakeHook,
   type HandshakeOptions,
   handshake,

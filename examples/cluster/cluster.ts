@@ -17,7 +17,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { constant, ResilientSocket } from 'resilient-socket';
+import { constant, delivery, ResilientSocket } from 'resilient-socket';
 import {
   freePort,
   INSTALL,
@@ -272,7 +272,7 @@ export class Cluster {
   /** A client: its socket through HAProxy, what it sent, and the receipts it saw. */
   #client() {
     const socket = new ResilientSocket(this.url, {
-      delivery: { ackTimeout: 500 },
+      delivery: delivery({ ackTimeout: 500 }),
       backoff: constant({ delay: 100 }),
     });
     const client = { socket, sent: 0, receipts: [] as Receipt[], via: 0 };

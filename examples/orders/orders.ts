@@ -9,7 +9,7 @@
  * however often the network made either side send a message again.
  */
 import { EventEmitter } from 'node:events';
-import { constant, ResilientSocket } from 'resilient-socket';
+import { constant, delivery, ResilientSocket } from 'resilient-socket';
 import { ReliableServer } from 'resilient-socket/server';
 import type { WebSocket } from 'ws';
 import { RestartableWsServer } from '../lib/restartable-ws.js';
@@ -115,7 +115,7 @@ export async function runOrders(options: OrdersOptions = {}): Promise<OrdersResu
 
   const socket = new ResilientSocket(server.url, {
     backoff: constant({ delay: 10 }),
-    delivery: { ackTimeout: 200 },
+    delivery: delivery({ ackTimeout: 200 }),
   });
   const receipts: number[] = [];
   socket.on('message', (data) => {

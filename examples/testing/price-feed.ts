@@ -10,7 +10,13 @@
  * reconnect the feed re-subscribes by itself, before the messages queued while it was down are
  * flushed. See price-feed.test.ts for how its reconnect behaviour is tested.
  */
-import { type Data, ResilientSocket, type ResilientSocketError, type ResilientSocketOptions } from 'resilient-socket';
+import {
+  type Data,
+  handshake,
+  ResilientSocket,
+  type ResilientSocketError,
+  type ResilientSocketOptions,
+} from 'resilient-socket';
 
 /** `live`: connected and subscribed. `reconnecting`: trying to (re)connect. `offline`: gave up or closed. */
 export type FeedStatus = 'live' | 'reconnecting' | 'offline';
@@ -41,9 +47,9 @@ export class PriceFeed {
     this.socket = new ResilientSocket(url, {
       ...socketOptions,
       // Runs on every open, before queued messages are flushed and before `open` is emitted.
-      handshake: (connection) => {
+      handshake: handshake((connection) => {
         for (const topic of this.#topics) connection.send(subscription(topic));
-      },
+      }),
     });
     this.socket.on('state', ({ current }) => {
       this.#setStatus(

@@ -39,16 +39,20 @@ export interface TruncatedBinaryExponentialPolicy extends BackoffPolicy {
   readonly baseDelay: number;
 }
 
-/** `N` and `T` of the default backoff (literals apart from the frozen defaults, so that no bundle needs them). */
-const CEILING = 10;
-const MAX_DELAY = 10_000;
+/**
+ * `N` and `T` of the default backoff, the one place they are written (literals apart from the
+ * frozen defaults, so that a bundle reading them needs no object). @internal
+ */
+export const DEFAULT_CEILING = 10;
+/** @internal */
+export const DEFAULT_MAX_DELAY = 10_000;
 
 /** The defaults of {@link truncatedBinaryExponential}: T = 10 s, N = 10 (a first window of 19.53125 ms). */
 export const TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS = /* @__PURE__ */ Object.freeze({
   /** T, in ms. */
-  maxDelay: MAX_DELAY,
+  maxDelay: DEFAULT_MAX_DELAY,
   /** N. */
-  ceiling: CEILING,
+  ceiling: DEFAULT_CEILING,
 });
 
 /**
@@ -87,7 +91,7 @@ export function largestCeiling(maxDelay: number): number {
 export function resolveCeiling(maxDelay: unknown, ceiling: unknown): number {
   assertNumber('maxDelay', maxDelay, { min: 1 });
   const most = largestCeiling(maxDelay);
-  if (ceiling === undefined) return Math.min(CEILING, most);
+  if (ceiling === undefined) return Math.min(DEFAULT_CEILING, most);
   assertNumber('ceiling', ceiling, { integer: true, min: 1 });
   if (ceiling > most) {
     throw rangeError(
@@ -131,7 +135,7 @@ export function truncatedBinaryExponential(
 ): TruncatedBinaryExponentialPolicy {
   assertOptionsObject('truncatedBinaryExponential options', options);
   assertKnownKeys('', options, WINDOW_OPTION_NAMES, 'truncatedBinaryExponential()');
-  const maxDelay = withDefault(options?.maxDelay, MAX_DELAY);
+  const maxDelay = withDefault(options?.maxDelay, DEFAULT_MAX_DELAY);
   const ceiling = resolveCeiling(maxDelay, options?.ceiling);
   const random = resolveRandom(options?.random);
   return createPolicy('truncated-binary-exponential', step, random, {

@@ -3,7 +3,9 @@
  * once into {@link CliOptions}. Every mistake is a one-line {@link UsageError} naming the flag and
  * the value.
  */
-import { largestCeiling } from '../backoff/truncated-binary-exponential.js';
+import { largestCeiling, TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS } from '../backoff/truncated-binary-exponential.js';
+import { CORE_DEFAULTS } from '../core/options.js';
+import { HEARTBEAT_DEFAULTS } from '../features/heartbeat/heartbeat.js';
 import { redactUrl } from '../redact.js';
 import { closestKey } from '../validation.js';
 import {
@@ -53,14 +55,14 @@ export interface CliOptions {
   readonly clients: number;
 }
 
-/** What the flags default to (USAGE shows the same values). */
+/** What the flags default to (USAGE shows the same values): the socket's own defaults where it has one. */
 const DEFAULTS = {
   strategy: 'truncated' as StrategyName,
-  maxDelay: 10_000,
-  ceiling: 10,
+  maxDelay: TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.maxDelay,
+  ceiling: TRUNCATED_BINARY_EXPONENTIAL_DEFAULTS.ceiling,
   baseDelay: 100,
-  connectTimeout: 10_000,
-  heartbeat: 30_000,
+  connectTimeout: CORE_DEFAULTS.connectTimeout,
+  heartbeat: HEARTBEAT_DEFAULTS.interval,
   clients: 3,
 };
 

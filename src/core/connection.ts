@@ -4,7 +4,7 @@
  * A socket replaces it wholesale for every attempt, so callbacks that outlive theirs (a URL
  * provider, a handshake) compare identity. It knows nothing of reconnection.
  */
-import type { Bound, Owner, Transport } from '../transports/transport.js';
+import type { Bound, Owner } from '../transports/transport.js';
 import type { WebSocketLike } from '../transports/websocket-like.js';
 import type { Rejection } from './feature.js';
 
@@ -14,26 +14,21 @@ export class Connection implements Bound {
   /** The connection is usable (opened, and the `gate` hooks passed): set once. */
   opened = false;
   /** The last `error` of the transport (browsers give no detail; ws gives an Error). */
-  error: unknown = undefined;
+  error_: unknown = undefined;
   /** The refused upgrade, when the transport saw one (ws). */
-  rejection: Rejection | undefined = undefined;
+  rejection_: Rejection | undefined = undefined;
   /** @internal the transport's */
-  binding: unknown = undefined;
+  binding_: unknown = undefined;
 
-  /**
-   * @param owner the socket's machine (the transport reports there)
-   * @param transport how it listens
-   * @param number 1 for the first attempt after a reset, counting up
-   */
-  constructor(
-    readonly owner: Owner,
-    readonly transport: Transport,
-    readonly number: number,
-  ) {}
+  /** The socket's machine: the transport reports there, and its config names the transport. */
+  declare readonly owner_: Owner;
+  /** 1 for the first attempt after a reset, counting up. */
+  declare readonly number: number;
 
-  /** Starts listening to `socket`, which becomes this connection's. */
-  bind(socket: WebSocketLike): void {
-    this.transport.bind(this, socket);
+  // (Fields assigned here rather than as parameter properties: the build shortens `owner_` only so.)
+  constructor(owner: Owner, number: number) {
+    this.owner_ = owner;
+    this.number = number;
   }
 
   /**
@@ -41,10 +36,10 @@ export class Connection implements Bound {
    * so (an `error` without `close`) is closed here, so that none is left connecting or open.
    * Returns the bytes it still held unwritten (see {@link unflushed}).
    */
-  release(): number {
+  release_(): number {
     const socket = this.socket;
     const left = unflushed(socket);
-    this.transport.detach(this);
+    this.owner_.config_.transport.detach_(this);
     this.socket = undefined;
     try {
       if (socket && socket.readyState < 2) socket.close();
@@ -58,8 +53,8 @@ export class Connection implements Bound {
    * Stops listening, closes the socket without waiting for anything (terminate where available)
    * and lets it go. Returns the bytes it still held unwritten (see {@link unflushed}).
    */
-  abort(code = 1000, reason = ''): number {
-    this.transport.detach(this);
+  abort_(code = 1000, reason = ''): number {
+    this.owner_.config_.transport.detach_(this);
     const socket = this.socket;
     const left = unflushed(socket);
     this.socket = undefined;
@@ -81,7 +76,7 @@ export class Connection implements Bound {
  */
 function unflushed(socket: WebSocketLike | undefined): number {
   const bytes = socket?.bufferedAmount;
-  return typeof bytes === 'number' && bytes > 0 && Number.isFinite(bytes) ? bytes : 0;
+  return Number.isFinite(bytes) && (bytes as number) > 0 ? (bytes as number) : 0;
 }
 
 /**

@@ -8,41 +8,38 @@ import { MAX_TIMER_DELAY } from '../backoff/policy.js';
 import { ResilientSocketError } from '../errors.js';
 import type { CloseInfo } from './close-codes.js';
 
-/** What the decision is made from. */
+/** What the loss itself says (the machine's `Loss` has these). */
 export interface LossFacts {
-  /** Consecutive failures, this loss included. */
-  readonly failures: number;
-  /** The `maxRetries` option. */
-  readonly maxRetries: number;
-  /** `shouldReconnect`'s answer; `true` where it is not asked (a failure we caused, a refused upgrade). */
-  readonly again: boolean;
   /** How the connection closed, when it had one. */
   readonly close: CloseInfo | undefined;
   /** A reason to stop that a feature already found (a 401/403 twice in a row). */
   readonly stop: ResilientSocketError | undefined;
   /** What failed, if anything (the cause of a give-up for `maxRetries`). */
   readonly error: ResilientSocketError | undefined;
-  /** Retries wait: the network is down, or the page hidden (`resume`). */
-  readonly offline: boolean;
 }
 
-/** What to do after a loss. */
-export type Decision =
-  | { readonly kind: 'retry' }
-  | { readonly kind: 'wait-for-network' }
-  | { readonly kind: 'give-up'; readonly error: ResilientSocketError };
-
-const RETRY: Decision = { kind: 'retry' };
-const WAIT: Decision = { kind: 'wait-for-network' };
+/** What to do after a loss: retry, wait for the network, or give up with the error that says why. */
+export type Decision = 'retry' | 'wait-for-network' | ResilientSocketError;
 
 /**
  * Give up when a feature said so, when `shouldReconnect` said no to a close, or after more than
  * `maxRetries` consecutive failures; otherwise wait for the network if it is down, else retry.
+ * @param failures consecutive failures, this loss included
+ * @param maxRetries the `maxRetries` option
+ * @param again `shouldReconnect`'s answer; `true` where it is not asked (a failure we caused, a refused upgrade)
+ * @param offline retries wait: the network is down, or the page hidden (`resume`)
  */
-export function decide(facts: LossFacts): Decision {
-  let stop = facts.stop;
-  if (!stop && !facts.again && facts.close) {
-    const { code, reason } = facts.close;
+export function decide(
+  loss: LossFacts,
+  failures: number,
+  maxRetries: number,
+  again: boolean,
+  offline: boolean,
+): Decision {
+  const { close } = loss;
+  let stop = loss.stop;
+  if (!stop && !again && close) {
+    const { code, reason } = close;
     stop = new ResilientSocketError(
       'ERR_RS_FATAL_CLOSE',
       process.env.NODE_ENV !== 'production'
@@ -51,17 +48,16 @@ export function decide(facts: LossFacts): Decision {
       { closeCode: code },
     );
   }
-  if (!stop && facts.failures > facts.maxRetries) {
+  if (!stop && failures > maxRetries) {
     stop = new ResilientSocketError(
       'ERR_RS_RETRIES_EXHAUSTED',
       process.env.NODE_ENV !== 'production'
-        ? `Gave up after ${facts.failures} consecutive failures (maxRetries ${facts.maxRetries})`
+        ? `Gave up after ${failures} consecutive failures (maxRetries ${maxRetries})`
         : '',
-      facts.error ? { cause: facts.error } : {},
+      { cause: loss.error },
     );
   }
-  if (stop) return { kind: 'give-up', error: stop };
-  return facts.offline ? WAIT : RETRY;
+  return stop ?? (offline ? 'wait-for-network' : 'retry');
 }
 
 /**

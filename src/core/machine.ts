@@ -18,6 +18,7 @@ import {
   PHASE,
   PRESSURE,
   RETIRE,
+  RULES,
   SHOULD_RECONNECT_TIMEOUT,
   type SocketState,
   STATES,
@@ -44,7 +45,7 @@ export class Machine extends SocketRecord implements Owner {
    */
   enter_(next: SocketState, reason: string, wait?: number, replica?: boolean): void {
     const previous = this.state_;
-    // The deadline the state arms (`STATES`); a replica arms none: its leader's machine keeps them.
+    // The deadline the state arms (`RULES`); a replica arms none: its leader's machine keeps them.
     const ms = replica ? undefined : deadlineOf(next, this.config_, wait);
     this.disarm_(PHASE);
     if (ms !== undefined && ms < Number.POSITIVE_INFINITY) this.arm_(PHASE, ms);
@@ -70,11 +71,11 @@ export class Machine extends SocketRecord implements Owner {
       const me = config.slotOwner[slot] as number;
       config.features[me]?.timer?.(this, me, slot - (config.slotBase[me] as number));
     } else {
-      // The deadline of the current state (`STATES`).
-      const deadline = STATES[this.state_].deadline;
+      // The deadline of the current state (`RULES`).
+      const deadline = RULES[this.state_].deadline;
       if (deadline === 'connect') {
         // An `error` whose `close` never came (Node 22's WebSocket): it closed, abnormally.
-        if (attempt?.error !== undefined) this.closed_(attempt, { code: 1006, reason: '', wasClean: false });
+        if (attempt?.error_ !== undefined) this.closed_(attempt, { code: 1006, reason: '', wasClean: false });
         else if (attempt) {
           this.fail_(
             attempt,
@@ -119,7 +120,7 @@ export class Machine extends SocketRecord implements Owner {
    * `new` hear `connecting`), its WebSocket. A provider that throws or rejects fails the attempt.
    */
   startAttempt_(reason: string): void {
-    const attempt = new Connection(this, this.config_.transport, ++this.runAttempts_);
+    const attempt = new Connection(this, ++this.runAttempts_);
     this.attempt_ = attempt;
     this.attempts_++;
     this.enter_('connecting', reason);
@@ -161,13 +162,13 @@ export class Machine extends SocketRecord implements Owner {
         );
       }
       if (this.binaryType_ !== undefined) ws.binaryType = this.binaryType_;
-      attempt.bind(ws);
+      this.config_.transport.bind_(attempt, ws);
     } catch (error) {
       // A socket the attempt could not take: closed here, its late events absorbed.
       if (isWebSocket(ws) && attempt.socket !== ws) {
-        const orphan = new Connection(this, this.config_.transport, 0);
-        orphan.bind(ws);
-        orphan.abort();
+        const orphan = new Connection(this, 0);
+        this.config_.transport.bind_(orphan, ws);
+        orphan.abort_();
       }
       this.fail_(
         attempt,
@@ -269,45 +270,36 @@ export class Machine extends SocketRecord implements Owner {
     this.emit_('message', data);
   }
 
-  ponged_(connection: Bound): void {
-    if (this.current_(connection)) this.run_('pong', connection);
-  }
-
   /** An `error` on an attempt not yet open ends it `ERROR_GRACE` ms later unless its `close` comes first. */
   errored_(connection: Bound): void {
     const attempt = this.current_(connection);
     if (attempt && !attempt.opened && this.state_ === 'connecting') this.arm_(PHASE, ERROR_GRACE);
   }
 
-  /** The transport closed a socket (the server, the network, or our own close()); `fault` see `Owner`. */
-  closed_(connection: Bound, info: CloseInfo, fault?: Error): void {
-    if (connection === this.retiring_) {
+  /**
+   * The transport closed a socket (the server, the network, or our own close()); `fault` see
+   * `Owner`. With `frameOnly` (ws), the server's close frame arrived: the connection is over now,
+   * whenever its TCP connection closes; its TCP close is awaited in the background (`retire`).
+   * After our own close() the `closing` state already waits for exactly that TCP close.
+   */
+  closed_(connection: Bound, info: CloseInfo, fault?: Error, frameOnly?: boolean): void {
+    const attempt = this.current_(connection);
+    if (attempt) {
+      if (this.state_ !== 'closing') {
+        this.lost_(attempt, lossError(attempt, info, fault), info, frameOnly ? 'retire' : 'release');
+      } else if (!frameOnly) this.finishClose_(info);
+    } else if (connection === this.retiring_ && !frameOnly) {
       // A connection let go before its TCP close finished closing (its `close` was told then).
       this.retiring_ = undefined;
       this.disarm_(RETIRE);
-      this.drop_('unflushed', [], (connection as Connection).release());
-      return;
+      this.drop_('unflushed', [], (connection as Connection).release_());
     }
-    const attempt = this.current_(connection);
-    if (!attempt) return;
-    if (this.state_ === 'closing') this.finishClose_(info);
-    else this.lost_(attempt, lossError(attempt, info, fault), info, 'release');
-  }
-
-  /**
-   * The server's close frame arrived (ws): the connection is over now, whenever its TCP connection
-   * closes; its TCP close is awaited in the background (`retire`). After our own close() the
-   * `closing` state already waits for exactly this.
-   */
-  closing_(connection: Bound, info: CloseInfo): void {
-    const attempt = this.current_(connection);
-    if (attempt && this.state_ !== 'closing') this.lost_(attempt, lossError(attempt, info), info, 'retire');
   }
 
   /** We gave up on the attempt (timeout, provider, gate, dead link): its connection is closed with 1006 and `reason`. */
   fail_(attempt: Connection, code: string, message: string, reason: string, cause?: unknown): void {
     if (!this.isLive_(attempt)) return;
-    const error = new ResilientSocketError(code as never, message, cause === undefined ? {} : { cause });
+    const error = new ResilientSocketError(code as never, message, { cause });
     this.lost_(attempt, error, attempt.socket ? { code: 1006, reason, wasClean: false } : undefined, 'abort');
   }
 
@@ -323,8 +315,8 @@ export class Machine extends SocketRecord implements Owner {
     this.disarm_(PHASE);
     this.run_('end', attempt);
     const had = attempt.socket !== undefined;
-    if (had && how === 'abort') this.unflushed_ += attempt.abort(1000, reason);
-    else if (had && how === 'release') this.unflushed_ += attempt.release();
+    if (had && how === 'abort') this.unflushed_ += attempt.abort_(1000, reason);
+    else if (had && how === 'release') this.unflushed_ += attempt.release_();
     else if (had) {
       this.dropRetiring_();
       this.retiring_ = attempt;
@@ -340,7 +332,7 @@ export class Machine extends SocketRecord implements Owner {
     this.attempt_ = undefined;
     const had = attempt?.socket !== undefined;
     this.unflushed_ +=
-      (info.reason === 'close timeout' && info.code === 1006 ? attempt?.abort() : attempt?.release()) ?? 0;
+      (info.reason === 'close timeout' && info.code === 1006 ? attempt?.abort_() : attempt?.release_()) ?? 0;
     if (attempt?.opened) this.since_ = this.config_.clock.now();
     this.enter_('closed', 'closed by close()');
     if (had) this.emitClose_(info);
@@ -368,7 +360,7 @@ export class Machine extends SocketRecord implements Owner {
   ): void {
     this.failures_ = Math.min(this.failures_ + 1, Number.MAX_SAFE_INTEGER);
     this.endAttempt_(attempt, how, close?.reason);
-    const { rejection, number } = attempt;
+    const { rejection_: rejection, number } = attempt;
     const loss: Loss = {
       attempt: number,
       error,
@@ -398,11 +390,9 @@ export class Machine extends SocketRecord implements Owner {
     // now; the `close` waits, since whether a retry follows is not known yet.
     this.deciding_ = loss;
     this.enter_('reconnecting', error?.message ?? 'connection lost', SHOULD_RECONNECT_TIMEOUT);
-    const notices = loss.notices;
+    this.tell_({ error, notices: loss.notices, close: undefined });
     loss.error = undefined;
     loss.notices = [];
-    if (error) this.report_(error);
-    for (const notice of notices) this.reportUserError_(notice);
     Promise.resolve(verdict).then(
       (again) => this.decided_(loss, again !== false),
       (thrown: unknown) => {
@@ -426,36 +416,28 @@ export class Machine extends SocketRecord implements Owner {
    * `SharedSocket` tab takes over the connection of a leader tab that left.
    */
   act_(loss: Loss, again: boolean): void {
-    const { close, stop, error } = loss;
     const held = this.run_<string | true>('hold');
-    const decision = decide({
-      failures: this.failures_,
-      maxRetries: this.config_.maxRetries,
-      again,
-      close,
-      stop,
-      error,
-      offline: !!held,
-    });
-    if (decision.kind === 'give-up') {
+    const decision = decide(loss, this.failures_, this.config_.maxRetries, again, !!held);
+    if (typeof decision === 'object') {
+      // Give up, with `decision` as the reason.
       const queued = this.takeQueued_();
-      this.enter_('closed', decision.error.message);
+      this.enter_('closed', decision.message);
       const changes = this.changes_;
-      this.tell_(loss, decision.error);
+      this.tell_(loss, decision);
       this.drop_('closed', queued);
       // Not when a listener called close() (the user ended it) or open()/reconnect() (it goes on).
       if (this.changes_ === changes && !this.disposed_) {
-        this.emit_('giveup', { attempts: this.runAttempts_, failures: this.failures_, error: decision.error });
+        this.emit_('giveup', { attempts: this.runAttempts_, failures: this.failures_, error: decision });
         if (
           process.env.NODE_ENV !== 'production' &&
           !this.socket_.listens_('giveup') &&
           !this.socket_.listens_('error')
         ) {
-          const { code, message } = decision.error;
+          const { code, message } = decision;
           unheard(this, UNHEARD_GIVEUP, code, `gave up (${message}) and nothing listens for \`giveup\` or \`error\``);
         }
       }
-    } else if (decision.kind === 'wait-for-network') {
+    } else if (decision === 'wait-for-network') {
       // No network (or a hidden page): no delay drawn, no attempt burnt; the holder retries later.
       this.enter_('reconnecting', held === true ? 'offline: waiting for the network' : (held as string));
       this.tell_(loss);
@@ -486,11 +468,11 @@ export class Machine extends SocketRecord implements Owner {
    * message that can be neither sent nor queued is reported by a `drop`.
    */
   send_(data: Data, buffer: boolean): SendResult {
-    // What each state's send() does (`STATES`): open sends, closing and closed drop, the rest queue.
-    const closed = (): boolean => this.disposed_ || !STATES[this.state_].buffersSends;
+    // What each state's send() does (`RULES`): open sends, closing and closed drop, the rest queue.
+    const closed = (): boolean => this.disposed_ || !RULES[this.state_].buffersSends;
     if (closed()) return this.dropOne_('closed', data);
     const ws = this.attempt_?.socket;
-    if (STATES[this.state_].sendsDirectly && ws?.readyState === OPEN && !this.queue_) {
+    if (RULES[this.state_].sendsDirectly && ws?.readyState === OPEN && !this.queue_) {
       try {
         ws.send(data as never);
         this.messagesOut_++;
@@ -615,30 +597,25 @@ const noop = (): void => undefined;
 
 /** What failed when a connection closed: an attempt that never opened, or a transport fault; none for a plain close. */
 function lossError(attempt: Connection, info: CloseInfo, fault?: Error): ResilientSocketError | undefined {
-  const { error: cause, rejection } = attempt;
-  if (!attempt.opened) {
-    // What the WebSocket said, if anything (Node 24's error events say nothing).
-    const detail = rejection
-      ? `the server refused the upgrade with HTTP ${rejection.status}`
-      : (cause as { message?: unknown } | undefined)?.message || info.reason;
-    const why = typeof detail === 'string' && detail ? `: ${detail}` : '';
-    return new ResilientSocketError(
-      'ERR_RS_CONNECTION_FAILED',
-      process.env.NODE_ENV !== 'production'
-        ? `Connection attempt ${attempt.number} failed (close code ${info.code})${why}`
-        : '',
-      cause === undefined ? {} : { cause },
-    );
-  }
-  return fault
-    ? new ResilientSocketError(
-        'ERR_RS_CONNECTION_FAILED',
-        process.env.NODE_ENV !== 'production' ? `The connection failed: ${fault.message}` : '',
-        {
-          cause: fault,
-        },
-      )
-    : undefined;
+  const cause = attempt.opened ? fault : attempt.error_;
+  if (attempt.opened && !fault) return undefined;
+  return new ResilientSocketError(
+    'ERR_RS_CONNECTION_FAILED',
+    process.env.NODE_ENV !== 'production' ? lossText(attempt, info, fault) : '',
+    { cause },
+  );
+}
+
+/** What a lost connection's error says (development builds). */
+function lossText(attempt: Connection, info: CloseInfo, fault?: Error): string {
+  if (attempt.opened) return `The connection failed: ${fault?.message}`;
+  // What the WebSocket said, if anything (Node 24's error events say nothing).
+  const { error_: cause, rejection_: rejection } = attempt;
+  const detail = rejection
+    ? `the server refused the upgrade with HTTP ${rejection.status}`
+    : (cause as { message?: unknown } | undefined)?.message || info.reason;
+  const why = typeof detail === 'string' && detail ? `: ${detail}` : '';
+  return `Connection attempt ${attempt.number} failed (close code ${info.code})${why}`;
 }
 
 /** Whether a constructed object has the WebSocket methods we call. */

@@ -1,10 +1,15 @@
 /**
- * The core's options, as users write them: `new BaseSocket(url, options)`. Validated once, at
- * construction, by `./resolve.ts`; a feature's options are given to its factory.
+ * The option schema of the sockets: every option declared once, here, with its TSDoc (the
+ * interfaces), its default and its rule (the records below), and who reads it: the core, or the
+ * feature a factory makes ({@link FEATURE_OPTIONS}). `new ResilientSocket(url, options)` takes the
+ * core's; `ResilientSocketOptions` (`../resilient-socket/options.ts`) is derived from these and
+ * the features' own, flat. Validated once, at construction, by `./resolve.ts`.
  */
+import { DEFAULT_MAX_DELAY } from '../backoff/truncated-binary-exponential.js';
 import type { BackoffPolicyLike } from '../backoff/types.js';
 import type { Clock } from '../clock.js';
 import type { WebSocketConstructorLike } from '../transports/websocket-like.js';
+import type { NumberRule } from '../validation.js';
 import type { CloseInfo } from './close-codes.js';
 import type { Feature } from './feature.js';
 
@@ -24,7 +29,7 @@ export interface QueueOptions {
    * @default 1000
    * @example
    * ```ts
-   * new BaseSocket(url, { buffer: { maxMessages: 100 } })
+   * new ResilientSocket(url, { buffer: { maxMessages: 100 } })
    * ```
    */
   maxMessages?: number;
@@ -33,13 +38,13 @@ export interface QueueOptions {
    * @default 1_048_576 (1 MiB)
    * @example
    * ```ts
-   * new BaseSocket(url, { buffer: { maxBytes: 64 * 1024 } })
+   * new ResilientSocket(url, { buffer: { maxBytes: 64 * 1024 } })
    * ```
    */
   maxBytes?: number;
 }
 
-/** Options of `new BaseSocket(url, options)` (the core; `ResilientSocket` adds every feature's). */
+/** Options of `new ResilientSocket(url, options)` (the core; `ResilientSocket` adds every feature's). */
 export interface BaseSocketOptions {
   /**
    * The WebSocket implementation: any constructor with the browser WebSocket shape (ws,
@@ -48,7 +53,7 @@ export interface BaseSocketOptions {
    * @example
    * ```ts
    * import { WebSocket } from 'mock-socket';
-   * new BaseSocket(url, { WebSocket })
+   * new ResilientSocket(url, { WebSocket })
    * ```
    */
   WebSocket?: WebSocketConstructorLike;
@@ -57,7 +62,7 @@ export interface BaseSocketOptions {
    * @default undefined (no subprotocol)
    * @example
    * ```ts
-   * new BaseSocket(url, { protocols: ['v2.json', 'v1.json'] })
+   * new ResilientSocket(url, { protocols: ['v2.json', 'v1.json'] })
    * ```
    */
   protocols?: ProtocolsProvider;
@@ -73,7 +78,7 @@ export interface BaseSocketOptions {
    * @default undefined (nothing passed)
    * @example
    * ```ts
-   * new BaseSocket(url, { wsOptions: { headers: { Authorization: `Bearer ${token}` } } })
+   * new ResilientSocket(url, { wsOptions: { headers: { Authorization: `Bearer ${token}` } } })
    * ```
    */
   wsOptions?: Record<string, unknown>;
@@ -82,7 +87,7 @@ export interface BaseSocketOptions {
    * @default true
    * @example
    * ```ts
-   * const socket = new BaseSocket(url, { autoConnect: false });
+   * const socket = new ResilientSocket(url, { autoConnect: false });
    * socket.on('open', onOpen);
    * socket.open();
    * ```
@@ -94,7 +99,7 @@ export interface BaseSocketOptions {
    * @default 10_000
    * @example
    * ```ts
-   * new BaseSocket(url, { maxDelay: 30_000 }) // spread retries over up to 30 s
+   * new ResilientSocket(url, { maxDelay: 30_000 }) // spread retries over up to 30 s
    * ```
    */
   maxDelay?: number;
@@ -108,7 +113,7 @@ export interface BaseSocketOptions {
    * @default 10 (for a `maxDelay` under 512 ms, the largest that keeps the first window at least 1 ms)
    * @example
    * ```ts
-   * new BaseSocket(url, { maxDelay: 10_000, ceiling: 5 }) // windows 625 ms, 1.25 s, 2.5 s, 5 s, then 10 s
+   * new ResilientSocket(url, { maxDelay: 10_000, ceiling: 5 }) // windows 625 ms, 1.25 s, 2.5 s, 5 s, then 10 s
    * ```
    */
   ceiling?: number;
@@ -118,7 +123,7 @@ export interface BaseSocketOptions {
    * @default truncatedBinaryExponential({ maxDelay, ceiling })
    * @example
    * ```ts
-   * new BaseSocket(url, { backoff: decorrelatedJitter({ base: 500, cap: 20_000 }) })
+   * new ResilientSocket(url, { backoff: decorrelatedJitter({ base: 500, cap: 20_000 }) })
    * ```
    */
   backoff?: BackoffPolicyLike | (() => BackoffPolicyLike);
@@ -128,7 +133,7 @@ export interface BaseSocketOptions {
    * @default 5_000
    * @example
    * ```ts
-   * new BaseSocket(url, { stableAfter: 30_000 }) // a server that crashes within 30 s keeps backing off
+   * new ResilientSocket(url, { stableAfter: 30_000 }) // a server that crashes within 30 s keeps backing off
    * ```
    */
   stableAfter?: number;
@@ -138,7 +143,7 @@ export interface BaseSocketOptions {
    * @default 10_000
    * @example
    * ```ts
-   * new BaseSocket(url, { connectTimeout: 3_000 })
+   * new ResilientSocket(url, { connectTimeout: 3_000 })
    * ```
    */
   connectTimeout?: number;
@@ -148,7 +153,7 @@ export interface BaseSocketOptions {
    * @default Infinity
    * @example
    * ```ts
-   * const socket = new BaseSocket(url, { maxRetries: 5 });
+   * const socket = new ResilientSocket(url, { maxRetries: 5 });
    * socket.on('giveup', ({ error }) => showOffline(error));
    * ```
    */
@@ -163,7 +168,7 @@ export interface BaseSocketOptions {
    * @default stop on 1002, 1003, 1007, 1008, 1009, 1010; reconnect on everything else
    * @example
    * ```ts
-   * new BaseSocket(url, { shouldReconnect: ({ code }) => code !== 4001 }) // 4001: our server's "kicked"
+   * new ResilientSocket(url, { shouldReconnect: ({ code }) => code !== 4001 }) // 4001: our server's "kicked"
    * ```
    */
   shouldReconnect?: (close: CloseInfo) => boolean | PromiseLike<boolean>;
@@ -174,7 +179,7 @@ export interface BaseSocketOptions {
    * @default the implementation's own ('blob' in browsers, 'nodebuffer' in ws)
    * @example
    * ```ts
-   * new BaseSocket(url, { binaryType: 'arraybuffer' })
+   * new ResilientSocket(url, { binaryType: 'arraybuffer' })
    * ```
    */
   binaryType?: string;
@@ -187,7 +192,7 @@ export interface BaseSocketOptions {
    * @example
    * ```ts
    * const clock = new TestClock(); // from resilient-socket/testing
-   * new BaseSocket(url, { clock, WebSocket });
+   * new ResilientSocket(url, { clock, WebSocket });
    * await clock.advance(5_000);
    * ```
    */
@@ -195,12 +200,12 @@ export interface BaseSocketOptions {
   /**
    * The outbound queue used while not connected: at most `maxMessages` messages and `maxBytes`
    * bytes (UTF-8 bytes for strings, `byteLength` for binary data, `size` for Blobs); the oldest are
-   * evicted to make room, every eviction reported by `drop`. (`overflow` and `ttl` come with the
-   * `bufferPolicy()` feature.)
+   * evicted to make room, every eviction reported by `drop`. (Other policies, `overflow` and `ttl`,
+   * come with the `bufferPolicy()` feature.)
    * @default { maxMessages: 1000, maxBytes: 1_048_576 }
    * @example
    * ```ts
-   * new BaseSocket(url, { buffer: { maxMessages: 100, maxBytes: 64 * 1024 } })
+   * new ResilientSocket(url, { buffer: { maxMessages: 100, maxBytes: 64 * 1024 } })
    * ```
    */
   buffer?: QueueOptions;
@@ -214,7 +219,7 @@ export interface BaseSocketOptions {
    * @default 65_536 (64 KiB)
    * @example
    * ```ts
-   * const socket = new BaseSocket(url, { highWaterMark: 256 * 1024 });
+   * const socket = new ResilientSocket(url, { highWaterMark: 256 * 1024 });
    * for (const chunk of chunks) {
    *   if (!socket.writable) await new Promise<void>((resolve) => socket.once('drain', resolve));
    *   socket.send(chunk);
@@ -234,12 +239,87 @@ export interface BaseSocketOptions {
    */
   features?: readonly Feature[];
   /**
-   * Aborting it does what `close()` does. Needs the `abortSignal()` feature.
+   * Aborting it does what `close()` does. Read by the `abortSignal()` feature (a `BaseSocket`
+   * needs it in `features`; `ResilientSocket` has it).
    * @default undefined (only close() ends the socket)
    * @example
    * ```ts
-   * new BaseSocket(url, { signal: controller.signal, features: [abortSignal()] })
+   * const controller = new AbortController();
+   * new ResilientSocket(url, { signal: controller.signal });
+   * controller.abort(); // closes it
    * ```
    */
   signal?: AbortSignal;
 }
+
+/**
+ * The options of {@link BaseSocketOptions} the core reads itself (the rest are features'), as a
+ * record so that the compiler reports one missing or one that no longer exists.
+ */
+const CORE_OPTION_NAMES: Readonly<Record<Exclude<keyof BaseSocketOptions, keyof typeof FEATURE_OPTIONS>, true>> = {
+  WebSocket: true,
+  protocols: true,
+  wsOptions: true,
+  autoConnect: true,
+  maxDelay: true,
+  ceiling: true,
+  backoff: true,
+  stableAfter: true,
+  connectTimeout: true,
+  maxRetries: true,
+  shouldReconnect: true,
+  buffer: true,
+  highWaterMark: true,
+  binaryType: true,
+  clock: true,
+  features: true,
+};
+
+/** The names of the options the core reads itself. @internal */
+export const CORE_OPTIONS: readonly string[] = /* @__PURE__ */ Object.keys(CORE_OPTION_NAMES);
+
+/**
+ * The features' options a socket takes by name (flat on `ResilientSocket`), each with the factory
+ * of the feature that reads it. On a `BaseSocket` without that feature, one is refused with a
+ * TypeError naming the factory to import.
+ * @internal
+ */
+export const FEATURE_OPTIONS = {
+  heartbeat: 'heartbeat',
+  resume: 'resume',
+  handshake: 'handshake',
+  maxRetryAfter: 'upgradeRejection',
+  signal: 'abortSignal',
+  unref: 'unref',
+  delivery: 'delivery',
+  bufferPolicy: 'bufferPolicy',
+} as const;
+
+/**
+ * The defaults of the core's options that are plain values (`T` and `N` of the default backoff
+ * are `truncatedBinaryExponential()`'s; `N` is lowered to fit a `maxDelay` under 512 ms, see
+ * `resolveCeiling`).
+ * @internal
+ */
+export const CORE_DEFAULTS = {
+  autoConnect: true,
+  stableAfter: 5_000,
+  connectTimeout: 10_000,
+  maxRetries: Infinity,
+  maxMessages: 1000,
+  maxBytes: 1_048_576,
+  highWaterMark: 65_536,
+  maxDelay: DEFAULT_MAX_DELAY,
+} as const;
+
+/**
+ * The rules of the core's number options (one loop in `./resolve.ts` checks them all); the default
+ * backoff's `maxDelay` and `ceiling`, checked together, and `buffer`'s follow their own.
+ * @internal
+ */
+export const CORE_NUMBERS: readonly [name: keyof typeof CORE_DEFAULTS, rule: NumberRule][] = [
+  ['stableAfter', { min: 0 }],
+  ['connectTimeout', { above: 0, allowInfinity: true }],
+  ['maxRetries', { integer: true, min: 0, allowInfinity: true }],
+  ['highWaterMark', { integer: true, min: 0, allowInfinity: true }],
+];

@@ -31,18 +31,22 @@ export class Queue {
   /** Sum of the queued messages' bytes. */
   bytes = 0;
 
-  constructor(
-    readonly maxMessages: number,
-    readonly maxBytes: number,
-  ) {}
+  declare readonly maxMessages_: number;
+  declare readonly maxBytes_: number;
+
+  // (Fields assigned here rather than as parameter properties: the build shortens their names only so.)
+  constructor(maxMessages: number, maxBytes: number) {
+    this.maxMessages_ = maxMessages;
+    this.maxBytes_ = maxBytes;
+  }
 
   get length(): number {
     return this.items_.length - this.head_;
   }
 
   /** Whether a message of `bytes` fits without evicting anything. */
-  fits(bytes: number): boolean {
-    return this.length < this.maxMessages && this.bytes + bytes <= this.maxBytes;
+  fits_(bytes: number): boolean {
+    return this.length < this.maxMessages_ && this.bytes + bytes <= this.maxBytes_;
   }
 
   /**
@@ -52,9 +56,9 @@ export class Queue {
    */
   push(data: Data, at: number): Data[] | undefined {
     const bytes = byteLengthOf(data);
-    if (this.maxMessages < 1 || bytes > this.maxBytes) return undefined;
+    if (this.maxMessages_ < 1 || bytes > this.maxBytes_) return undefined;
     const evicted: Data[] = [];
-    while (!this.fits(bytes)) evicted.push((this.shift() as QueuedMessage).data);
+    while (!this.fits_(bytes)) evicted.push((this.shift() as QueuedMessage).data);
     const last = this.items_[this.items_.length - 1];
     if (last && at < last.at) this.ordered_ = false;
     this.items_.push({ data, bytes, at });
@@ -63,7 +67,7 @@ export class Queue {
   }
 
   /** The oldest message, without removing it. */
-  peek(): QueuedMessage | undefined {
+  peek_(): QueuedMessage | undefined {
     return this.items_[this.head_];
   }
 
@@ -82,7 +86,7 @@ export class Queue {
 
   /** Puts back at the front a message just shifted whose send was interrupted (limits not applied). */
   unshift(message: QueuedMessage): void {
-    const front = this.peek();
+    const front = this.peek_();
     if (front && message.at > front.at) this.ordered_ = false;
     if (this.head_ > 0) this.items_[--this.head_] = message;
     else this.items_.unshift(message);
@@ -90,7 +94,7 @@ export class Queue {
   }
 
   /** Removes and returns every message's data, oldest first. */
-  drain(): Data[] {
+  drain_(): Data[] {
     const out: Data[] = [];
     for (let m = this.shift(); m; m = this.shift()) out.push(m.data);
     return out;
@@ -99,7 +103,7 @@ export class Queue {
 
 /** When the oldest message of `queue` was queued (the smallest stamp), if any. */
 export function oldestQueued(queue: Queue): number | undefined {
-  let oldest = queue.peek()?.at;
+  let oldest = queue.peek_()?.at;
   if (!queue.ordered_) for (const m of queue.items_) if (m && m.at < (oldest as number)) oldest = m.at;
   return oldest;
 }
@@ -108,7 +112,7 @@ export function oldestQueued(queue: Queue): number | undefined {
 export function expireQueued(queue: Queue, before: number): Data[] {
   const out: Data[] = [];
   if (queue.ordered_) {
-    for (let m = queue.peek(); m && m.at <= before; m = queue.peek()) out.push((queue.shift() as QueuedMessage).data);
+    for (let m = queue.peek_(); m && m.at <= before; m = queue.peek_()) out.push((queue.shift() as QueuedMessage).data);
     return out;
   }
   // Out of order (rare): one pass, keeping the survivors in order.

@@ -22,7 +22,7 @@ import type { UrlProvider } from './options.js';
 import type { Queue } from './queue.js';
 import { callbackError, listenerError, surface, UNHEARD_DROP, unheard } from './report.js';
 import type { Config, Resolved } from './resolve.js';
-import { PRESSURE, RETIRE, type SocketState, STATES } from './states.js';
+import { PRESSURE, RETIRE, RULES, type SocketState } from './states.js';
 
 /**
  * The object a socket's users hold, as the machine uses it: `BaseSocket` or `ResilientWebSocket`.
@@ -38,16 +38,16 @@ export interface Face {
 }
 
 export abstract class SocketRecord implements Host {
-  readonly socket_: Face;
+  declare readonly socket_: Face;
   /** Shared with every socket created with equal options. */
-  readonly config_: Config;
+  declare readonly config_: Config;
   /** The `url` argument: a URL (read again for every attempt), or the provider to call. */
-  readonly target_: UrlProvider;
+  declare readonly target_: UrlProvider;
   /** The `backoff` option's policy (the default backoff is a formula: no object). */
-  readonly backoff_: BackoffPolicyLike | undefined;
+  declare readonly backoff_: BackoffPolicyLike | undefined;
   /** The `wsOptions` option (per socket: a header may carry its own token). */
-  readonly wsOptions_: Record<string, unknown> | undefined;
-  binaryType_: string | undefined;
+  declare readonly wsOptions_: Record<string, unknown> | undefined;
+  declare binaryType_: string | undefined;
   state_: SocketState = 'idle';
   /** State changes so far: a listener that changed the state is told apart by it. */
   changes_ = 0;
@@ -65,13 +65,13 @@ export abstract class SocketRecord implements Host {
   /** `close()` (or the `abortSignal` feature) ended this socket for good. */
   disposed_ = false;
   /** The URL of the latest attempt ('' before the first when it comes from a provider). */
-  url_: string;
+  declare url_: string;
   /** Created by the first send that queues; let go once flushed or drained. */
   queue_: Queue | undefined = undefined;
   /** The features' per-socket data, one slot per feature, made when the first one needs it. */
   data_: unknown[] | undefined = undefined;
   /** Two entries per timer slot: the clock's handle, and the arming it belongs to (0: idle). */
-  readonly timers_: unknown[];
+  declare readonly timers_: unknown[];
   /** Timers armed so far: numbers each arming, so that a stale callback is told apart. */
   armed_ = 0;
   // The counters behind `stats` (fields, not an object of their own: the memory budget).
@@ -81,7 +81,7 @@ export abstract class SocketRecord implements Host {
   messagesIn_ = 0;
   messagesOut_ = 0;
   /** When the current connection opened, or (none open) when the last one ended or the socket was made. */
-  since_: number;
+  declare since_: number;
   lastError_: ResilientSocketError | undefined = undefined;
   /** When the last scheduled retry is due (read through `stats` only while it is pending). */
   nextRetryAt_: number | undefined = undefined;
@@ -125,7 +125,7 @@ export abstract class SocketRecord implements Host {
     this.retiring_ = undefined;
     this.disarm_(RETIRE);
     // Its `close` was told when it was let go: what it still held is told now.
-    this.drop_('unflushed', [], retiring?.abort());
+    this.drop_('unflushed', [], retiring?.abort_());
   }
   /** Whether `attempt` is still the one the machine works on (user code runs inside every emit). */
   isLive_(attempt: Connection): boolean {
@@ -151,27 +151,21 @@ export abstract class SocketRecord implements Host {
     try {
       const raw: unknown = policy.next();
       if (typeof raw === 'number' && !Number.isNaN(raw)) return clampDelay(raw);
-      const problem = new TypeError(
+      throw new TypeError(
         process.env.NODE_ENV !== 'production'
           ? `Expected \`backoff.next()\` to return a number, got ${describeReceived(raw)}`
           : '',
       );
-      notices.push(
-        new ResilientSocketError(
-          'ERR_RS_CALLBACK_FAILED',
-          process.env.NODE_ENV !== 'production' ? `${problem.message}; waiting 1000 ms` : '',
-          {
-            cause: problem,
-          },
-        ),
-      );
     } catch (thrown) {
-      notices.push(callbackError(process.env.NODE_ENV !== 'production' ? '`backoff.next()` threw' : '', thrown));
+      // Thrown by the policy, or the TypeError above.
+      notices.push(
+        callbackError(process.env.NODE_ENV !== 'production' ? '`backoff.next()` failed (waiting 1000 ms)' : '', thrown),
+      );
     }
     return 1_000;
   }
   /** Reports a loss once the socket is in its next state: what failed, failed callbacks, why it gives up, the close. */
-  tell_({ error, notices, close }: Loss, stop?: ResilientSocketError): void {
+  tell_({ error, notices, close }: Pick<Loss, 'error' | 'notices' | 'close'>, stop?: ResilientSocketError): void {
     if (error) this.report_(error);
     for (const notice of notices) this.reportUserError_(notice);
     if (stop) this.report_(stop);
@@ -314,14 +308,14 @@ export abstract class SocketRecord implements Host {
 
   /** Takes every queued message out (to report them dropped). */
   takeQueued_(): Data[] {
-    const all = this.queue_?.drain() ?? [];
+    const all = this.queue_?.drain_() ?? [];
     this.queue_ = undefined;
     return all;
   }
 
   /** The `close` of a connection that ended; `willReconnect` says what the socket does now. */
   emitClose_(close: CloseInfo): void {
-    const { terminal } = STATES[this.state_];
+    const { terminal } = RULES[this.state_];
     const bytes = this.unflushed_;
     this.unflushed_ = 0;
     this.emit_('close', { ...close, willReconnect: !this.disposed_ && !terminal });

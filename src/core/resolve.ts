@@ -21,7 +21,6 @@ import {
   assertOptionsObject,
   assertThat,
   inputError,
-  type NumberRule,
   rangeError,
   typeError,
   withDefault,
@@ -29,7 +28,16 @@ import {
 import { type CloseInfo, defaultShouldReconnect } from './close-codes.js';
 import type { Feature } from './feature.js';
 import { foreignOption } from './foreign-options.js';
-import type { BaseSocketOptions, ProtocolsProvider, QueueOptions, UrlProvider } from './options.js';
+import {
+  type BaseSocketOptions,
+  CORE_DEFAULTS,
+  CORE_NUMBERS,
+  CORE_OPTIONS,
+  FEATURE_OPTIONS,
+  type ProtocolsProvider,
+  type QueueOptions,
+  type UrlProvider,
+} from './options.js';
 import { surface } from './report.js';
 import { CORE_SLOTS } from './states.js';
 
@@ -74,68 +82,9 @@ export interface Resolved {
   readonly wsOptions: Record<string, unknown> | undefined;
 }
 
-/** The defaults of the core's options. */
-export const CORE_DEFAULTS = {
-  autoConnect: true,
-  stableAfter: 5_000,
-  connectTimeout: 10_000,
-  maxRetries: Infinity,
-  maxMessages: 1000,
-  maxBytes: 1_048_576,
-  highWaterMark: 65_536,
-  /**
-   * `T` and `N` of the default backoff (as `truncatedBinaryExponential()`'s defaults; `N` is
-   * lowered to fit a `maxDelay` under 512 ms, see `resolveCeiling`).
-   */
-  maxDelay: 10_000,
-  ceiling: 10,
-} as const;
-
-/**
- * The core's number options and their rules (one loop validates them all); the default backoff's
- * `maxDelay` and `ceiling`, checked together, follow them.
- */
-const NUMBERS: readonly [name: keyof typeof CORE_DEFAULTS, rule: NumberRule][] = [
-  ['stableAfter', { min: 0 }],
-  ['connectTimeout', { above: 0, allowInfinity: true }],
-  ['maxRetries', { integer: true, min: 0, allowInfinity: true }],
-  ['highWaterMark', { integer: true, min: 0, allowInfinity: true }],
-];
-
-const CORE_OPTIONS = [
-  'WebSocket',
-  'protocols',
-  'wsOptions',
-  'autoConnect',
-  'maxDelay',
-  'ceiling',
-  'backoff',
-  'stableAfter',
-  'connectTimeout',
-  'maxRetries',
-  'shouldReconnect',
-  'buffer',
-  'highWaterMark',
-  'binaryType',
-  'clock',
-  'features',
-];
-
-/** Options that belong to a feature, and the factory that brings it (own keys only: see {@link factoryOf}). */
-const FEATURE_OPTIONS: Readonly<Record<string, string>> = {
-  heartbeat: 'heartbeat',
-  resume: 'resume',
-  handshake: 'handshake',
-  handshakeTimeout: 'handshake',
-  maxRetryAfter: 'upgradeRejection',
-  signal: 'abortSignal',
-  unref: 'unref',
-  delivery: 'delivery',
-};
-
-/** The factory an option belongs to (`toString` and the like are no options: own keys only). */
+/** The factory whose feature reads `key` (`toString` and the like are no options: own keys only). */
 const factoryOf = (key: string): string | undefined =>
-  Object.hasOwn(FEATURE_OPTIONS, key) ? FEATURE_OPTIONS[key] : undefined;
+  Object.hasOwn(FEATURE_OPTIONS, key) ? FEATURE_OPTIONS[key as keyof typeof FEATURE_OPTIONS] : undefined;
 
 /**
  * A TypeError for `name`, an option of the `factory()` feature: not installed (`ERR_RS_NEEDS_FEATURE`:
@@ -228,7 +177,7 @@ export function resolveOptions(
     );
   }
   const numbers: Record<string, unknown> = { ...CORE_DEFAULTS };
-  for (const [name, rule] of NUMBERS) {
+  for (const [name, rule] of CORE_NUMBERS) {
     if (o[name] !== undefined) numbers[name] = o[name];
     assertNumber(name, numbers[name], rule);
   }

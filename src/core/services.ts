@@ -1,19 +1,47 @@
 /**
  * What features offer beyond their hooks, reached from a socket's members (`stats`,
- * `sendReliable()`, async iteration): each found by its feature's name, or a TypeError naming the
- * factory to import. Kept apart from `./socket.ts` so that a face that is no `BaseSocket` (the
- * drop-in, the tab socket) reaches them without bringing the emitter `BaseSocket` extends.
+ * `sendReliable()`, async iteration) and from other features: each service is found by its key, a
+ * symbol that the feature object offering it has as a member. The key's description is the
+ * factory to import when no feature has it (a TypeError, `ERR_RS_NEEDS_FEATURE`). Kept apart from
+ * `./socket.ts` so that a face that is no `BaseSocket` (the drop-in, the tab socket) reaches them
+ * without bringing the emitter `BaseSocket` extends.
  */
 import type { Data } from '../data.js';
 import { inputError } from '../validation.js';
-import { type Feature, findFeature } from './feature.js';
-import type { Machine } from './machine.js';
+import type { Feature, Host } from './feature.js';
 import type { SocketStats } from './socket.js';
 
-/** A feature the socket needs for what was asked, or a TypeError (`ERR_RS_NEEDS_FEATURE`) naming the factory to import. */
-export function need(m: Machine, name: string): [Feature, number] {
-  const found = findFeature(m, name);
+/** `socket.stats`: a snapshot of the counters (the `stats()` feature). */
+export const SNAPSHOT: unique symbol = /* @__PURE__ */ Symbol('stats');
+/** `socket[Symbol.asyncIterator]()`: an iterator over the messages (the `asyncIteration()` feature). */
+export const MESSAGES: unique symbol = /* @__PURE__ */ Symbol('asyncIteration');
+/** `socket.sendReliable(data)` (the `delivery()` feature). */
+export const SEND_RELIABLE: unique symbol = /* @__PURE__ */ Symbol('delivery');
+/** A feature's own counters, shown in `socket.stats` under the feature's name (`stats.delivery`). */
+export const COUNTERS: unique symbol = /* @__PURE__ */ Symbol('counters');
+
+/** The services, by key: what a feature offering one has under that key. */
+export interface Services {
+  [SNAPSHOT](host: Host): SocketStats;
+  [MESSAGES](host: Host, index: number): AsyncIterableIterator<Data>;
+  [SEND_RELIABLE](host: Host, index: number, data: unknown): Promise<void>;
+  [COUNTERS](host: Host, index: number): object;
+}
+
+/** A feature offering the service `key`, and its index among the socket's features. */
+export type Offering<K extends keyof Services> = [feature: Feature & Pick<Services, K>, index: number];
+
+/** The first feature of the socket that offers `key`, if any. */
+export function serviceOf<K extends keyof Services>(host: Host, key: K): Offering<K> | undefined {
+  const index = host.config_.features.findIndex((feature) => key in feature);
+  return index < 0 ? undefined : [host.config_.features[index] as Feature & Pick<Services, K>, index];
+}
+
+/** The feature offering `key`, or a TypeError (`ERR_RS_NEEDS_FEATURE`) naming the factory to import. */
+export function need<K extends keyof Services>(host: Host, key: K): Offering<K> {
+  const found = serviceOf(host, key);
   if (found) return found;
+  const name = key.description;
   throw inputError(
     TypeError,
     'ERR_RS_NEEDS_FEATURE',
@@ -24,26 +52,19 @@ export function need(m: Machine, name: string): [Feature, number] {
   );
 }
 
-/** What the `stats()`, `asyncIteration()` and `delivery()` features offer beyond their hooks. */
-interface Services {
-  snapshot(m: Machine): SocketStats;
-  iterate(m: Machine, me: number): AsyncIterableIterator<Data>;
-  sendReliable(m: Machine, me: number, data: unknown): Promise<void>;
-}
-
 /** `socket.stats`: the `stats()` feature's snapshot. @throws TypeError naming the feature when it is not installed. */
-export function statsOf(m: Machine): SocketStats {
-  return (need(m, 'stats')[0] as unknown as Services).snapshot(m);
+export function statsOf(host: Host): SocketStats {
+  return need(host, SNAPSHOT)[0][SNAPSHOT](host);
 }
 
 /** `socket.sendReliable(data)`: the `delivery()` feature's. @throws TypeError naming the feature when it is not installed. */
-export function sendReliableOf(m: Machine, data: unknown): Promise<void> {
-  const [feature, me] = need(m, 'delivery');
-  return (feature as unknown as Services).sendReliable(m, me, data);
+export function sendReliableOf(host: Host, data: unknown): Promise<void> {
+  const [feature, index] = need(host, SEND_RELIABLE);
+  return feature[SEND_RELIABLE](host, index, data);
 }
 
 /** `socket[Symbol.asyncIterator]()`: the `asyncIteration()` feature's iterator. @throws TypeError naming the feature when it is not installed. */
-export function messagesOf(m: Machine): AsyncIterableIterator<Data> {
-  const [feature, me] = need(m, 'asyncIteration');
-  return (feature as unknown as Services).iterate(m, me);
+export function messagesOf(host: Host): AsyncIterableIterator<Data> {
+  const [feature, index] = need(host, MESSAGES);
+  return feature[MESSAGES](host, index);
 }

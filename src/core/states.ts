@@ -46,18 +46,41 @@ export interface StateBehaviour {
   readonly next: readonly SocketState[];
 }
 
-/** One row of the table (written compactly: `flags` 1 = sends directly, 2 = buffers sends, 4 = terminal). */
-const row = (flags: number, deadline: Deadline | undefined, next: string): StateBehaviour =>
-  Object.freeze({
-    sendsDirectly: (flags & 1) > 0,
-    buffersSends: (flags & 2) > 0,
-    terminal: (flags & 4) > 0,
-    deadline,
-    next: Object.freeze(next.split(' ') as SocketState[]),
-  });
+/** What a state does, as the machine reads it: a row of {@link STATES} without its transitions. */
+export type StateRule = Omit<StateBehaviour, 'next'>;
+
+/** A rule, written compactly: `flags` 1 = sends directly, 2 = buffers sends, 4 = terminal. */
+const rule = (flags: number, deadline?: Deadline): StateRule => ({
+  sendsDirectly: (flags & 1) > 0,
+  buffersSends: (flags & 2) > 0,
+  terminal: (flags & 4) > 0,
+  deadline,
+});
 
 /**
- * The per-state behaviour table; the state funnel refuses any transition not listed here.
+ * The state table the machine runs on: for each state, what `send()` does, whether it is terminal
+ * and the deadline it arms (`enter_` arms it, `fire_` does what it says, `send_` and the close
+ * report read the rest). {@link STATES} is this table with each state's transitions; only the
+ * development check of the funnel reads those, so a production bundle carries them only when the
+ * program imports `STATES`.
+ * @internal
+ */
+export const RULES: Readonly<Record<SocketState, StateRule>> = {
+  idle: /* @__PURE__ */ rule(2),
+  connecting: /* @__PURE__ */ rule(2, 'connect'),
+  open: /* @__PURE__ */ rule(3, 'stable'),
+  reconnecting: /* @__PURE__ */ rule(2, 'retry'),
+  closing: /* @__PURE__ */ rule(4, 'close'),
+  closed: /* @__PURE__ */ rule(4),
+};
+
+/** One row of {@link STATES}: the state's rule and where it may go. */
+const row = (state: SocketState, next: string): StateBehaviour =>
+  Object.freeze({ ...RULES[state], next: Object.freeze(next.split(' ') as SocketState[]) });
+
+/**
+ * The per-state behaviour table (the machine's `RULES` and each state's transitions); the
+ * state funnel refuses any transition not listed here.
  *
  * | state          | `send()`               | deadline  | next                                   |
  * | -------------- | ---------------------- | --------- | -------------------------------------- |
@@ -71,12 +94,12 @@ const row = (flags: number, deadline: Deadline | undefined, next: string): State
  * `closing` from `connecting`: close() while a gate (the handshake) holds an open socket.
  */
 export const STATES: Readonly<Record<SocketState, StateBehaviour>> = /* @__PURE__ */ Object.freeze({
-  idle: /* @__PURE__ */ row(2, undefined, 'connecting closed'),
-  connecting: /* @__PURE__ */ row(2, 'connect', 'open reconnecting closing closed'),
-  open: /* @__PURE__ */ row(3, 'stable', 'connecting reconnecting closing closed'),
-  reconnecting: /* @__PURE__ */ row(2, 'retry', 'connecting closed'),
-  closing: /* @__PURE__ */ row(4, 'close', 'closed'),
-  closed: /* @__PURE__ */ row(4, undefined, 'connecting'),
+  idle: /* @__PURE__ */ row('idle', 'connecting closed'),
+  connecting: /* @__PURE__ */ row('connecting', 'open reconnecting closing closed'),
+  open: /* @__PURE__ */ row('open', 'connecting reconnecting closing closed'),
+  reconnecting: /* @__PURE__ */ row('reconnecting', 'connecting closed'),
+  closing: /* @__PURE__ */ row('closing', 'closed'),
+  closed: /* @__PURE__ */ row('closed', 'connecting'),
 });
 
 /** The WebSocket-style ready state of a socket in `state`: CONNECTING (0) until open, OPEN (1), CLOSING (2), CLOSED (3). */
@@ -94,7 +117,7 @@ export function deadlineOf(
   o: { readonly connectTimeout: number; readonly stableAfter: number },
   wait?: number,
 ): number | undefined {
-  const deadline = STATES[state].deadline;
+  const deadline = RULES[state].deadline;
   if (deadline === 'connect') return o.connectTimeout;
   if (deadline === 'stable') return o.stableAfter || undefined;
   return deadline === 'close' ? CLOSE_TIMEOUT : deadline && wait;

@@ -13,8 +13,9 @@
  */
 
 import { unrefTimer } from '../clock.js';
+import { resign } from '../core/tab-replica.js';
 import { flush, lost } from './follower.js';
-import { lead, letGo } from './leader.js';
+import { lead } from './leader.js';
 import { settle } from './outbox.js';
 import { LEADER_TIMEOUT, PING_EVERY, STAGGER } from './protocol.js';
 import { post, type Tab, tellRole } from './tab.js';
@@ -38,72 +39,72 @@ export interface Watch {
  * again rather than blame the leader. The caller records `now` as the last tick, and as the time it
  * asked (`'ask'`) or no question pending (`'steal'`).
  */
-export function watch(w: Watch, now: number): 'ask' | 'steal' | undefined {
-  const slept = now - w.lastTick_ > 4 * PING_EVERY + LEADER_TIMEOUT;
-  if (slept || w.pingedAt_ === undefined || w.heardAt_ >= w.pingedAt_) return 'ask';
-  return now - w.pingedAt_ > LEADER_TIMEOUT + STAGGER * w.rank_ ? 'steal' : undefined;
+export function watch(tab: Watch, now: number): 'ask' | 'steal' | undefined {
+  const slept = now - tab.lastTick_ > 4 * PING_EVERY + LEADER_TIMEOUT;
+  if (slept || tab.pingedAt_ === undefined || tab.heardAt_ >= tab.pingedAt_) return 'ask';
+  return now - tab.pingedAt_ > LEADER_TIMEOUT + STAGGER * tab.rank_ ? 'steal' : undefined;
 }
 
 /** Runs the watch every {@link PING_EVERY} ms (a leader's ticks do nothing), from the tab's join to its `close()`. */
-export function tick(t: Tab): void {
-  const { clock, unref } = t.m_.config_;
-  t.timer_ = clock.setTimeout(() => tick(t), PING_EVERY);
-  if (unref) unrefTimer(t.timer_); // the `unref()` feature: the watch does not hold a Node process open either
+export function tick(tab: Tab): void {
+  const { clock, unref } = tab.machine_.config_;
+  tab.timer_ = clock.setTimeout(() => tick(tab), PING_EVERY);
+  if (unref) unrefTimer(tab.timer_); // the `unref()` feature: the watch does not hold a Node process open either
   const now = clock.now();
-  const step = watch(t, now);
-  t.lastTick_ = now;
-  if (t.closed_) return;
-  if (t.holdUntil_) {
-    settle(t); // a hold that is over: what was held goes first
-    if (!t.leads_) flush(t);
+  const step = watch(tab, now);
+  tab.lastTick_ = now;
+  if (tab.closed_) return;
+  if (tab.holdUntil_) {
+    settle(tab); // a hold that is over: what was held goes first
+    if (!tab.leads_) flush(tab);
   }
-  if (t.leads_) return;
+  if (tab.leads_) return;
   if (step === 'ask') {
-    t.pingedAt_ = now;
-    post(t, { t: t.leader_ ? 'ping' : 'hi', to: t.leader_ });
+    tab.pingedAt_ = now;
+    post(tab, { type: tab.leader_ ? 'ping' : 'hi', to: tab.leader_ });
   } else if (step === 'steal') {
-    t.pingedAt_ = undefined;
-    join(t, true);
+    tab.pingedAt_ = undefined;
+    join(tab, true);
   }
 }
 
 /** Queues for the lock (`steal`: takes it from its holder now). */
-export function join(t: Tab, steal?: boolean): void {
-  const round = ++t.round_;
-  t.withdraw_?.abort();
+export function join(tab: Tab, steal?: boolean): void {
+  const round = ++tab.round_;
+  tab.withdraw_?.abort();
   const withdraw = steal ? undefined : new AbortController();
-  t.withdraw_ = withdraw;
+  tab.withdraw_ = withdraw;
   let held = false;
   // A request that throws (a stand-in for `locks`) rejects: told like a withdrawn one, to nobody.
   const request = new Promise((resolve) =>
     resolve(
-      t.locks_.request(t.name_, withdraw ? { signal: withdraw.signal } : { steal: true }, () => {
-        if (round !== t.round_) return undefined; // left, or asked again since: let it go at once
+      tab.locks_.request(tab.name_, withdraw ? { signal: withdraw.signal } : { steal: true }, () => {
+        if (round !== tab.round_) return undefined; // left, or asked again since: let it go at once
         held = true;
-        t.withdraw_ = undefined;
+        tab.withdraw_ = undefined;
         return new Promise<void>((release) => {
-          t.release_ = release;
-          if (!t.closed_) lead(t);
+          tab.release_ = release;
+          if (!tab.closed_) lead(tab);
         });
       }),
     ),
   );
   request.catch(() => {
     // Rejected: withdrawn (nothing to do), or stolen while held.
-    if (held && round === t.round_) {
-      t.release_ = undefined;
-      deposed(t);
+    if (held && round === tab.round_) {
+      tab.release_ = undefined;
+      deposed(tab);
     }
   });
 }
 
 /** Leaves for good: withdraws a queued request, or lets go of the lock. */
-export function leave(t: Tab): void {
-  t.round_++;
-  t.withdraw_?.abort();
-  t.withdraw_ = undefined;
-  t.release_?.();
-  t.release_ = undefined;
+export function leave(tab: Tab): void {
+  tab.round_++;
+  tab.withdraw_?.abort();
+  tab.withdraw_ = undefined;
+  tab.release_?.();
+  tab.release_ = undefined;
 }
 
 /**
@@ -111,10 +112,13 @@ export function leave(t: Tab): void {
  * takes back what it handed over, asks who leads, and queues for the lock again (unless a `role`
  * listener closed it).
  */
-export function deposed(t: Tab): void {
-  if (t.closed_ || !t.leads_) return;
-  letGo(t);
-  tellRole(t, 'follower');
-  lost(t);
-  if (!t.closed_) join(t);
+export function deposed(tab: Tab): void {
+  if (tab.closed_ || !tab.leads_) return;
+  // Its connection, timers and retry go without a word: the new leader describes the connection.
+  tab.leads_ = false;
+  resign(tab.machine_);
+  tab.view_ = undefined; // (`lost`, next, forgets the leader)
+  tellRole(tab, 'follower');
+  lost(tab);
+  if (!tab.closed_) join(tab);
 }

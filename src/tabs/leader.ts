@@ -2,17 +2,16 @@
  * What the leader tab does for the others: tells them every shared event of its connection,
  * answers who leads and whether it is alive, writes their messages on its connection (each
  * confirmed, or handed back), runs their `open()` and `reconnect()`, and takes over what a follower
- * that closes had handed over. Also how a tab takes the connection over when it is elected, and
- * lets it go when another tab took the lock.
+ * that closes had handed over. Also how a tab takes the connection over when it is elected.
  *
  * @internal
  */
-import { findFeature } from '../core/feature.js';
-import { adoptRun } from '../core/record.js';
+import { SNAPSHOT, serviceOf } from '../core/services.js';
+import { takeOverRun } from '../core/tab-replica.js';
 import type { ResilientSocketError } from '../errors.js';
 import { describeThrown } from '../validation.js';
 import { settle, takeBack } from './outbox.js';
-import { encode, LEADER_TIMEOUT, STALE_AFTER, type View, type Wire } from './protocol.js';
+import { encode, LEADER_TIMEOUT, STALE_AFTER, type Wire } from './protocol.js';
 import { connection, current, now, post, type Tab, tellRole } from './tab.js';
 
 /** WebSocket `readyState` OPEN. */
@@ -24,17 +23,17 @@ const OWN_EVENTS = ['drop', 'role', 'drain'];
 const OWN_ERRORS = ['ERR_RS_LISTENER_THREW', 'ERR_RS_UNSENDABLE', 'ERR_RS_CALLBACK_FAILED'];
 
 /** An event of the machine: a leader tells its followers the shared ones, with the connection after it. */
-export function tell(t: Tab, event: string, args: unknown[]): void {
-  if (t.leads_ && event === 'state') settle(t); // held messages go first, once their hold is over
+export function tell(tab: Tab, event: string, args: unknown[]): void {
+  if (tab.leads_ && event === 'state') settle(tab); // held messages go first, once their hold is over
   if (
-    t.leads_ &&
-    !t.closed_ &&
+    tab.leads_ &&
+    !tab.closed_ &&
     !OWN_EVENTS.includes(event) &&
     !(event === 'error' && OWN_ERRORS.includes((args[0] as ResilientSocketError).code))
   ) {
     // A message changes nothing of the connection but its counters: the view goes with it only for `stats`.
-    const v = event !== 'message' || findFeature(t.m_, 'stats') ? current(t) : undefined;
-    post(t, { t: 'e', e: event, a: args.map(encode), v });
+    const view = event !== 'message' || serviceOf(tab.machine_, SNAPSHOT) ? current(tab) : undefined;
+    post(tab, { type: 'event', event, args: args.map(encode), view });
   }
 }
 
@@ -42,104 +41,80 @@ export function tell(t: Tab, event: string, args: unknown[]): void {
  * A follower's message (one without a term): a goodbye, "who leads?" or "are you alive?" (the
  * answer carries the roster), a command, or a message to write.
  */
-export function serve(t: Tab, w: Wire): void {
-  const { m_: m, roster_: roster } = t;
-  const { f } = w;
-  const at = now(t);
-  if (w.t === 'bye') {
+export function serve(tab: Tab, wire: Wire): void {
+  const { machine_: machine, roster_: roster } = tab;
+  const { from } = wire;
+  const at = now(tab);
+  if (wire.type === 'bye') {
     // A follower closed: what it had handed over and is not known to be written is this tab's to send now.
-    const written = t.written_.get(f) ?? 0;
-    for (const { q, data } of w.u ?? []) if (q > written && !m.disposed_) m.send_(data, true);
-    t.written_.delete(f);
-    t.batches_.delete(f);
-    roster.delete(f);
+    const written = tab.written_.get(from) ?? 0;
+    for (const { seq, data } of wire.unwritten ?? [])
+      if (seq > written && !machine.disposed_) machine.send_(data, true);
+    tab.written_.delete(from);
+    tab.batches_.delete(from);
+    roster.delete(from);
     return;
   }
-  roster.set(f, at);
-  if (w.t === 'hi' || w.t === 'ping') {
-    for (const [tab, heard] of roster) if (at - heard > 4 * LEADER_TIMEOUT) roster.delete(tab);
-    const r = [...roster.keys()];
+  roster.set(from, at);
+  if (wire.type === 'hi' || wire.type === 'ping') {
+    for (const [follower, heard] of roster) if (at - heard > 4 * LEADER_TIMEOUT) roster.delete(follower);
+    const followers = [...roster.keys()];
     // The answer to both: who leads, the connection as it is now (a follower that missed something
     // catches up), and the followers in joining order.
-    post(t, { t: 'lead', to: f, v: current(t), r });
-  } else if (w.t === 'cmd') {
-    if (m.disposed_) return;
+    post(tab, { type: 'lead', to: from, view: current(tab), roster: followers });
+  } else if (wire.type === 'cmd') {
+    if (machine.disposed_) return;
     // A follower checked the code and reason (a bad one would fail in the WebSocket's close(), caught there).
-    if (w.e === 'open') m.open_();
-    else m.reconnect_(...((w.a ?? []) as [number, string]));
-  } else if (w.t === 's') write(t, w, at);
+    if (wire.event === 'open') machine.open_();
+    else machine.reconnect_(...((wire.args ?? []) as [number, string]));
+  } else if (wire.type === 'send') write(tab, wire, at);
 }
 
 /** Writes a follower's message on the open connection, or hands it (and the rest of its batch) back. */
-function write(t: Tab, w: Wire, at: number): void {
-  const { f, g = 0, q = 0 } = w;
-  if ((t.batches_.get(f) ?? 0) > g) return; // handed back already
-  const m = t.m_;
-  const ws = m.attempt_?.socket;
+function write(tab: Tab, wire: Wire, at: number): void {
+  const { from, batch = 0, seq = 0 } = wire;
+  if ((tab.batches_.get(from) ?? 0) > batch) return; // handed back already
   // Written only on the connection it was meant for, while open, and if not too old (its sender
   // may have taken it back and given it to another leader since); else handed back.
-  if (w.c === connection(t) && at - (w.ts ?? 0) <= STALE_AFTER && ws?.readyState === OPEN) {
+  const machine = tab.machine_;
+  const ws = machine.attempt_?.socket;
+  if (wire.connection === connection(tab) && at - (wire.sentAt ?? 0) <= STALE_AFTER && ws?.readyState === OPEN) {
     try {
-      ws.send(w.d as never);
-      m.messagesOut_++;
-      t.written_.set(f, q);
-      post(t, { t: 'ack', to: f, q });
+      ws.send(wire.data as never);
+      machine.messagesOut_++; // counted as the machine's own, as a feature's writes are (`Host`)
+      tab.written_.set(from, seq);
+      post(tab, { type: 'ack', to: from, seq });
       return;
     } catch (thrown) {
       if (ws.readyState === OPEN) {
-        post(t, { t: 'rej', to: f, q, m: describeThrown(thrown) });
+        post(tab, { type: 'reject', to: from, seq, reason: describeThrown(thrown) });
         return;
       }
     }
   }
-  t.batches_.set(f, g + 1);
-  post(t, { t: 'nack', to: f, g });
+  tab.batches_.set(from, batch + 1);
+  post(tab, { type: 'nack', to: from, batch });
 }
 
 /**
  * This tab got the lock: it leads (a new term), and takes over the connection where the last
  * leader left it, as the loss of a connection (or of an attempt): the usual decision, then the
- * usual backoff, from the failure count it had. What it had handed to the last leader, it writes itself.
+ * usual backoff, from the failure count it had, and no sooner than what it took back is released
+ * (`./outbox.ts`). What it had handed to the last leader, it writes itself.
  */
-export function lead(t: Tab): void {
-  const { m_: m, view_: view } = t;
+export function lead(tab: Tab): void {
+  const view = tab.view_;
   // The last leader did not say goodbye (it crashed, or froze and was taken over): wary of it.
-  const wary = t.leader_ !== undefined;
-  t.leads_ = true;
-  t.leader_ = t.id_;
-  t.term_++;
-  t.written_ = new Map();
-  t.batches_ = new Map();
-  t.roster_ = new Map();
-  takeBack(t, wary);
-  tellRole(t, 'leader');
-  if (t.closed_ || !t.leads_) return;
-  post(t, { t: 'lead', v: current(t) });
-  if (!view || view.s === 'idle') {
-    if (m.state_ !== 'closed') m.startAttempt_('elected leader');
-  } else if (view.s !== 'closed') takeOver(t, view);
-}
-
-/**
- * Takes over the connection `view` describes: one more failure, then the usual backoff, and no
- * sooner than what it took back is released (`./outbox.ts`).
- */
-function takeOver(t: Tab, view: View): void {
-  const close = view.s === 'open' ? { code: 1006, reason: 'the leader tab left', wasClean: false } : undefined;
-  adoptRun(t.m_, view.a, view.n, close, t.holdUntil_ - now(t) /* ≤ 0: none */);
-}
-
-/**
- * Another tab took the lock: this tab follows, and its connection, timers and retry go without a
- * word (nothing is told: the new leader describes the connection).
- */
-export function letGo(t: Tab): void {
-  const m = t.m_;
-  t.leads_ = false;
-  m.dropRetiring_();
-  m.disarmAll_();
-  m.deciding_ = undefined;
-  const attempt = m.attempt_;
-  if (attempt) m.endAttempt_(attempt, 'abort');
-  t.view_ = undefined; // (`lost`, next, forgets the leader)
+  const wary = tab.leader_ !== undefined;
+  tab.leads_ = true;
+  tab.leader_ = tab.id_;
+  tab.term_++;
+  tab.written_ = new Map();
+  tab.batches_ = new Map();
+  tab.roster_ = new Map();
+  takeBack(tab, wary);
+  tellRole(tab, 'leader');
+  if (tab.closed_ || !tab.leads_) return;
+  post(tab, { type: 'lead', view: current(tab) });
+  takeOverRun(tab.machine_, view, tab.holdUntil_ - now(tab));
 }

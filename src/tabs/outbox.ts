@@ -2,12 +2,13 @@
  * A follower's messages on their way through the leader: what it handed over and the leader has
  * not yet confirmed as written, in order (the record's `handed_`, numbered by `seq_`, in batch
  * `batch_`). Nothing leaves it unaccounted for: a message is confirmed (`ack`), refused as
- * unsendable (`rej`, reported as a drop), or put back in front of the tab's own queue (a `nack`, a
+ * unsendable (`reject`, reported as a drop), or put back in front of the tab's own queue (a `nack`, a
  * connection that ended, a new leader) to be handed over again.
  *
  * @internal
  */
-import { Queue, type QueuedMessage } from '../core/queue.js';
+import type { QueuedMessage } from '../core/queue.js';
+import { putBack } from '../core/tab-replica.js';
 import { STALE_AFTER } from './protocol.js';
 import { now, type Tab } from './tab.js';
 
@@ -17,21 +18,21 @@ const GRACE = 100;
 /** A message handed to the leader, not yet confirmed (`at`: when it was queued or handed over; the `bufferPolicy` ttl counts from it). */
 export interface Handed extends QueuedMessage {
   /** Its number in this tab's sequence. */
-  readonly q: number;
+  readonly seq: number;
   /** When it was handed over (last). */
-  readonly ts: number;
+  readonly handedAt: number;
 }
 
-/** The leader wrote every message up to `q`. */
-export function written(t: Tab, q: number): void {
-  const handed = t.handed_;
-  while (handed.length && (handed[0] as Handed).q <= q) handed.shift();
+/** The leader wrote every message up to `seq`. */
+export function written(tab: Tab, seq: number): void {
+  const handed = tab.handed_;
+  while (handed.length && (handed[0] as Handed).seq <= seq) handed.shift();
 }
 
-/** Message `q` is taken out (the leader's WebSocket refused it, or it could not be handed over), to be reported. */
-export function refused(t: Tab, q: number): Handed | undefined {
-  const at = t.handed_.findIndex((h) => h.q === q);
-  return at < 0 ? undefined : t.handed_.splice(at, 1)[0];
+/** Message `seq` is taken out (the leader's WebSocket refused it, or it could not be handed over), to be reported. */
+export function refused(tab: Tab, seq: number): Handed | undefined {
+  const at = tab.handed_.findIndex((message) => message.seq === seq);
+  return at < 0 ? undefined : tab.handed_.splice(at, 1)[0];
 }
 
 /**
@@ -42,13 +43,13 @@ export function refused(t: Tab, q: number): Handed | undefined {
  * would refuse them; a confirmation that arrives meanwhile still counts. Messages sent meanwhile
  * wait behind them.
  */
-export function takeBack(t: Tab, wary?: boolean): void {
-  t.batch_++;
-  if (wary && t.handed_.length) {
-    const until = (t.handed_.at(-1) as Handed).ts + STALE_AFTER + GRACE; // the youngest is last
-    if (until > now(t)) t.holdUntil_ = Math.max(t.holdUntil_, until);
+export function takeBack(tab: Tab, wary?: boolean): void {
+  tab.batch_++;
+  if (wary && tab.handed_.length) {
+    const until = (tab.handed_.at(-1) as Handed).handedAt + STALE_AFTER + GRACE; // the youngest is last
+    if (until > now(tab)) tab.holdUntil_ = Math.max(tab.holdUntil_, until);
   }
-  settle(t);
+  settle(tab);
 }
 
 /**
@@ -56,17 +57,11 @@ export function takeBack(t: Tab, wary?: boolean): void {
  * order (the queue's limits are not applied to them: they were admitted once); or, in a leader
  * whose connection is open (so nothing is queued), they are written now.
  */
-export function settle(t: Tab): void {
-  const { m_: m, handed_: handed } = t;
-  if (now(t) < t.holdUntil_) return;
-  t.holdUntil_ = 0;
+export function settle(tab: Tab): void {
+  const handed = tab.handed_;
+  if (now(tab) < tab.holdUntil_) return;
+  tab.holdUntil_ = 0;
   if (!handed.length) return;
-  t.handed_ = [];
-  if (t.leads_ && m.state_ === 'open' && !m.queue_) {
-    for (const h of handed) m.send_(h.data, true);
-    return;
-  }
-  const { maxMessages, maxBytes } = m.config_;
-  m.queue_ ??= new Queue(maxMessages, maxBytes);
-  for (let i = handed.length - 1; i >= 0; i--) m.queue_.unshift(handed[i] as Handed);
+  tab.handed_ = [];
+  putBack(tab.machine_, handed, tab.leads_);
 }

@@ -1,21 +1,24 @@
 /**
  * What the tabs of a `SharedSocket` say to each other over their BroadcastChannel, and the
- * timings of the election. Every message names its sender (`f`); a leader's, and only a leader's,
- * carry its term (`k`), so a leader that was taken over (a frozen tab that thaws) is recognised and
- * ignored, and a message without one is a follower's.
+ * timings of the election. Every message names its sender (`from`); a leader's, and only a
+ * leader's, carry its `term`, so a leader that was taken over (a frozen tab that thaws) is
+ * recognised and ignored, and a message without one is a follower's. The keys are plain words, as
+ * written here: the format is internal to the tabs of one version of the library (its version is in
+ * the channel's name, `./shared-socket.ts`), and no key ends in `_`, since the short names the
+ * build gives those may differ between two builds (flavours, formats) that tabs of one version run.
  *
- * | type   | from → to          | meaning                                                                  |
- * | ------ | ------------------ | ------------------------------------------------------------------------ |
- * | `hi`   | any tab → all      | "who leads?" (a tab that joins, or lost its leader)                      |
- * | `lead` | leader → all / one | "I lead, term `k`; here is the connection" (`v`, a {@link View})         |
- * | `e`    | leader → all       | an event of the connection (`e`, its arguments `a`) and the view after it |
- * | `s`    | follower → leader  | a message to write on connection `c` (tab sequence `q`, batch `g`)       |
- * | `ack`  | leader → follower  | written: every message of that tab up to `q`                             |
- * | `nack` | leader → follower  | not written (the connection was not open, or the message was too old): batch `g` and all after it come back |
- * | `rej`  | leader → follower  | the WebSocket refused message `q` while open (unsendable)                |
- * | `ping` | follower → leader  | "are you alive?" (answered, like `hi`, by a `lead` to the asker, which also carries the followers in joining order, `r`) |
- * | `cmd`  | follower → leader  | `open()` or `reconnect(code, reason)` called in a follower                |
- * | `bye`  | any tab → all      | the tab closed its socket (a follower hands over what was not written: `u`) |
+ * | `type`   | from → to          | meaning                                                                  |
+ * | -------- | ------------------ | ------------------------------------------------------------------------ |
+ * | `hi`     | any tab → all      | "who leads?" (a tab that joins, or lost its leader)                      |
+ * | `lead`   | leader → all / one | "I lead, in `term`; here is the connection" (`view`, a {@link View})     |
+ * | `event`  | leader → all       | an event of the connection (`event`, its `args`) and the `view` after it |
+ * | `send`   | follower → leader  | a message (`data`) to write on `connection` (the tab's `seq`, its `batch`) |
+ * | `ack`    | leader → follower  | written: every message of that tab up to `seq`                           |
+ * | `nack`   | leader → follower  | not written (the connection was not open, or the message was too old): `batch` and all after it come back |
+ * | `reject` | leader → follower  | the WebSocket refused message `seq` while open (unsendable; `reason`)     |
+ * | `ping`   | follower → leader  | "are you alive?" (answered, like `hi`, by a `lead` to the asker, which also carries the followers in joining order, `roster`) |
+ * | `cmd`    | follower → leader  | `open()` or `reconnect(code, reason)` called in a follower (`event`, `args`) |
+ * | `bye`    | any tab → all      | the tab closed its socket (a follower hands over what was not written: `unwritten`) |
  *
  * @internal
  */
@@ -47,52 +50,52 @@ export const STALE_AFTER = 400;
 
 /** The connection as a follower sees it, sent with every event. */
 export interface View {
-  /** The state. */
-  readonly s: SocketState;
-  /** `attempt`. */
-  readonly a: number;
-  /** `failures`. */
-  readonly n: number;
-  /** `url` (whole: the channel stays within the origin). */
-  readonly u: string;
-  /** `protocol`. */
-  readonly p: string;
+  readonly state: SocketState;
+  /** Attempts of the current run (the socket's `attempt` outside `reconnecting`). */
+  readonly attempt: number;
+  readonly failures: number;
+  /** Whole: the channel stays within the origin. */
+  readonly url: string;
+  readonly protocol: string;
   /** The id of the open connection, while one is open and writable. */
-  readonly c: string | undefined;
+  readonly connection: string | undefined;
   /** `stats`, if the leader has the feature, as serialised by {@link encode}. */
-  readonly st: unknown;
+  readonly stats: unknown;
 }
 
 /** One message on the channel (see the table above). */
 export interface Wire {
-  readonly t: 'hi' | 'lead' | 'e' | 's' | 'ack' | 'nack' | 'rej' | 'ping' | 'cmd' | 'bye';
+  readonly type: 'hi' | 'lead' | 'event' | 'send' | 'ack' | 'nack' | 'reject' | 'ping' | 'cmd' | 'bye';
   /** The sender. */
-  readonly f: string;
+  readonly from: string;
   /** The addressee, when there is one. */
   readonly to?: string | undefined;
   /** The leader's term: on every message a leader posts, on none a follower posts. */
-  readonly k?: number | undefined;
-  readonly v?: View | undefined;
-  /** The event name (`e`); the command (`cmd`: `open` or `reconnect`). */
-  readonly e?: string;
-  /** The event's arguments (`e`), the command's (`cmd`). */
-  readonly a?: unknown[];
-  readonly c?: string | undefined;
-  readonly g?: number;
-  readonly q?: number;
-  readonly d?: Data;
-  /** When the message was posted (`s`), the sender's clock. */
-  readonly ts?: number;
+  readonly term?: number | undefined;
+  readonly view?: View | undefined;
+  /** The event's name (`event`); the command (`cmd`: `open` or `reconnect`). */
+  readonly event?: string;
+  /** The event's arguments (`event`), the command's (`cmd`). */
+  readonly args?: unknown[];
+  /** The connection the message is for (`send`: the {@link View}'s `connection` when it was handed over). */
+  readonly connection?: string | undefined;
+  /** The sender's batch (`send`, `nack`): bumped whenever what it handed over comes back. */
+  readonly batch?: number;
+  /** The message's number in its tab's sequence (`send`, `ack`: up to it, `reject`). */
+  readonly seq?: number;
+  readonly data?: Data;
+  /** When the message was posted (`send`), the sender's clock. */
+  readonly sentAt?: number;
   /** The followers in joining order (a `lead` answering `hi` or `ping`). */
-  readonly r?: string[];
-  /** What a follower hands over as it leaves (`bye`): messages not known to be written (`q`, `data`). */
-  readonly u?: readonly { readonly q: number; readonly data: Data }[];
-  /** Why (`rej`). */
-  readonly m?: string;
+  readonly roster?: string[];
+  /** What a follower hands over as it leaves (`bye`): messages not known to be written. */
+  readonly unwritten?: readonly { readonly seq: number; readonly data: Data }[];
+  /** Why (`reject`). */
+  readonly reason?: string;
 }
 
 /** A message as a tab composes it: `post` (`./tab.ts`) adds the sender and, in a leader, the term. */
-export type Say = Omit<Wire, 'f' | 'k'>;
+export type Say = Omit<Wire, 'from' | 'term'>;
 
 /** A ResilientSocketError as it crosses the channel (a structured clone loses its `code`). */
 interface WireError {
@@ -138,9 +141,9 @@ export function decode(value: unknown): unknown {
  * A follower's `stats`: the leader's snapshot (sent with its latest event, `at` its clock time)
  * brought up to `now`, with this tab's own drops.
  */
-export function followerStats({ st, s }: View, at: number, now: number, dropped: number): SocketStats {
-  const snapshot = decode(st) as SocketStats;
-  const open = s === 'open';
+export function followerStats({ stats, state }: View, at: number, now: number, dropped: number): SocketStats {
+  const snapshot = decode(stats) as SocketStats;
+  const open = state === 'open';
   return {
     ...snapshot,
     dropped,

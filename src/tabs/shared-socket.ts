@@ -18,6 +18,7 @@ import { messagesOf, statsOf } from '../core/services.js';
 import type { SendOptions, SocketStats } from '../core/socket.js';
 import { sendArgs } from '../core/socket.js';
 import { readyStateOf, type SocketState } from '../core/states.js';
+import { mirrorState } from '../core/tab-replica.js';
 import { checkTarget } from '../core/target.js';
 import type { Data } from '../data.js';
 import { ResilientSocketError } from '../errors.js';
@@ -25,7 +26,7 @@ import { browserTransport } from '../transports/browser.js';
 import type { Transport } from '../transports/transport.js';
 import { assertFunction, assertOptionsObject, assertThat, describeReceived } from '../validation.js';
 import { deposed, join, leave, tick } from './election.js';
-import { follow, lost, mirror, pass, through } from './follower.js';
+import { follow, lost, pass, through } from './follower.js';
 import { serve, tell } from './leader.js';
 import { written } from './outbox.js';
 import { followerStats, type Wire } from './protocol.js';
@@ -68,7 +69,7 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
   protected static transport: Transport = browserTransport;
 
   /** This tab's part: its machine and all it knows of the others (`./tab.ts`), out of sight of `util.inspect` and JSON. */
-  readonly #t: Tab;
+  readonly #tab: Tab;
 
   /**
    * @param url a `ws:`/`wss:` URL (string or `URL`); with the `providers()` feature also a function
@@ -80,43 +81,52 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
   constructor(url: UrlProvider, options?: SharedSocketOptions) {
     super();
     assertOptionsObject('options', options);
-    const g = globalThis as { navigator?: { locks?: LockManagerLike }; BroadcastChannel?: unknown };
+    const globals = globalThis as { navigator?: { locks?: LockManagerLike }; BroadcastChannel?: unknown };
     const {
       channel = '',
-      locks = g.navigator?.locks,
-      BroadcastChannel: Channel = g.BroadcastChannel,
+      locks = globals.navigator?.locks,
+      BroadcastChannel: Channel = globals.BroadcastChannel,
       // This tab's, not the connection's (the leader's WebSocket always takes ArrayBuffers).
       binaryType,
       ...rest
     } = options ?? {};
     if (binaryType !== undefined) assertTabBinaryType(binaryType);
     const ok = typeof channel === 'string' && (channel !== '' || typeof url !== 'function');
-    assertThat(ok, 'channel', 'a string (not empty when `url` is a function)', channel);
+    assertThat(
+      ok,
+      'channel',
+      process.env.NODE_ENV !== 'production' ? 'a string (not empty when `url` is a function)' : '',
+      channel,
+    );
     assertThat(
       locks === undefined || typeof locks.request === 'function',
       'locks',
-      'a LockManager (navigator.locks)',
+      process.env.NODE_ENV !== 'production' ? 'a LockManager (navigator.locks)' : '',
       locks,
     );
     if (Channel !== undefined) assertFunction('BroadcastChannel', Channel);
     if (!locks || !Channel) {
       throw new ResilientSocketError(
         'ERR_RS_NO_SHARING',
-        'SharedSocket needs Web Locks and BroadcastChannel (missing here): pass `locks` and `BroadcastChannel`, or use ResilientSocket',
+        `SharedSocket needs Web Locks and BroadcastChannel${
+          process.env.NODE_ENV !== 'production'
+            ? ' (missing here): pass `locks` and `BroadcastChannel`, or use ResilientSocket'
+            : ''
+        }`,
       );
     }
     const Class = this.constructor as typeof SharedSocket;
-    const m = new Machine(this, resolveOptions(url, rest, Class.transport, checkTarget));
-    m.binaryType_ = 'arraybuffer'; // the leader's messages cross the channel as they came; each tab makes Blobs
+    const machine = new Machine(this, resolveOptions(url, rest, Class.transport, checkTarget));
+    machine.binaryType_ = 'arraybuffer'; // the leader's messages cross the channel as they came; each tab makes Blobs
     // The protocol's version is in the name: tabs running another version of the library (an old tab
     // after a deploy) elect their own leader rather than misread each other.
-    const name = `resilient-socket/1 ${channel} ${typeof url === 'function' ? '' : url}`;
+    const name = `resilient-socket/2 ${channel} ${typeof url === 'function' ? '' : url}`;
     const id = `${Math.random()}`; // unique enough among the tabs of one browser
-    const t = new Tab(m, id, name, locks, Channel as unknown as BroadcastChannelConstructorLike);
-    this.#t = t;
+    const tab = new Tab(machine, id, name, locks, Channel as unknown as BroadcastChannelConstructorLike);
+    this.#tab = tab;
     if (binaryType !== undefined) this.binaryType = binaryType as 'blob';
-    m.init_({ ...rest, autoConnect: false });
-    if (rest.autoConnect !== false && !t.closed_) connect(t);
+    machine.init_({ ...rest, autoConnect: false });
+    if (rest.autoConnect !== false && !tab.closed_) connect(tab);
   }
 
   /**
@@ -124,19 +134,19 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
    * too (a leader's shared events), then this tab's listeners, as this tab sees it
    */
   emit_(event: string, ...args: unknown[]): void {
-    const t = this.#t;
-    tell(t, event, args);
+    const tab = this.#tab;
+    tell(tab, event, args);
     const [first] = args as [{ reason: string; attempt: number }];
     let shown = args;
     if (event === 'state') {
-      const previous = t.shown_;
-      const state = t.m_.state_;
+      const previous = tab.shown_;
+      const state = tab.machine_.state_;
       if (previous === state) return;
-      t.shown_ = state;
+      tab.shown_ = state;
       shown = [{ previous, current: state, reason: first.reason }];
     } else if (event === 'open') {
-      shown = [{ attempt: first.attempt, reconnected: t.opens_++ > 0 }];
-    } else if (event === 'message' && typeof first !== 'string' && t.blob_) {
+      shown = [{ attempt: first.attempt, reconnected: tab.opens_++ > 0 }];
+    } else if (event === 'message' && typeof first !== 'string' && tab.blob_) {
       shown = [new Blob([first as unknown as ArrayBuffer])];
     }
     (this.emit as (event: string, ...args: unknown[]) => boolean)(event, ...shown);
@@ -151,55 +161,55 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
 
   /** `'leader'` while this tab holds the connection, else `'follower'` (also before the election settles). */
   get role(): Role {
-    return this.#t.leads_ ? 'leader' : 'follower';
+    return this.#tab.leads_ ? 'leader' : 'follower';
   }
 
   /** The shared connection's state (a follower's mirrors the leader's; its own after `close()`). */
   get state(): SocketState {
-    return this.#t.m_.state_;
+    return this.#tab.machine_.state_;
   }
 
   /** As `BaseSocket.attempt`, for the shared connection. */
   get attempt(): number {
-    const { s, a } = current(this.#t);
-    return s === 'reconnecting' ? a + 1 : a;
+    const { state, attempt } = current(this.#tab);
+    return state === 'reconnecting' ? attempt + 1 : attempt;
   }
 
   /** As `BaseSocket.failures`, for the shared connection. */
   get failures(): number {
-    return current(this.#t).n;
+    return current(this.#tab).failures;
   }
 
   /** The URL of the shared connection's latest attempt. */
   get url(): string {
-    return current(this.#t).u;
+    return current(this.#tab).url;
   }
 
   /** The subprotocol of the shared connection ('' if none or not open). */
   get protocol(): string {
-    return current(this.#t).p;
+    return current(this.#tab).protocol;
   }
 
   /** WebSocket-style ready state, from `state`. */
   get readyState(): number {
-    return readyStateOf(this.#t.m_.state_);
+    return readyStateOf(this.#tab.machine_.state_);
   }
 
   /** This tab's messages not yet written: its queue, and those it handed to the leader unconfirmed. */
   get bufferedCount(): number {
-    const t = this.#t;
-    return (t.m_.queue_?.length ?? 0) + t.handed_.length;
+    const tab = this.#tab;
+    return (tab.machine_.queue_?.length ?? 0) + tab.handed_.length;
   }
 
   /** How this tab receives binary messages: as `Blob`s (the browser default) or `ArrayBuffer`s. */
   get binaryType(): 'blob' | 'arraybuffer' {
-    return this.#t.blob_ ? 'blob' : 'arraybuffer';
+    return this.#tab.blob_ ? 'blob' : 'arraybuffer';
   }
 
   /** Sets how this tab receives binary messages from now on. @throws TypeError for another value. */
   set binaryType(value: 'blob' | 'arraybuffer') {
     assertTabBinaryType(value);
-    this.#t.blob_ = value === 'blob';
+    this.#tab.blob_ = value === 'blob';
   }
 
   /**
@@ -208,14 +218,14 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
    * @throws TypeError naming the feature when it is not installed.
    */
   get stats(): SocketStats {
-    const { m_: m, leads_: leads, view_: view, viewAt_: at } = this.#t;
-    const own = statsOf(m);
-    return leads || !view?.st ? own : followerStats(view, at, m.config_.clock.now(), m.dropped_);
+    const { machine_: machine, leads_: leads, view_: view, viewAt_: at } = this.#tab;
+    const own = statsOf(machine);
+    return leads || !view?.stats ? own : followerStats(view, at, machine.config_.clock.now(), machine.dropped_);
   }
 
   /** Iterates over incoming messages until the socket is `closed` (the `asyncIteration()` feature). */
   [Symbol.asyncIterator](): AsyncIterableIterator<Data> {
-    return messagesOf(this.#t.m_);
+    return messagesOf(this.#tab.machine_);
   }
 
   // ─── what the user asks ──────────────────────────────────────────────────────────────────
@@ -228,8 +238,8 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
    */
   send(data: Data, options?: SendOptions): SendResult {
     const buffer = sendArgs(data, options);
-    const t = this.#t;
-    return t.leads_ || t.closed_ || !through(t) ? t.m_.send_(data, buffer) : pass(t, data);
+    const tab = this.#tab;
+    return tab.leads_ || tab.closed_ || !through(tab) ? tab.machine_.send_(data, buffer) : pass(tab, data);
   }
 
   /**
@@ -238,11 +248,11 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
    * @throws ResilientSocketError `ERR_RS_CLOSED` after `close()`.
    */
   open(): void {
-    const t = this.#t;
-    const m = t.m_.alive_('open');
-    if (!t.channel_) connect(t);
-    else if (t.leads_) m.open_();
-    else post(t, { t: 'cmd', to: t.leader_, e: 'open' });
+    const tab = this.#tab;
+    const machine = tab.machine_.alive_('open');
+    if (!tab.channel_) connect(tab);
+    else if (tab.leads_) machine.open_();
+    else post(tab, { type: 'cmd', to: tab.leader_, event: 'open' });
   }
 
   /**
@@ -251,10 +261,10 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
    */
   reconnect(code = 1000, reason = ''): void {
     assertCloseArgs(code, reason);
-    const t = this.#t;
-    const m = t.m_.alive_('reconnect');
-    if (t.leads_) m.reconnect_(code, reason);
-    else post(t, { t: 'cmd', to: t.leader_, e: 'reconnect', a: [code, reason] });
+    const tab = this.#tab;
+    const machine = tab.machine_.alive_('reconnect');
+    if (tab.leads_) machine.reconnect_(code, reason);
+    else post(tab, { type: 'cmd', to: tab.leader_, event: 'reconnect', args: [code, reason] });
   }
 
   /**
@@ -266,34 +276,34 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
    */
   close(code = 1000, reason = ''): void {
     assertCloseArgs(code, reason);
-    const t = this.#t;
-    const { m_: m, channel_: channel } = t;
-    if (t.closed_) return;
-    t.closed_ = true;
-    m.config_.clock.clearTimeout(t.timer_);
-    const wasOpen = !t.leads_ && m.state_ === 'open';
-    post(t, { t: 'bye', u: t.handed_ }); // a leader's carries its term: the next tab takes over
-    t.handed_ = [];
-    leave(t);
+    const tab = this.#tab;
+    const { machine_: machine, channel_: channel } = tab;
+    if (tab.closed_) return;
+    tab.closed_ = true;
+    machine.config_.clock.clearTimeout(tab.timer_);
+    const wasOpen = !tab.leads_ && machine.state_ === 'open';
+    post(tab, { type: 'bye', unwritten: tab.handed_ }); // a leader's carries its term: the next tab takes over
+    tab.handed_ = [];
+    leave(tab);
     channel?.close(); // (a BroadcastChannel's close() never throws; messages already posted are still delivered)
-    m.close_(code, reason);
-    if (wasOpen) m.emitClose_({ code, reason, wasClean: true });
+    machine.close_(code, reason);
+    if (wasOpen) machine.emitClose_({ code, reason, wasClean: true });
   }
 }
 
 // ─── joining the other tabs, and hearing them ──────────────────────────────────────────────
 
 /** The tab joins the others: its channel, a `hi`, its place in the queue for the lock, its watch. */
-function connect(t: Tab): void {
-  mirror(t, 'connecting');
-  t.shown_ = 'connecting'; // as a socket's state right after its constructor (nobody heard that change)
-  const channel = new t.channelClass_(t.name_);
-  t.channel_ = channel;
-  channel.onmessage = (event) => hear(t, event.data as Wire);
-  t.heardAt_ = t.lastTick_ = now(t);
-  post(t, { t: 'hi' });
-  join(t);
-  tick(t);
+function connect(tab: Tab): void {
+  mirrorState(tab.machine_, 'connecting');
+  tab.shown_ = 'connecting'; // as a socket's state right after its constructor (nobody heard that change)
+  const channel = new tab.channelClass_(tab.name_);
+  tab.channel_ = channel;
+  channel.onmessage = (event) => hear(tab, event.data as Wire);
+  tab.heardAt_ = tab.lastTick_ = now(tab);
+  post(tab, { type: 'hi' });
+  join(tab);
+  tick(tab);
 }
 
 /**
@@ -301,19 +311,19 @@ function connect(t: Tab): void {
  * leader's side; a leader's goodbye, or a word from a leader of this term or a later one, to the
  * follower's side (a later leader deposes this tab if it thought it led); an older leader's, to nobody.
  */
-function hear(t: Tab, w: Wire): void {
+function hear(tab: Tab, wire: Wire): void {
   // (never its own: a BroadcastChannel does not deliver to the object that posted)
-  if (t.closed_ || !w || (w.to !== undefined && w.to !== t.id_)) return;
-  const term = w.k;
+  if (tab.closed_ || !wire || (wire.to !== undefined && wire.to !== tab.id_)) return;
+  const term = wire.term;
   // A confirmation counts whoever sent it (a leader taken over may write, once, what it still had).
-  if (w.t === 'ack') written(t, w.q as number);
+  if (wire.type === 'ack') written(tab, wire.seq as number);
   if (term === undefined) {
-    if (t.leads_) serve(t, w);
-  } else if (w.t === 'bye') {
-    if (w.f === t.leader_) lost(t); // the leader left: what was handed to it comes back, the next tab takes over
-  } else if (term >= t.term_) {
-    if (!t.leads_) follow(t, w);
-    else if (term > t.term_) deposed(t); // a later leader exists: this tab lost the lock
+    if (tab.leads_) serve(tab, wire);
+  } else if (wire.type === 'bye') {
+    if (wire.from === tab.leader_) lost(tab); // the leader left: what was handed to it comes back, the next tab takes over
+  } else if (term >= tab.term_) {
+    if (!tab.leads_) follow(tab, wire);
+    else if (term > tab.term_) deposed(tab); // a later leader exists: this tab lost the lock
   }
 }
 

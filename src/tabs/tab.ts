@@ -1,4 +1,3 @@
-import { findFeature } from '../core/feature.js';
 /**
  * One tab's part in a `SharedSocket`: its state, held in one record the socket keeps private (as
  * the core keeps its machine, `../core/machine.ts`), and what both roles do with it (say something
@@ -13,6 +12,10 @@ import { findFeature } from '../core/feature.js';
  * | `outbox.ts`   | a follower's messages handed over and not yet confirmed                              |
  * | `protocol.ts` | the messages on the channel, the timings, errors across the channel                  |
  *
+ * The tab reaches its machine only through the functions of `../core/tab-replica.ts` and what the
+ * other faces and the features use (a face's actions and getters' reads, `Host`'s few members;
+ * that module lists them).
+ *
  * Members end in `_`: the build shortens those names (`mangleProps`), and they stay out of sight of
  * `util.inspect` and `JSON.stringify` of the socket, which holds this record in a `#private` field.
  *
@@ -20,18 +23,18 @@ import { findFeature } from '../core/feature.js';
  */
 
 import type { Machine } from '../core/machine.js';
-import { statsOf } from '../core/services.js';
+import { SNAPSHOT, serviceOf, statsOf } from '../core/services.js';
 import type { SocketState } from '../core/states.js';
-import type { WebSocketLike } from '../transports/websocket-like.js';
+import { emitAsReplica, openSocket } from '../core/tab-replica.js';
 import type { Watch } from './election.js';
 import type { Handed } from './outbox.js';
-import { encode, type Say, type View } from './protocol.js';
+import { encode, type Say, type View, type Wire } from './protocol.js';
 import type { BroadcastChannelConstructorLike, BroadcastChannelLike, LockManagerLike, Role } from './types.js';
 
 /** One tab's part in a `SharedSocket` (see above); the socket holds it, the modules of this folder work on it. */
 export class Tab implements Watch {
   /** The core's machine: the leader's runs the connection; a follower's mirrors it and queues. */
-  readonly m_: Machine;
+  readonly machine_: Machine;
   /** This tab's id on the channel. */
   readonly id_: string;
   /** The lock's and the channel's name (from the URL and `channel`). */
@@ -94,8 +97,14 @@ export class Tab implements Watch {
   roster_!: Map<string, number>;
 
   // Plain fields, not parameter properties: the build's declaration of one would keep its long name.
-  constructor(m: Machine, id: string, name: string, locks: LockManagerLike, Channel: BroadcastChannelConstructorLike) {
-    this.m_ = m;
+  constructor(
+    machine: Machine,
+    id: string,
+    name: string,
+    locks: LockManagerLike,
+    Channel: BroadcastChannelConstructorLike,
+  ) {
+    this.machine_ = machine;
     this.id_ = id;
     this.name_ = name;
     this.locks_ = locks;
@@ -104,50 +113,46 @@ export class Tab implements Watch {
 }
 
 /**
- * Says `w` on the channel, as this tab (a leader's words carry its term). With the channel closed
- * it is lost; a message the channel cannot clone is lost too, or, if it is one handed to the
- * leader (`s`), the channel's error (a `DataCloneError` that says what it could not clone) is
+ * Says `message` on the channel, as this tab (a leader's words carry its term). With the channel
+ * closed it is lost; a message the channel cannot clone is lost too, or, if it is one handed to the
+ * leader (`send`), the channel's error (a `DataCloneError` that says what it could not clone) is
  * thrown for the caller to report.
  */
-export function post(t: Tab, w: Say): void {
+export function post(tab: Tab, message: Say): void {
   try {
-    t.channel_?.postMessage({ ...w, f: t.id_, k: t.leads_ ? t.term_ : undefined });
+    tab.channel_?.postMessage({ ...message, from: tab.id_, term: tab.leads_ ? tab.term_ : undefined } satisfies Wire);
   } catch (thrown) {
-    if (w.t === 's') throw thrown;
+    if (message.type === 'send') throw thrown;
   }
 }
 
 /** The connection as this tab knows it: its own machine's while it leads, else the leader's last view. */
-export function current(t: Tab): View {
-  const m = t.m_;
-  if (!t.leads_ && t.view_) return t.view_;
+export function current(tab: Tab): View {
+  const machine = tab.machine_;
+  if (!tab.leads_ && tab.view_) return tab.view_;
   return {
-    s: m.state_,
-    a: m.runAttempts_,
-    n: m.failures_,
-    u: m.url_,
-    p: openSocket(m)?.protocol ?? '',
-    c: connection(t),
-    st: t.leads_ && findFeature(m, 'stats') ? encode(statsOf(m)) : undefined,
+    state: machine.state_,
+    attempt: machine.runAttempts_,
+    failures: machine.failures_,
+    url: machine.url_,
+    protocol: openSocket(machine)?.protocol ?? '',
+    connection: connection(tab),
+    stats: tab.leads_ && serviceOf(machine, SNAPSHOT) ? encode(statsOf(machine)) : undefined,
   };
 }
 
-/** The socket of `m`'s connection while it is open. */
-function openSocket(m: Machine): WebSocketLike | undefined {
-  return m.attempt_?.opened && m.state_ === 'open' ? m.attempt_.socket : undefined;
-}
-
 /** The id of this tab's open connection (its machine's, as a leader), while one is open and writable. */
-export function connection(t: Tab): string | undefined {
-  return openSocket(t.m_)?.readyState === 1 ? `${t.id_}.${t.m_.connects_}` : undefined;
+export function connection(tab: Tab): string | undefined {
+  const machine = tab.machine_;
+  return openSocket(machine)?.readyState === 1 ? `${tab.id_}.${machine.connects_}` : undefined;
 }
 
 /** The time on this tab's clock (the `clock` option's). */
-export function now(t: Tab): number {
-  return t.m_.config_.clock.now();
+export function now(tab: Tab): number {
+  return tab.machine_.config_.clock.now();
 }
 
 /** Tells this tab's listeners its new role (through the machine: a listener that throws is reported). */
-export function tellRole(t: Tab, role: Role): void {
-  (t.m_.emit_ as (event: string, ...args: unknown[]) => void)('role', role);
+export function tellRole(tab: Tab, role: Role): void {
+  emitAsReplica(tab.machine_, 'role', [role]);
 }

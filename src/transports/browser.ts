@@ -11,14 +11,14 @@ type Listener = (...args: any[]) => void;
 
 /** Listens with closures of its own per connection (implementations need not call a listener with `this` = the socket). */
 function bind(connection: Bound, socket: WebSocketLike): void {
-  const owner = connection.owner;
+  const owner = connection.owner_;
   const listeners: [string, Listener][] = [
     ['open', () => owner.opened_(connection)],
     ['message', (event: MessageEventLike) => owner.received_(connection, event.data)],
     [
       'error',
       (event: { error?: unknown } | undefined) => {
-        connection.error = event?.error ?? event;
+        connection.error_ = event?.error ?? event;
         owner.errored_(connection);
       },
     ],
@@ -34,15 +34,17 @@ function bind(connection: Bound, socket: WebSocketLike): void {
             wasClean: event?.wasClean === true,
           },
           // An `error` before `close`: the WebSocket failed the connection (a malformed frame, …).
-          connection.error === undefined
+          connection.error_ === undefined
             ? undefined
-            : new Error('the WebSocket reported an error', { cause: connection.error }),
+            : new Error(process.env.NODE_ENV !== 'production' ? 'the WebSocket reported an error' : '', {
+                cause: connection.error_,
+              }),
         );
       },
     ],
   ];
   for (const [type, listener] of listeners) socket.addEventListener(type, listener);
-  connection.binding = listeners;
+  connection.binding_ = listeners;
   connection.socket = socket;
 }
 
@@ -51,10 +53,10 @@ function bind(connection: Bound, socket: WebSocketLike): void {
  * its `close` (an EventEmitter-based socket such as ws throws on an unheard `error`).
  */
 function detach(connection: Bound): void {
-  const listeners = connection.binding as [string, Listener][] | undefined;
+  const listeners = connection.binding_ as [string, Listener][] | undefined;
   const socket = connection.socket;
   if (!listeners || !socket) return;
-  connection.binding = undefined;
+  connection.binding_ = undefined;
   for (const [type, listener] of listeners) socket.removeEventListener(type, listener);
   if (socket.readyState !== 3) {
     const absorb = (): void => undefined;
@@ -75,8 +77,8 @@ export const browserTransport: Transport = {
   preferred: () => undefined,
   cannotPing: () => undefined,
   checkOptions: () => undefined,
-  bind,
-  detach,
+  bind_: bind,
+  detach_: detach,
   canPing: () => false,
   binaryTypes: () => BROWSER_BINARY_TYPES,
 };

@@ -13,20 +13,27 @@ import type { WebSocketConstructorLike, WebSocketLike } from './websocket-like.j
  * (no closure per connection); their names end in `_` (the build shortens them).
  */
 export interface Owner {
+  /** The socket's settings: the transport that listens to its connections. */
+  readonly config_: { readonly transport: Transport };
   opened_(connection: Bound): void;
   received_(connection: Bound, data: unknown): void;
   /**
    * The socket closed; `fault` says the client failed the connection (ws: a `WS_ERR_*` protocol
-   * error; a browser WebSocket: an `error` event before `close`).
+   * error; a browser WebSocket: an `error` event before `close`). With `frameOnly` (ws only), the
+   * server's close frame arrived: the connection is over, though its TCP connection may close
+   * later (or never, until cut); the close without `frameOnly` follows for the same connection.
    */
-  closed_(connection: Bound, info: CloseInfo, fault?: Error): void;
+  closed_(connection: Bound, info: CloseInfo, fault?: Error, frameOnly?: boolean): void;
   /**
-   * The server's close frame arrived (ws only): the connection is over, though its TCP connection
-   * may close later (or never, until cut). `closed_` follows for the same connection.
+   * Whether `connection` is the owner's current one, still holding its socket (what it reports of
+   * any other is stale).
    */
-  closing_(connection: Bound, info: CloseInfo): void;
-  /** A protocol pong (ws only). */
-  ponged_(connection: Bound): void;
+  current_(connection: Bound): unknown;
+  /**
+   * Runs the features' hook: `pong` for a protocol pong on the current connection (ws only; the
+   * transport reports it this way so that browser bundles carry no code for it).
+   */
+  run_(hook: 'pong', connection: Bound): unknown;
   /**
    * The WebSocket reported an `error`. Its `close` normally follows at once; one that never opened
    * may not send any (Node 22's WebSocket after a refused connection), so the owner ends such an
@@ -40,13 +47,13 @@ export interface Bound {
   /** The WebSocket once bound. */
   socket: WebSocketLike | undefined;
   /** The last `error` of the transport (browsers give no detail; ws gives an Error). */
-  error: unknown;
+  error_: unknown;
   /** How the transport listens (its own business), `undefined` once detached. */
-  binding: unknown;
+  binding_: unknown;
   /** The server refused the upgrade with an HTTP status (ws only); the connection closes right after. */
-  rejection: { readonly status: number; readonly retryAfter: unknown } | undefined;
+  rejection_: { readonly status: number; readonly retryAfter: unknown } | undefined;
   /** Where to report. */
-  readonly owner: Owner;
+  readonly owner_: Owner;
 }
 
 export interface Transport {
@@ -65,9 +72,9 @@ export interface Transport {
   /** Refuses `wsOptions` that would fail every attempt (ws); the browser ignores them. */
   checkOptions(value: Record<string, unknown>): void;
   /** Starts listening to `socket`, which becomes the connection's. */
-  bind(connection: Bound, socket: WebSocketLike): void;
+  bind_(connection: Bound, socket: WebSocketLike): void;
   /** Stops listening (late events of a socket we let go never reach the owner). */
-  detach(connection: Bound): void;
+  detach_(connection: Bound): void;
   /** Whether the socket can send protocol pings and hear their pongs (ws). */
   canPing(socket: WebSocketLike): boolean;
   /** The `binaryType` values sockets of `WebSocket` take (any other is refused: they would ignore it). */

@@ -6,9 +6,8 @@
  * handler attributes' positions, `stopImmediatePropagation()` and `removeEventListener` behave as
  * on a `WebSocket`.
  */
-import { surface } from '../core/report.js';
-import { ResilientSocketError } from '../errors.js';
-import { describeThrown, typeError } from '../validation.js';
+import { listenerError, surface } from '../core/report.js';
+import { typeError } from '../validation.js';
 import type { ListenerOf, ResilientWebSocketEventMap } from './event-map.js';
 import { EventTargetBase } from './events.js';
 
@@ -202,12 +201,13 @@ export class Listeners extends EventTargetBase {
       } catch (thrown) {
         // Reported as a browser reports what a listener throws, never thrown on (it would end a Node process).
         surface(
-          new ResilientSocketError(
-            'ERR_RS_LISTENER_THREW',
+          listenerError(
             process.env.NODE_ENV !== 'production'
-              ? `${entry.listener ? `A \`${event.type}\` listener` : `\`on${event.type}\``} threw: ${describeThrown(thrown)}`
+              ? entry.listener
+                ? `A \`${event.type}\` listener`
+                : `\`on${event.type}\``
               : '',
-            { cause: thrown },
+            thrown,
           ),
         );
       }

@@ -118,6 +118,10 @@ describe('keyOf: features', () => {
     differ({ features: [heartbeat({ interval: 1 })] }, { features: [heartbeat({ interval: 2 })] });
     differ(heartbeat({ interval: 1 }), heartbeat({ interval: 1, timeout: 7 }));
     differ(bufferPolicy({ ttl: 1_000 }), bufferPolicy({ ttl: 2_000 }));
+    // ResilientSocket's flat `bufferPolicy` option (what the bindings pass through) holds the feature.
+    differ({ bufferPolicy: bufferPolicy({ ttl: 1_000 }) }, { bufferPolicy: bufferPolicy({ ttl: 2_000 }) });
+    same({ bufferPolicy: bufferPolicy({ overflow: 'error' }) }, { bufferPolicy: bufferPolicy({ overflow: 'error' }) });
+    differ({ bufferPolicy: bufferPolicy() }, {});
     differ(stats(), resume());
   });
 

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startStaticServer } from '../../examples/lib/static-server.js';
 import { ECHO, TestWsServer } from '../../src/testing/ws-server.js';
 import { Cleanup, waitFor } from '../helpers/wait.js';
-import { type BrowserHarness, useBrowser, WEBSOCKET_FAILED } from './harness.js';
+import { type BrowserHarness, loadPage, useBrowser, WEBSOCKET_FAILED } from './harness.js';
 import { type Entry, PAGE_DIR, run, until } from './recorder-page.js';
 
 // The back/forward cache in Chromium, for real: the test page of socket.test.ts (the browser
@@ -79,8 +79,7 @@ async function openPage(browser: BrowserHarness, resume: Record<string, unknown>
     for (const { reason } of event.notRestoredExplanations) notRestored.push(reason);
   });
   await page.addInitScript(RECORD_LIFECYCLE);
-  await page.goto(site.url);
-  await page.waitForFunction(() => 'rsTest' in window, undefined, { timeout: 5_000, polling: 20 });
+  await loadPage(page, site.url, 'rsTest');
   await run(
     page,
     (t, o) => {

@@ -1,10 +1,9 @@
-import type { Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ChatMessage, startChatServer } from '../../examples/chat/server.js';
 import { ResilientSocket } from '../../src/node.js';
 import { Cleanup, waitFor } from '../helpers/wait.js';
 import { messageList, type, waitForList } from './chat-page.js';
-import { renderedColour, saveScreenshot, useBrowser, WEBSOCKET_FAILED } from './harness.js';
+import { renderedColour, saveScreenshot, useBrowser, WEBSOCKET_FAILED, waitForBadge } from './harness.js';
 
 // The chat example in Chromium: a line typed while the server is down is shown "queued", and is
 // delivered (to the page's own list and to another client) once the server is back.
@@ -12,13 +11,6 @@ import { renderedColour, saveScreenshot, useBrowser, WEBSOCKET_FAILED } from './
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 const browser = useBrowser(); // registered last: its afterEach (close the pages) runs first
-
-function waitForBadge(page: Page, badge: 'live' | 'reconnecting' | 'offline', timeout = 10_000) {
-  return page.waitForFunction((expected) => document.getElementById('badge')?.dataset.badge === expected, badge, {
-    timeout,
-    polling: 20,
-  });
-}
 
 /** A Node client (like a second user) that records every message it sees, live or from history. */
 function nodeClient(url: string) {

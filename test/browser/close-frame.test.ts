@@ -1,9 +1,6 @@
-import type { Page } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startStaticServer } from '../../examples/lib/static-server.js';
+import { describe, expect, it } from 'vitest';
 import { LingeringCloseServer } from '../faults/lingering-close-server.js';
-import { Cleanup } from '../helpers/wait.js';
-import { useBrowser } from './harness.js';
+import { useTestPages } from './harness.js';
 import { PAGE_DIR, run, until } from './recorder-page.js';
 
 // What a browser lets a script see of a server's close frame that is not followed by the TCP
@@ -12,23 +9,13 @@ import { PAGE_DIR, run, until } from './recorder-page.js';
 // close (with the server's code and reason, wasClean true) when its own timer runs out, about
 // 2 s later (measured). Meanwhile nothing is written into the closing connection: send() queues.
 
-const cleanup = new Cleanup();
-afterEach(() => cleanup.run());
-const browser = useBrowser();
-const pages: Page[] = [];
-afterEach(async () => {
-  for (const page of pages.splice(0)) await run(page, (t) => t.closeAll()).catch(() => undefined);
-});
+const { cleanup, openTestPage } = useTestPages(PAGE_DIR, 'rsTest');
 
 describe('a close frame without a TCP close, in Chromium', () => {
   it('the native WebSocket turns CLOSING at the frame and reports the close ~2 s later; the socket queues meanwhile and reports the code', async () => {
     const server = cleanup.add(new LingeringCloseServer(), (s) => s.stop());
     await server.start();
-    const site = cleanup.add(await startStaticServer({ root: PAGE_DIR }), (s) => s.stop());
-    const page = await browser.newPage();
-    pages.push(page);
-    await page.goto(site.url);
-    await page.waitForFunction(() => 'rsTest' in window, undefined, { timeout: 5_000, polling: 20 });
+    const { page } = await openTestPage();
 
     // The control: Chromium's own WebSocket.
     await page.evaluate(`new Promise((resolve) => {

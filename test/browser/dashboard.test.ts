@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDashboardServer } from '../../examples/dashboard/server.js';
 import { Cleanup } from '../helpers/wait.js';
-import { renderedColour, saveScreenshot, useBrowser, WEBSOCKET_FAILED } from './harness.js';
+import { renderedColour, saveScreenshot, useBrowser, WEBSOCKET_FAILED, waitForBadge } from './harness.js';
 
 // The dashboard example in Chromium: the badge follows the connection through a feed crash and
 // restart, the countdown ticks while the socket waits to retry, and the colours really render.
@@ -17,13 +17,6 @@ async function openDashboard() {
   // A short backoff (windows 187.5 ms … 1.5 s) keeps the test quick.
   await page.goto(`${server.url}?maxDelay=1500&ceiling=4`);
   return { server, page };
-}
-
-function waitForBadge(page: Page, badge: 'live' | 'reconnecting' | 'offline', timeout = 10_000) {
-  return page.waitForFunction((expected) => document.getElementById('badge')?.dataset.badge === expected, badge, {
-    timeout,
-    polling: 20,
-  });
 }
 
 const seqOf = async (page: Page) => Number(await page.locator('#seq').textContent());

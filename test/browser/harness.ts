@@ -9,6 +9,11 @@
  * the test, except console errors a test declared expected with `allowConsoleErrors()` (e.g.
  * Chromium logs every refused WebSocket connection during a simulated outage).
  *
+ * `useTestPages()` adds what the suites that drive a test page share: the page served on 127.0.0.1,
+ * opened and ready, ws servers, and the page's sockets closed after each test. `runIn()` and
+ * `untilIn()` run code in a page against the object it exposes on `window`; `loadPage()` loads a
+ * page and waits for that object.
+ *
  * A missing `/usr/bin/chromium` fails the file with how to install it; it is never skipped.
  */
 import { existsSync, mkdirSync } from 'node:fs';
@@ -16,6 +21,9 @@ import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, afterEach, beforeAll } from 'vitest';
+import { type StaticServer, startStaticServer } from '../../examples/lib/static-server.js';
+import { type BehaviourSetting, ECHO, TestWsServer } from '../../src/testing/ws-server.js';
+import { Cleanup } from '../helpers/wait.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -63,6 +71,17 @@ export function useBrowser(launch: LaunchOptions = {}): BrowserHarness {
   const problems: string[] = [];
   let allowed: RegExp[] = [];
 
+  /** Console errors (but the allowed ones) and uncaught exceptions of `page` fail the current test. */
+  const watch = (page: Page): void => {
+    page.on('console', (message) => {
+      if (message.type() !== 'error') return;
+      const text = message.text();
+      if (allowed.some((pattern) => pattern.test(text))) return;
+      problems.push(`console.error: ${text} (${message.location().url})`);
+    });
+    page.on('pageerror', (error) => problems.push(`uncaught: ${error.stack ?? error.message}`));
+  };
+
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
       throw new Error(
@@ -99,13 +118,7 @@ export function useBrowser(launch: LaunchOptions = {}): BrowserHarness {
       contexts.push(context);
       context.setDefaultTimeout(10_000);
       const page = await context.newPage();
-      page.on('console', (message) => {
-        if (message.type() !== 'error') return;
-        const text = message.text();
-        if (allowed.some((pattern) => pattern.test(text))) return;
-        problems.push(`console.error: ${text} (${message.location().url})`);
-      });
-      page.on('pageerror', (error) => problems.push(`uncaught: ${error.stack ?? error.message}`));
+      watch(page);
       return page;
     },
     allowConsoleErrors(...patterns) {
@@ -116,16 +129,142 @@ export function useBrowser(launch: LaunchOptions = {}): BrowserHarness {
       const context = await browser.newContext({ viewport: { width: 900, height: 700 } });
       contexts.push(context);
       context.setDefaultTimeout(10_000);
-      context.on('page', (page) => {
-        page.on('console', (message) => {
-          if (message.type() !== 'error') return;
-          const text = message.text();
-          if (allowed.some((pattern) => pattern.test(text))) return;
-          problems.push(`console.error: ${text} (${message.location().url})`);
-        });
-        page.on('pageerror', (error) => problems.push(`uncaught: ${error.stack ?? error.message}`));
-      });
+      context.on('page', watch);
       return context;
+    },
+  };
+}
+
+/**
+ * Runs `fn(window[global], arg)` in the page and returns its (awaited, JSON-serialisable) result.
+ * `fn` is sent as source text: it must not use anything from the test's module, only its arguments.
+ */
+export function runIn<G, R, A = undefined>(
+  page: Page,
+  global: string,
+  fn: (g: G, arg: A) => R | Promise<R>,
+  arg?: A,
+): Promise<R> {
+  return page.evaluate(`(${fn.toString()})(window.${global}, ${JSON.stringify(arg ?? null)})`) as Promise<R>;
+}
+
+/**
+ * Waits (polling every 20 ms, at most `timeout` ms) until `fn(window[global], arg)` is truthy in the
+ * page; on timeout, fails with `what` and what `window[global].dump()` says of the page's sockets.
+ */
+export async function untilIn<G, A = undefined>(
+  page: Page,
+  global: string,
+  what: string,
+  timeout: number,
+  fn: (g: G, arg: A) => unknown,
+  arg?: A,
+): Promise<void> {
+  const started = performance.now();
+  try {
+    await page.waitForFunction(`(${fn.toString()})(window.${global}, ${JSON.stringify(arg ?? null)})`, undefined, {
+      timeout,
+      polling: 20,
+    });
+  } catch (error) {
+    const dump = await page.evaluate(`window.${global}.dump()`).catch(() => '(page gone)');
+    throw new Error(
+      `timed out after ${Math.round(performance.now() - started)} ms (limit ${timeout}) waiting for ${what}\n` +
+        `page sockets: ${JSON.stringify(dump, null, 1)}`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * `runIn` and `untilIn` bound to `window[global]`, typed as `G`: `run(page, fn, arg)` and
+ * `until(page, what, timeout, fn, arg)`. `fn` is sent as source text: it must not use anything from
+ * the test's module, only its arguments.
+ */
+export function pageObject<G>(global: string) {
+  return {
+    run: <R, A = undefined>(page: Page, fn: (g: G, arg: A) => R | Promise<R>, arg?: A): Promise<R> =>
+      runIn(page, global, fn, arg),
+    until: <A = undefined>(
+      page: Page,
+      what: string,
+      timeout: number,
+      fn: (g: G, arg: A) => unknown,
+      arg?: A,
+    ): Promise<void> => untilIn(page, global, what, timeout, fn, arg),
+  };
+}
+
+/** Loads `url` in `page` and waits (at most 5 s) until the page has set `window[global]`. */
+export async function loadPage(page: Page, url: string, global: string): Promise<void> {
+  await page.goto(url);
+  await page.waitForFunction((name) => name in window, global, { timeout: 5_000, polling: 20 });
+}
+
+/** Asserts that `read()` keeps returning the same value for `ms`, read every `every` ms (failing as soon as it changes). */
+export async function unchangedFor<T>(ms: number, what: string, read: () => T | Promise<T>, every = 50): Promise<void> {
+  const first = JSON.stringify(await read());
+  const deadline = performance.now() + ms;
+  while (performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, every));
+    const now = JSON.stringify(await read());
+    if (now !== first) throw new Error(`${what} changed: ${first} → ${now}`);
+  }
+}
+
+/** A served test page, opened and ready. */
+export interface TestPage {
+  readonly page: Page;
+  readonly site: StaticServer;
+  /** What the page fetched: `<status> <path>`, or `failed <url>`. */
+  readonly responses: string[];
+}
+
+export interface TestPages {
+  /** Run after each test, last (after the pages are closed): the test's servers go here. */
+  readonly cleanup: Cleanup;
+  readonly browser: BrowserHarness;
+  /**
+   * The test page, served on 127.0.0.1 (stopped after the test), in a fresh page (of `context`
+   * when given), loaded and ready (`window[global]` exists).
+   */
+  openTestPage(context?: BrowserContext): Promise<TestPage>;
+  /** A ws server on 127.0.0.1 (`ECHO` unless told), stopped after the test. */
+  wsServer(behaviour?: BehaviourSetting): Promise<TestWsServer>;
+}
+
+/**
+ * The hooks of a test file whose tests drive the test page in `root` through `window[global]`
+ * (which has `closeAll()`). After each test, in this order: the sockets of every page opened by
+ * `openTestPage()` are closed (`window[global].closeAll()`), the pages are closed (and console
+ * errors fail the test, see {@link useBrowser}), then `cleanup` runs (the servers stop).
+ */
+export function useTestPages(root: string, global: string, launch: LaunchOptions = {}): TestPages {
+  const cleanup = new Cleanup();
+  afterEach(() => cleanup.run()); // registered first, so it runs last
+  const browser = useBrowser(launch);
+  const pages: Page[] = [];
+  afterEach(async () => {
+    for (const page of pages.splice(0)) {
+      if (page.isClosed()) continue;
+      await page.evaluate(`window.${global}.closeAll()`).catch(() => undefined);
+    }
+  });
+  return {
+    cleanup,
+    browser,
+    async openTestPage(context) {
+      const site = cleanup.add(await startStaticServer({ root }), (s) => s.stop());
+      const page = context ? await context.newPage() : await browser.newPage();
+      pages.push(page);
+      const responses: string[] = [];
+      page.on('response', (response) => responses.push(`${response.status()} ${new URL(response.url()).pathname}`));
+      page.on('requestfailed', (request) => responses.push(`failed ${request.url()}`));
+      await loadPage(page, site.url, global);
+      return { page, site, responses };
+    },
+    async wsServer(behaviour = ECHO) {
+      return cleanup.add(await TestWsServer.start(behaviour), (s) => s.stop());
     },
   };
 }
@@ -150,6 +289,14 @@ export async function eventually<T>(
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** Waits until the examples' connection badge (`#badge`, its `data-badge`) says `badge`. */
+export function waitForBadge(page: Page, badge: 'live' | 'reconnecting' | 'offline', timeout = 10_000) {
+  return page.waitForFunction((expected) => document.getElementById('badge')?.dataset.badge === expected, badge, {
+    timeout,
+    polling: 20,
+  });
 }
 
 /** Saves a full-page screenshot under test/browser/screenshots/ (for humans; not checked). */

@@ -8,7 +8,7 @@ import type * as Lib from '../../src/index.js';
 import { errorMessage, pageIsProduction } from '../helpers/mode.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
 import { startProtocolServer } from './delivery-server.js';
-import { useBrowser, WEBSOCKET_FAILED } from './harness.js';
+import { loadPage, runIn, useBrowser, WEBSOCKET_FAILED } from './harness.js';
 
 // `indexedDbStore` in Chromium: the test page (test/browser/pages/delivery/) loads the browser build
 // (dist/index.js, production flavour) through an import map; its sandboxed frame runs the store
@@ -42,7 +42,7 @@ type Outcome<T = unknown> =
 /** `window.rsTest` of pages/delivery/recorder.js. */
 interface RsTest {
   readonly lib: typeof Lib;
-  store(name: string, options?: { openTimeout?: number }): unknown;
+  store(name: string, options?: { openTimeout?: number }): Lib.DeliveryStore;
   load(name: string): Promise<Outcome<Record<string, unknown>>>;
   put(name: string, entries: [string, unknown][]): Promise<Outcome>;
   remove(name: string, keys: string[]): Promise<Outcome>;
@@ -62,7 +62,7 @@ interface RsTest {
  * `fn` is sent as source text: it must not use anything from this file, only its arguments.
  */
 function run<R, A = undefined>(page: Page, fn: (t: RsTest, arg: A) => R | Promise<R>, arg?: A): Promise<R> {
-  return page.evaluate(`(${fn.toString()})(window.rsTest, ${JSON.stringify(arg ?? null)})`) as Promise<R>;
+  return runIn(page, 'rsTest', fn, arg);
 }
 
 // ─── fixtures ───────────────────────────────────────────────────────────────────────────────────
@@ -109,8 +109,7 @@ async function openTestPage(context?: BrowserContext): Promise<{ page: Page; url
   const site = await currentSite;
   const page = context ? await context.newPage() : await browser.newPage();
   pages.push(page);
-  await page.goto(site.url);
-  await ready(page);
+  await loadPage(page, site.url, 'rsTest');
   return { page, url: site.url };
 }
 
@@ -333,7 +332,7 @@ describe('a page reload with unacknowledged messages in an indexedDbStore (real 
     await run(
       page,
       (t, { url, messages }) => {
-        t.connect('before', url, { delivery: { store: t.store('chat') } });
+        t.connect('before', url, { delivery: t.lib.delivery({ store: t.store('chat') }) });
         for (const data of messages) void t.reliable('before', data);
       },
       { url: server.url, messages: MESSAGES },
@@ -349,7 +348,11 @@ describe('a page reload with unacknowledged messages in an indexedDbStore (real 
     await page.reload();
     await ready(page);
     server.acking = true;
-    await run(page, (t, url) => t.connect('after', url, { delivery: { store: t.store('chat') } }), server.url);
+    await run(
+      page,
+      (t, url) => t.connect('after', url, { delivery: t.lib.delivery({ store: t.store('chat') }) }),
+      server.url,
+    );
     await pageUntil(page, (t) => t.log('after', 'acked').length === 3, 'the three resent messages acknowledged');
 
     // Each delivered once, in order, under the one session; the resends were duplicates to the server.
@@ -384,7 +387,7 @@ describe('a page reload with unacknowledged messages in an indexedDbStore (real 
     await run(
       page,
       (t, { url, messages }) => {
-        t.connect('offline', url, { delivery: { store: t.store('outbox') } });
+        t.connect('offline', url, { delivery: t.lib.delivery({ store: t.store('outbox') }) });
         for (const data of messages) void t.reliable('offline', data);
       },
       { url: deadUrl, messages: MESSAGES },
@@ -399,7 +402,11 @@ describe('a page reload with unacknowledged messages in an indexedDbStore (real 
     await page.reload();
     await ready(page);
     const server = cleanup.add(await startProtocolServer(), (s) => s.stop());
-    await run(page, (t, url) => t.connect('online', url, { delivery: { store: t.store('outbox') } }), server.url);
+    await run(
+      page,
+      (t, url) => t.connect('online', url, { delivery: t.lib.delivery({ store: t.store('outbox') }) }),
+      server.url,
+    );
     await pageUntil(page, (t) => t.log('online', 'acked').length === 3, 'the three stored messages acknowledged');
 
     const [session] = server.hellos;
@@ -410,7 +417,11 @@ describe('a page reload with unacknowledged messages in an indexedDbStore (real 
     // A second reload finds nothing to send: nothing is delivered twice.
     await page.reload();
     await ready(page);
-    await run(page, (t, url) => t.connect('again', url, { delivery: { store: t.store('outbox') } }), server.url);
+    await run(
+      page,
+      (t, url) => t.connect('again', url, { delivery: t.lib.delivery({ store: t.store('outbox') }) }),
+      server.url,
+    );
     await pageUntil(page, (t) => t.log('again', 'open').length === 1, 'the third page connected');
     await waitFor(() => server.hellos.length === 2, 5_000, 'the third page said hello');
     await sleep(200); // room for a wrong resend to arrive

@@ -1,13 +1,15 @@
 /**
  * The page the browser tests drive (test/browser/pages/socket/: its recorder.js exposes
  * `window.rsTest`), as seen from the tests: its types, and the helpers that run code in it and
- * wait on it. Shared by socket.test.ts and resume.test.ts.
+ * wait on it. Shared by the suites that drive that page (socket, resume, bfcache, close frame).
  */
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import type * as Lib from '../../src/index.js';
 import type { ResilientSocket } from '../../src/index.js';
 import { pageIsProduction } from '../helpers/mode.js';
+import { pageObject } from './harness.js';
+
+export { unchangedFor } from './harness.js';
 
 /** The test page's directory, for the static server. */
 export const PAGE_DIR = join(import.meta.dirname, 'pages', 'socket');
@@ -67,44 +69,9 @@ export interface RsTest {
 }
 
 /**
- * Runs `fn(window.rsTest, arg)` in the page and returns its (awaited, JSON-serialisable) result.
- * `fn` is sent as source text: it must not use anything from this file, only its arguments.
+ * `run(page, fn, arg)` runs `fn(window.rsTest, arg)` in the page and returns its (awaited,
+ * JSON-serialisable) result; `until(page, what, timeout, fn, arg)` waits (polling every 20 ms, at
+ * most `timeout` ms) until it is truthy. `fn` is sent as source text: it must not use anything from
+ * the test's module, only its arguments.
  */
-export function run<R, A = undefined>(page: Page, fn: (t: RsTest, arg: A) => R | Promise<R>, arg?: A): Promise<R> {
-  return page.evaluate(`(${fn.toString()})(window.rsTest, ${JSON.stringify(arg ?? null)})`) as Promise<R>;
-}
-
-/** Waits (polling every 20 ms, at most `timeout` ms) until `fn(window.rsTest, arg)` is truthy in the page. */
-export async function until<A = undefined>(
-  page: Page,
-  what: string,
-  timeout: number,
-  fn: (t: RsTest, arg: A) => unknown,
-  arg?: A,
-): Promise<void> {
-  const started = performance.now();
-  try {
-    await page.waitForFunction(`(${fn.toString()})(window.rsTest, ${JSON.stringify(arg ?? null)})`, undefined, {
-      timeout,
-      polling: 20,
-    });
-  } catch (error) {
-    const dump = await run(page, (t) => t.dump()).catch(() => '(page gone)');
-    throw new Error(
-      `timed out after ${Math.round(performance.now() - started)} ms (limit ${timeout}) waiting for ${what}\n` +
-        `page sockets: ${JSON.stringify(dump, null, 1)}`,
-      { cause: error },
-    );
-  }
-}
-
-/** Asserts that `read()` keeps returning the same value for `ms` (failing as soon as it changes). */
-export async function unchangedFor<T>(ms: number, what: string, read: () => Promise<T>): Promise<void> {
-  const first = JSON.stringify(await read());
-  const deadline = performance.now() + ms;
-  while (performance.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const now = JSON.stringify(await read());
-    if (now !== first) throw new Error(`${what} changed: ${first} → ${now}`);
-  }
-}
+export const { run, until } = pageObject<RsTest>('rsTest');

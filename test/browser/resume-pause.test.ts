@@ -1,10 +1,9 @@
 import type { Page } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startStaticServer } from '../../examples/lib/static-server.js';
+import { describe, expect, it } from 'vitest';
 import { ECHO, TestWsServer } from '../../src/testing/ws-server.js';
 import { errorMessage } from '../helpers/mode.js';
-import { Cleanup, waitFor } from '../helpers/wait.js';
-import { useBrowser, WEBSOCKET_FAILED } from './harness.js';
+import { waitFor } from '../helpers/wait.js';
+import { useTestPages, WEBSOCKET_FAILED } from './harness.js';
 import { type Entry, PAGE_DIR, PRODUCTION, run, unchangedFor, until } from './recorder-page.js';
 
 // Resume awareness in Chromium for a page in the background and for an attempt that hangs: the
@@ -14,22 +13,10 @@ import { type Entry, PAGE_DIR, PRODUCTION, run, unchangedFor, until } from './re
 // A hung attempt is a real one: the server reads the upgrade request and never answers it.
 // Every wait is bounded; the fixed periods are observation windows in which nothing may happen.
 
-const cleanup = new Cleanup();
-afterEach(() => cleanup.run()); // runs last: stops the servers
-const browser = useBrowser(); // closes the pages (and fails the test on console errors)
-const pages: Page[] = [];
-afterEach(async () => {
-  for (const page of pages.splice(0)) {
-    if (!page.isClosed()) await run(page, (t) => t.closeAll()).catch(() => undefined);
-  }
-});
+const { cleanup, browser, openTestPage: openServedPage } = useTestPages(PAGE_DIR, 'rsTest');
 
 async function openTestPage(): Promise<Page> {
-  const site = cleanup.add(await startStaticServer({ root: PAGE_DIR }), (s) => s.stop());
-  const page = await browser.newPage();
-  pages.push(page);
-  await page.goto(site.url);
-  await page.waitForFunction(() => 'rsTest' in window, undefined, { timeout: 5_000, polling: 20 });
+  const { page } = await openServedPage();
   return page;
 }
 

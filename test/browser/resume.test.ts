@@ -1,10 +1,9 @@
 import type { Page } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startStaticServer } from '../../examples/lib/static-server.js';
-import { ECHO, TestWsServer } from '../../src/testing/ws-server.js';
+import { describe, expect, it } from 'vitest';
+import type { TestWsServer } from '../../src/testing/ws-server.js';
 import { errorMessage } from '../helpers/mode.js';
-import { Cleanup, waitFor } from '../helpers/wait.js';
-import { useBrowser, WEBSOCKET_FAILED } from './harness.js';
+import { waitFor } from '../helpers/wait.js';
+import { useTestPages, WEBSOCKET_FAILED } from './harness.js';
 import { type Entry, PAGE_DIR, PRODUCTION, run, unchangedFor, until } from './recorder-page.js';
 
 // Resume awareness in Chromium: the browser build on the test page of socket.test.ts
@@ -23,34 +22,15 @@ import { type Entry, PAGE_DIR, PRODUCTION, run, unchangedFor, until } from './re
 //
 // Every wait is bounded; the only fixed periods are observation windows in which nothing may happen.
 
-const cleanup = new Cleanup();
-afterEach(() => cleanup.run()); // runs last: stops the servers
-const browser = useBrowser(); // closes the pages (and fails the test on console errors)
-const pages: Page[] = [];
-afterEach(closePageSockets); // registered last, so it runs first: close the sockets in the pages
+const { browser, openTestPage: openServedPage, wsServer } = useTestPages(PAGE_DIR, 'rsTest');
 
 // ─── fixtures ───────────────────────────────────────────────────────────────────────────────────
 
-async function wsServer(): Promise<TestWsServer> {
-  return cleanup.add(await TestWsServer.start(ECHO), (s) => s.stop());
-}
-
 /** The test page, loaded and ready (`window.rsTest` exists), online and visible. */
 async function openTestPage(): Promise<Page> {
-  const site = cleanup.add(await startStaticServer({ root: PAGE_DIR }), (s) => s.stop());
-  const page = await browser.newPage();
-  pages.push(page);
-  await page.goto(site.url);
-  await page.waitForFunction(() => 'rsTest' in window, undefined, { timeout: 5_000, polling: 20 });
+  const { page } = await openServedPage();
   expect(await page.evaluate(() => [navigator.onLine, document.visibilityState])).toEqual([true, 'visible']);
   return page;
-}
-
-async function closePageSockets(): Promise<void> {
-  for (const page of pages.splice(0)) {
-    if (page.isClosed()) continue;
-    await run(page, (t) => t.closeAll()).catch(() => undefined);
-  }
 }
 
 /**

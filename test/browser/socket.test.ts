@@ -1,9 +1,7 @@
-import type { Page } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type StaticServer, startStaticServer } from '../../examples/lib/static-server.js';
-import { type BehaviourSetting, ECHO, TestWsServer } from '../../src/testing/ws-server.js';
-import { Cleanup, waitFor } from '../helpers/wait.js';
-import { useBrowser, WEBSOCKET_FAILED } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { ECHO } from '../../src/testing/ws-server.js';
+import { waitFor } from '../helpers/wait.js';
+import { useTestPages, WEBSOCKET_FAILED } from './harness.js';
 import { type DataDescription, type Entry, PAGE_DIR, run, type Spec, unchangedFor, until } from './recorder-page.js';
 
 // The library itself in Chromium: a bare test page (test/browser/pages/socket/) loads the browser
@@ -13,37 +11,9 @@ import { type DataDescription, type Entry, PAGE_DIR, run, type Spec, unchangedFo
 // against real `ws` servers on 127.0.0.1 (TestWsServer) and check the logs from Node. Every wait is
 // bounded; the only fixed periods are observation windows in which nothing may happen.
 
-const cleanup = new Cleanup();
-afterEach(() => cleanup.run()); // runs last: stops the servers
-const browser = useBrowser(); // closes the pages (and fails the test on console errors)
-const pages: Page[] = [];
-afterEach(closePageSockets); // registered last, so it runs first: close the sockets in the pages
+const { browser, openTestPage, wsServer } = useTestPages(PAGE_DIR, 'rsTest');
 
 // ─── fixtures ───────────────────────────────────────────────────────────────────────────────────
-
-async function wsServer(behaviour: BehaviourSetting = ECHO): Promise<TestWsServer> {
-  return cleanup.add(await TestWsServer.start(behaviour), (s) => s.stop());
-}
-
-/** The test page, loaded and ready (`window.rsTest` exists); `responses` lists what it fetched. */
-async function openTestPage(): Promise<{ page: Page; site: StaticServer; responses: string[] }> {
-  const site = cleanup.add(await startStaticServer({ root: PAGE_DIR }), (s) => s.stop());
-  const page = await browser.newPage();
-  pages.push(page);
-  const responses: string[] = [];
-  page.on('response', (response) => responses.push(`${response.status()} ${new URL(response.url()).pathname}`));
-  page.on('requestfailed', (request) => responses.push(`failed ${request.url()}`));
-  await page.goto(site.url);
-  await page.waitForFunction(() => 'rsTest' in window, undefined, { timeout: 5_000, polling: 20 });
-  return { page, site, responses };
-}
-
-async function closePageSockets(): Promise<void> {
-  for (const page of pages.splice(0)) {
-    if (page.isClosed()) continue;
-    await run(page, (t) => t.closeAll()).catch(() => undefined);
-  }
-}
 
 /** The truncated binary exponential window for the n-th delay (n from 1): T·2^(min(n,N)−N). */
 function windowOf(n: number, maxDelay: number, ceiling: number): number {

@@ -1,11 +1,10 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startStaticServer } from '../../examples/lib/static-server.js';
-import { Cleanup, waitFor } from '../helpers/wait.js';
+import { describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/wait.js';
 import { type Case, CLOSE_CASES, CONSTRUCTOR_CASES, expectedOurs, type Outcome } from '../websocket/cases.js';
 import { EchoServer } from '../websocket/echo-server.js';
-import { useBrowser, WEBSOCKET_FAILED } from './harness.js';
+import { useTestPages, WEBSOCKET_FAILED } from './harness.js';
 
 // ResilientWebSocket (dist/dev/websocket.js, the browser build's development flavour: messages
 // are compared text for text) side by side with Chromium's own WebSocket in one page
@@ -14,13 +13,7 @@ import { useBrowser, WEBSOCKET_FAILED } from './harness.js';
 // table (test/websocket/cases.ts) is checked against the native WebSocket, so its Chromium column
 // is Chromium's, and the Node runners' expectations with it. Real ws server on 127.0.0.1.
 
-const cleanup = new Cleanup();
-afterEach(() => cleanup.run()); // runs last: stops the servers
-const browser = useBrowser();
-const pages: Page[] = [];
-afterEach(async () => {
-  for (const page of pages.splice(0)) await page.evaluate('window.wsTest.closeAll()').catch(() => undefined);
-});
+const { cleanup, browser, openTestPage } = useTestPages(join(import.meta.dirname, 'pages', 'websocket'), 'wsTest');
 
 /** An event as the page describes it (see `describeEvent` in pages/websocket/page.js). */
 interface Described {
@@ -48,15 +41,9 @@ const untrusted = (log: Described[]) => log.map(({ isTrusted: _, ...rest }) => r
 
 async function setup(): Promise<{ page: Page; base: string; server: EchoServer }> {
   const server = cleanup.add(await new EchoServer({ deflate: true }).start(), (s) => s.stop());
-  const site = cleanup.add(await startStaticServer({ root: join(import.meta.dirname, 'pages', 'websocket') }), (s) =>
-    s.stop(),
-  );
-  const page = await browser.newPage();
-  pages.push(page);
   // Chromium logs a failed or aborted connection (close() while CONNECTING) as a console error.
   browser.allowConsoleErrors(WEBSOCKET_FAILED);
-  await page.goto(site.url);
-  await page.waitForFunction(() => 'wsTest' in window, undefined, { timeout: 5_000, polling: 20 });
+  const { page } = await openTestPage();
   return { page, base: server.base, server };
 }
 

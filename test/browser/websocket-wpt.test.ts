@@ -7,29 +7,19 @@
  * lists those differences). Real ws server on 127.0.0.1.
  */
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startStaticServer } from '../../examples/lib/static-server.js';
-import { Cleanup } from '../helpers/wait.js';
+import { describe, expect, it } from 'vitest';
 import { EchoServer } from '../websocket/echo-server.js';
 import { SCENARIOS } from '../websocket/wpt.js';
-import { useBrowser, WEBSOCKET_FAILED } from './harness.js';
+import { useTestPages, WEBSOCKET_FAILED } from './harness.js';
 
-const cleanup = new Cleanup();
-afterEach(() => cleanup.run()); // runs last: stops the servers
-const browser = useBrowser();
+const { cleanup, browser, openTestPage } = useTestPages(join(import.meta.dirname, 'pages', 'websocket'), 'wsTest');
 
 describe('web-platform-tests websockets/ in Chromium: native WebSocket, then ResilientWebSocket (both entries)', () => {
   it.each(SCENARIOS.map((s) => [s.title, s] as const))('%s', async (_title, scenario) => {
     const server = cleanup.add(await new EchoServer().start(), (s) => s.stop());
-    const site = cleanup.add(await startStaticServer({ root: join(import.meta.dirname, 'pages', 'websocket') }), (s) =>
-      s.stop(),
-    );
-    const page = await browser.newPage();
-    cleanup.add(page, (p) => p.evaluate('window.wsTest.closeAll()').catch(() => undefined));
     // Chromium logs a failed or aborted connection, and a send() after close(), as console errors.
     browser.allowConsoleErrors(WEBSOCKET_FAILED, /WebSocket is already in CLOSING or CLOSED state/);
-    await page.goto(site.url);
-    await page.waitForFunction(() => 'wsTest' in window, undefined, { timeout: 5_000, polling: 20 });
+    const { page } = await openTestPage();
     const arg = { url: server.base };
     const { native, ours, full } = (await page.evaluate(
       `window.wsTest.all(${scenario.run.toString()}, ${JSON.stringify(arg)})`,

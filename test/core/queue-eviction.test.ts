@@ -11,7 +11,7 @@ import { queue } from './helpers.js';
 
 /** Snapshot of the observable state, to show that a refused push changed nothing. */
 function stateOf(q: Queue) {
-  return { length: q.length, bytes: q.bytes, front: q.peek(), oldest: oldestQueued(q) };
+  return { length: q.length, bytes: q.bytes, front: q.peek_(), oldest: oldestQueued(q) };
 }
 
 describe('Queue', () => {
@@ -23,7 +23,7 @@ describe('Queue', () => {
       expect(q.push('e', 4)).toEqual(['b']);
       expect(q.length).toBe(3);
       expect(q.bytes).toBe(3);
-      expect(q.drain()).toEqual(['c', 'd', 'e']);
+      expect(q.drain_()).toEqual(['c', 'd', 'e']);
     });
 
     it('evicts as many as needed by bytes (multibyte strings)', () => {
@@ -33,9 +33,9 @@ describe('Queue', () => {
       q.push('😀', 2); // 4 → 9 bytes
       expect(q.push('€€', 3)).toEqual(['é', '€']); // 6 → must free 5: evict é (2) and € (3)
       expect(q.bytes).toBe(10);
-      expect(q.peek()).toEqual({ data: '😀', bytes: 4, at: 2 });
+      expect(q.peek_()).toEqual({ data: '😀', bytes: 4, at: 2 });
       expect(oldestQueued(q)).toBe(2);
-      expect(q.drain()).toEqual(['😀', '€€']);
+      expect(q.drain_()).toEqual(['😀', '€€']);
     });
 
     it('evicts by bytes with Uint8Array and ArrayBuffer payloads', () => {
@@ -53,7 +53,7 @@ describe('Queue', () => {
       expect(evicted[0]).toBe(first);
       expect(evicted[1]).toBe(second);
       expect(q.bytes).toBe(12);
-      const rest = q.drain();
+      const rest = q.drain_();
       expect(rest).toHaveLength(2);
       expect(rest[0]).toBe(third);
       expect(rest[1]).toBe(incoming);
@@ -73,17 +73,17 @@ describe('Queue', () => {
       q.push('abc', 0);
       q.push('def', 0);
       const before = stateOf(q);
-      expect(q.fits(12)).toBe(false);
+      expect(q.fits_(12)).toBe(false);
       expect(q.push('€€€€', 1)).toBeUndefined(); // 12 bytes
       expect(stateOf(q)).toEqual(before);
       expect(q.length).toBe(2);
       expect(q.bytes).toBe(6);
-      expect(q.drain()).toEqual(['abc', 'def']);
+      expect(q.drain_()).toEqual(['abc', 'def']);
     });
 
     it('maxMessages 0: every message is refused', () => {
       const q = queue(0);
-      expect(q.fits(0)).toBe(false);
+      expect(q.fits_(0)).toBe(false);
       expect(q.push('a', 0)).toBeUndefined();
       expect(q.push('', 0)).toBeUndefined();
       expect(q.length).toBe(0);
@@ -112,13 +112,13 @@ describe('Queue', () => {
 
     it('fits() tells whether a message fits without evicting anything', () => {
       const q = queue(2, 10);
-      expect(q.fits(10)).toBe(true);
-      expect(q.fits(11)).toBe(false);
+      expect(q.fits_(10)).toBe(true);
+      expect(q.fits_(11)).toBe(false);
       q.push('€', 0); // 3
-      expect(q.fits(7)).toBe(true);
-      expect(q.fits(8)).toBe(false);
+      expect(q.fits_(7)).toBe(true);
+      expect(q.fits_(8)).toBe(false);
       q.push('', 0);
-      expect(q.fits(0)).toBe(false); // two messages already
+      expect(q.fits_(0)).toBe(false); // two messages already
       expect(q.length).toBe(2);
       expect(q.bytes).toBe(3);
     });

@@ -63,10 +63,10 @@ describe('Queue', () => {
       expect(expireQueued(q, 0)).toEqual(['b']);
       expect(q.bytes).toBe(2);
       expect(q.length).toBe(2);
-      expect(q.peek()?.data).toBe('a');
+      expect(q.peek_()?.data).toBe('a');
       expect(oldestQueued(q)).toBe(500);
       expect(expireQueued(q, 550)).toEqual(['a']);
-      expect(q.drain()).toEqual(['c']);
+      expect(q.drain_()).toEqual(['c']);
     });
 
     it('returns the expired in queue order when out of order', () => {

@@ -20,13 +20,13 @@ describe('Queue', () => {
       const q = queue();
       expect(q.length).toBe(0);
       expect(q.bytes).toBe(0);
-      expect(q.peek()).toBeUndefined();
+      expect(q.peek_()).toBeUndefined();
       expect(q.shift()).toBeUndefined();
-      expect(q.drain()).toEqual([]);
+      expect(q.drain_()).toEqual([]);
       expect(expireQueued(q, 1e12)).toEqual([]);
       expect(oldestQueued(q)).toBeUndefined();
-      expect(q.maxMessages).toBe(1000);
-      expect(q.maxBytes).toBe(1_048_576);
+      expect(q.maxMessages_).toBe(1000);
+      expect(q.maxBytes_).toBe(1_048_576);
     });
 
     it('shifts in push order with data, bytes and at', () => {
@@ -36,7 +36,7 @@ describe('Queue', () => {
       q.push('def', 12);
       expect(q.length).toBe(3);
       expect(q.bytes).toBe(6);
-      expect(q.peek()).toEqual({ data: 'a', bytes: 1, at: 10 });
+      expect(q.peek_()).toEqual({ data: 'a', bytes: 1, at: 10 });
       expect(q.length).toBe(3);
       expect(q.shift()).toEqual({ data: 'a', bytes: 1, at: 10 });
       expect(q.bytes).toBe(5);
@@ -90,7 +90,7 @@ describe('Queue', () => {
         bytes += String(100_000 + i).length - String(i).length;
       }
       expect(q.bytes).toBe(bytes);
-      const rest = q.drain();
+      const rest = q.drain_();
       expect(rest.length).toBe(100_000);
       expect(rest.every((data, i) => data === String(60_000 + i))).toBe(true);
       expect(q.length).toBe(0);
@@ -106,15 +106,15 @@ describe('Queue', () => {
       q.push(binary, 1);
       q.shift();
       q.push('x', 2);
-      const all = q.drain();
+      const all = q.drain_();
       expect(all).toHaveLength(2);
       expect(all[0]).toBe(binary);
       expect(all[1]).toBe('x');
       expect(q.length).toBe(0);
       expect(q.bytes).toBe(0);
-      expect(q.peek()).toBeUndefined();
+      expect(q.peek_()).toBeUndefined();
       expect(oldestQueued(q)).toBeUndefined();
-      expect(q.drain()).toEqual([]);
+      expect(q.drain_()).toEqual([]);
       q.push('again', 3);
       expect(q.length).toBe(1);
       expect(q.bytes).toBe(5);
@@ -124,13 +124,13 @@ describe('Queue', () => {
       const q = queue();
       q.push('a', 5);
       q.push('b', 1);
-      expect(q.drain()).toEqual(['a', 'b']);
+      expect(q.drain_()).toEqual(['a', 'b']);
       expect(q.bytes).toBe(0);
       q.push('c', 3);
       q.push('d', 4);
       expect(oldestQueued(q)).toBe(3);
       expect(expireQueued(q, 3)).toEqual(['c']);
-      expect(q.drain()).toEqual(['d']);
+      expect(q.drain_()).toEqual(['d']);
     });
   });
 });

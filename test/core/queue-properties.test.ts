@@ -98,7 +98,7 @@ describe('Queue properties', () => {
               const withinBefore = within();
               const fits = () => model.length + 1 <= maxMessages && modelBytes() + size <= maxBytes;
               const fitsAlone = maxMessages >= 1 && size <= maxBytes;
-              expect(q.fits(size)).toBe(fits());
+              expect(q.fits_(size)).toBe(fits());
 
               // Expected outcome from the spec, on the model.
               const expectedEvicted: Entry[] = [];
@@ -135,7 +135,7 @@ describe('Queue properties', () => {
               break;
             }
             case 'drain': {
-              const all = q.drain();
+              const all = q.drain_();
               const entries = model.splice(0);
               sameData(all, entries);
               for (const e of entries) leave(e.id, 'taken');
@@ -169,15 +169,15 @@ describe('Queue properties', () => {
           // After every step: same length, exact bytes, same front, same oldest stamp.
           expect(q.length).toBe(model.length);
           expect(q.bytes).toBe(modelBytes());
-          expect(q.peek()?.data).toBe(model[0]?.data);
-          expect(q.peek()?.at).toBe(model[0]?.at);
+          expect(q.peek_()?.data).toBe(model[0]?.data);
+          expect(q.peek_()?.at).toBe(model[0]?.at);
           expect(oldestQueued(q)).toBe(model.length === 0 ? undefined : Math.min(...model.map((e) => e.at)));
           expect([...fate.values()].filter((f) => f === 'queued').length).toBe(model.length);
         }
 
         // Finally drain: everything still queued comes out in model order, and every message
         // pushed has exactly one fate.
-        const rest = q.drain();
+        const rest = q.drain_();
         sameData(rest, model);
         for (const e of model) leave(e.id, 'taken');
         expect(q.bytes).toBe(0);

@@ -17,8 +17,8 @@ describe('Queue', () => {
       expect(q.bytes).toBe(3);
       q.unshift(first);
       expect(q.bytes).toBe(6);
-      expect(q.peek()).toBe(first);
-      expect(q.drain()).toEqual(['one', 'two']);
+      expect(q.peek_()).toBe(first);
+      expect(q.drain_()).toEqual(['one', 'two']);
     });
 
     it('works on an empty queue and on a freshly compacted one', () => {
@@ -34,7 +34,7 @@ describe('Queue', () => {
       q.unshift(taken[1] as QueuedMessage);
       q.unshift(taken[0] as QueuedMessage);
       expect(q.bytes).toBe(4);
-      expect(q.drain()).toEqual(['a', 'b', 'c', 'd']);
+      expect(q.drain_()).toEqual(['a', 'b', 'c', 'd']);
     });
 
     it('bypasses the limits; the next push brings the queue back within them', () => {
@@ -44,7 +44,7 @@ describe('Queue', () => {
       q.unshift({ data: 'xyz', bytes: 3, at: 0 });
       expect(q.length).toBe(3);
       expect(q.bytes).toBe(7);
-      expect(q.fits(0)).toBe(false); // over the limits: a policy that does not evict refuses everything
+      expect(q.fits_(0)).toBe(false); // over the limits: a policy that does not evict refuses everything
       expect(q.push('e', 2)).toEqual(['xyz', 'ab']);
       expect(q.length).toBe(2);
       expect(q.bytes).toBe(3);
@@ -57,14 +57,14 @@ describe('Queue', () => {
       expect(q.push('hello', 0)).toBeUndefined(); // could never fit
       expect(q.length).toBe(2);
       expect(q.bytes).toBe(2);
-      expect(q.drain()).toEqual(['z', 'a']);
+      expect(q.drain_()).toEqual(['z', 'a']);
     });
 
     it('a message put back in front of older ones still expires correctly', () => {
       const q = queue();
       q.push('old', 0);
       q.unshift({ data: 'young', bytes: 5, at: 8 });
-      expect(q.peek()?.data).toBe('young');
+      expect(q.peek_()?.data).toBe('young');
       expect(oldestQueued(q)).toBe(0); // the earliest stamp, not the front's
       expect(expireQueued(q, 0)).toEqual(['old']);
       expect(q.bytes).toBe(5);

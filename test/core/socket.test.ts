@@ -315,12 +315,13 @@ describe('what needs a feature', () => {
     ['heartbeat: false', { heartbeat: false }, 'heartbeat', 'heartbeat'],
     ['resume', { resume: {} }, 'resume', 'resume'],
     ['handshake', { handshake: () => undefined }, 'handshake', 'handshake'],
-    ['handshakeTimeout', { handshakeTimeout: 1_000 }, 'handshakeTimeout', 'handshake'],
     ['maxRetryAfter', { maxRetryAfter: 1_000 }, 'maxRetryAfter', 'upgradeRejection'],
     ['signal', { signal: new AbortController().signal }, 'signal', 'abortSignal'],
     ['unref', { unref: true }, 'unref', 'unref'],
     ['buffer.overflow', { buffer: { overflow: 'error' } }, 'buffer.overflow', 'bufferPolicy'],
     ['buffer.ttl', { buffer: { ttl: 1_000 } }, 'buffer.ttl', 'bufferPolicy'],
+    // ResilientSocket's flat `bufferPolicy: bufferPolicy(…)`: on a BaseSocket the feature goes in `features`.
+    ['bufferPolicy', { bufferPolicy: bufferPolicy() }, 'bufferPolicy', 'bufferPolicy'],
     ['url as a function', {}, 'url', 'providers', fn],
     ['protocols as a function', { protocols: () => 'v1' }, 'protocols', 'providers'],
   ])('%s without its feature: a TypeError naming the factory', (_what, options, name, factory, url) => {
@@ -337,7 +338,6 @@ describe('what needs a feature', () => {
     ['heartbeat', { heartbeat: { interval: 1_000 } }, heartbeat(), 'heartbeat', 'heartbeat'],
     ['resume', { resume: {} }, resume(), 'resume', 'resume'],
     ['handshake', { handshake: () => undefined }, handshake(() => undefined), 'handshake', 'handshake'],
-    ['handshakeTimeout', { handshakeTimeout: 1_000 }, handshake(() => undefined), 'handshakeTimeout', 'handshake'],
     ['maxRetryAfter', { maxRetryAfter: 1_000 }, upgradeRejection(), 'maxRetryAfter', 'upgradeRejection'],
     ['buffer.overflow', { buffer: { overflow: 'error' } }, bufferPolicy(), 'buffer.overflow', 'bufferPolicy'],
     ['buffer.ttl', { buffer: { ttl: 1_000 } }, bufferPolicy(), 'buffer.ttl', 'bufferPolicy'],
@@ -353,6 +353,20 @@ describe('what needs a feature', () => {
       );
     },
   );
+
+  // The handshake's timeout is handshake(hook, { timeout })'s own: no socket takes a `handshakeTimeout`.
+  it.each<[string, Feature[]]>([
+    ['without the handshake feature', []],
+    ['with it installed', [handshake(() => undefined, { timeout: 1_000 })]],
+  ])('handshakeTimeout %s: an unknown option', (_w, features) => {
+    expectInputError(
+      make({ handshakeTimeout: 1_000, features }),
+      TypeError,
+      'ERR_RS_UNKNOWN_OPTION',
+      'handshakeTimeout',
+      /^Unknown option `handshakeTimeout`/,
+    );
+  });
 
   it('the per-socket options a feature owns are taken once it is installed (signal, url and protocols providers)', () => {
     const signal = new AbortController().signal;

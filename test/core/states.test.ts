@@ -1,11 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { canTransition, type SocketState, STATES } from '../../src/core/states.js';
+import { canTransition, RULES, type SocketState, STATES } from '../../src/core/states.js';
 
 const ALL: readonly SocketState[] = ['idle', 'connecting', 'open', 'reconnecting', 'closing', 'closed'];
 
 describe('STATES table', () => {
   it('lists exactly the six states', () => {
     expect(Object.keys(STATES).sort()).toEqual([...ALL].sort());
+  });
+
+  it('is the rules the machine runs on, each with its transitions', () => {
+    for (const state of ALL) {
+      const { next, ...rule } = STATES[state];
+      expect(rule, state).toEqual(RULES[state]);
+      expect(next.length, state).toBeGreaterThan(0);
+    }
   });
 
   it('is frozen', () => {

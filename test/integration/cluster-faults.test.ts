@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { constant } from '../../src/backoff/constant.js';
 import { isResilientSocketError } from '../../src/errors.js';
-import { ResilientSocket } from '../../src/node.js';
+import { type DeliveryOptions, delivery, ResilientSocket } from '../../src/node.js';
 import { type DeliveryCodec, ReliableServer, type ReliableServerOptions, redisStore } from '../../src/server/index.js';
 import { RedisServer } from '../helpers/redis-server.js';
 import { Cleanup, waitFor } from '../helpers/wait.js';
@@ -43,9 +43,10 @@ async function node(redis: RedisServer, options: ReliableServerOptions = {}) {
   return { server, url: `ws://127.0.0.1:${(wss.address() as { port: number }).port}`, errors, received, plain };
 }
 
-function client(url: string, delivery: object = {}) {
-  const socket = cleanup.add(new ResilientSocket(url, { delivery, backoff: constant({ delay: 50 }) }), (s) =>
-    s.close(),
+function client(url: string, options: DeliveryOptions = {}) {
+  const socket = cleanup.add(
+    new ResilientSocket(url, { delivery: delivery(options), backoff: constant({ delay: 50 }) }),
+    (s) => s.close(),
   );
   socket.on('error', () => undefined); // refused connections while Redis is away are expected
   socket.on('drop', () => undefined);

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { constant } from '../../src/backoff/constant.js';
 import { isResilientSocketError } from '../../src/errors.js';
-import { ResilientSocket } from '../../src/node.js';
+import { type DeliveryOptions, delivery, ResilientSocket } from '../../src/node.js';
 import { ReliableServer, type ReliableServerOptions, redisStore } from '../../src/server/index.js';
 import { RedisServer } from '../helpers/redis-server.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
@@ -47,9 +47,9 @@ async function node(prefix: string, options: ReliableServerOptions = {}) {
 }
 
 /** A client with acknowledged delivery that connects where `target()` says (again on every attempt). */
-function client(target: () => string, delivery: object = {}) {
+function client(target: () => string, options: DeliveryOptions = {}) {
   const socket = cleanup.add(
-    new ResilientSocket(async () => target(), { delivery, backoff: constant({ delay: 20 }) }),
+    new ResilientSocket(async () => target(), { delivery: delivery(options), backoff: constant({ delay: 20 }) }),
     (s) => s.close(),
   );
   socket.on('error', () => undefined); // refused connections while a target is down are expected

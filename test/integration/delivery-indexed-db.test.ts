@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
 import { isResilientSocketError, type ResilientSocketError } from '../../src/errors.js';
 import { indexedDbStore } from '../../src/features/delivery/indexed-db.js';
-import { ResilientSocket } from '../../src/node.js';
+import { delivery, ResilientSocket } from '../../src/node.js';
 import { ProtocolServer } from '../helpers/protocol-server.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
 
@@ -23,7 +23,7 @@ function client(server: ProtocolServer, factory: IDBFactory, name: string, error
       while (!server.url && !closed) await sleep(2);
       return server.url || 'ws://127.0.0.1:9';
     },
-    { delivery: { store: indexedDbStore(name, { indexedDB: factory }) }, backoff: constant({ delay: 10 }) },
+    { delivery: delivery({ store: indexedDbStore(name, { indexedDB: factory }) }), backoff: constant({ delay: 10 }) },
   );
   socket.on('error', (error) => errors.push(isResilientSocketError(error) ? error.code : String(error)));
   socket.on('close', () => undefined);

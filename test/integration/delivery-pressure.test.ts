@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type WebSocket as ServerSide, WebSocketServer, WebSocket as WsWebSocket } from 'ws';
-import { ResilientSocket } from '../../src/node.js';
+import { delivery, ResilientSocket } from '../../src/node.js';
 import { TestClock } from '../../src/testing/test-clock.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
 
@@ -35,7 +35,7 @@ describe('reliable traffic and back-pressure', () => {
       new ResilientSocket(`ws://127.0.0.1:${(wss.address() as { port: number }).port}`, {
         WebSocket: WsWebSocket,
         clock,
-        delivery: { ackTimeout: 1_000 },
+        delivery: delivery({ ackTimeout: 1_000 }),
       }),
       (s) => s.close(),
     );

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
 import { isResilientSocketError } from '../../src/errors.js';
-import { ResilientSocket } from '../../src/node.js';
+import { type DeliveryOptions, delivery, ResilientSocket } from '../../src/node.js';
 import { ProtocolServer } from '../helpers/protocol-server.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
 
@@ -12,14 +12,14 @@ const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
 /** A ResilientSocket that follows the server from port to port (a URL provider), closed after the test. */
-function client(server: ProtocolServer, delivery: object = {}): ResilientSocket {
+function client(server: ProtocolServer, options: DeliveryOptions = {}): ResilientSocket {
   const socket = new ResilientSocket(
     async () => {
       // While the server is down, wait for it (bounded by the test's timeout).
       while (!server.url) await sleep(2);
       return server.url;
     },
-    { delivery, backoff: constant({ delay: 10 }) },
+    { delivery: delivery(options), backoff: constant({ delay: 10 }) },
   );
   socket.on('error', () => undefined); // refused connections while the server is down are expected
   cleanup.add(socket, (s) => s.close());

@@ -35,7 +35,7 @@ process.on('exit', (code) => console.log('exitAt', Date.now(), code));
 const deadPortSocket = (unref: boolean, buffered = false) => `
 import { createServer } from 'node:net';
 import { constant } from '#src/backoff/index.ts';
-import { ResilientSocket } from '#src/node.ts';
+import { bufferPolicy, ResilientSocket } from '#src/node.ts';
 
 const probe = createServer();
 await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve));
@@ -45,7 +45,7 @@ await new Promise((resolve) => probe.close(resolve));
 const socket = new ResilientSocket('ws://127.0.0.1:' + port, {
   backoff: constant({ delay: 60_000 }),
   unref: ${unref},
-  buffer: { ttl: 120_000 },
+  bufferPolicy: bufferPolicy({ ttl: 120_000 }),
 });
 if (${buffered}) console.log('send', socket.send('queued'));
 socket.on('error', (error) => console.log('error', error.code));

@@ -159,7 +159,7 @@ describe('throwing predicates do not kill the process (defect 2)', () => {
   const script = `
 import { createServer } from 'node:http';
 import { WebSocketServer } from 'ws';
-import { ResilientSocket } from '#src/node.ts';
+import { handshake, ResilientSocket } from '#src/node.ts';
 
 const http = createServer();
 const wss = new WebSocketServer({ server: http });
@@ -172,7 +172,7 @@ const withHeartbeat = new ResilientSocket(url, {
   heartbeat: { interval: 60_000, timeout: 1_000, message: 'ping', isPong: isJsonType('pong') },
 });
 const withHandshake = new ResilientSocket(url, {
-  handshake: (c) => c.nextMessage(isJsonType('subscribed')).then(() => undefined),
+  handshake: handshake((c) => c.nextMessage(isJsonType('subscribed')).then(() => undefined)),
   backoff: { next: () => 60_000, reset: () => undefined },
 });
 const codes = [];

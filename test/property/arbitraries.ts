@@ -61,15 +61,18 @@ export const SOCKET_OPTIONS: readonly string[] = [
   'heartbeat',
   'buffer',
   'handshake',
-  'handshakeTimeout',
   'binaryType',
   'signal',
   'unref',
   'resume',
   'clock',
+  'delivery',
+  'bufferPolicy',
 ];
 export const HEARTBEAT_OPTIONS: readonly string[] = ['interval', 'timeout', 'message', 'isPong'];
-export const BUFFER_OPTIONS: readonly string[] = ['maxMessages', 'maxBytes', 'overflow', 'ttl'];
+export const BUFFER_OPTIONS: readonly string[] = ['maxMessages', 'maxBytes'];
+/** The options of `bufferPolicy(…)` (named `buffer.overflow`, `buffer.ttl` in its errors). */
+export const BUFFER_POLICY_OPTIONS: readonly string[] = ['overflow', 'ttl'];
 export const RESUME_OPTIONS: readonly string[] = ['probeTimeout', 'pauseWhileOffline', 'detectSuspend'];
 
 /** Valid subprotocol names: RFC 7230 tokens. */
@@ -229,6 +232,29 @@ export function checkWindows(problems: Problems, maxDelay: unknown, ceiling: unk
 
 export function checkFunction(problems: Problems, name: string, value: unknown): void {
   if (value !== undefined && typeof value !== 'function') problems.add(name, 'type');
+}
+
+/**
+ * The values the generators got from the opt-in features' factories (`handshake(…)`,
+ * `delivery(…)`, `bufferPolicy(…)`), by the factory's name: what {@link checkFeature} accepts.
+ */
+export const FEATURES_MADE = new WeakMap<object, string>();
+
+/** Records `feature` as made by the factory `name` (see {@link FEATURES_MADE}), and returns it. */
+export function madeBy<T extends object>(name: string, feature: T): T {
+  FEATURES_MADE.set(feature, name);
+  return feature;
+}
+
+/**
+ * The option `name` of an opt-in feature (`handshake`, `delivery`, `bufferPolicy`): `undefined`, or the value its
+ * factory of the same name made; anything else (a plain hook or options object, the other feature)
+ * is a wrong type.
+ */
+export function checkFeature(problems: Problems, name: string, value: unknown): void {
+  if (value === undefined) return;
+  const isObject = (typeof value === 'object' || typeof value === 'function') && value !== null;
+  if (!isObject || FEATURES_MADE.get(value) !== name) problems.add(name, 'type');
 }
 
 export function checkBoolean(problems: Problems, name: string, value: unknown): void {

@@ -34,7 +34,7 @@ export type Fate =
   | { readonly kind: 'protocols'; readonly how: 'throws' | 'invalid'; readonly value: unknown }
   /** The server answers the upgrade with an HTTP status instead of 101. */
   | ({ readonly kind: 'upgrade'; readonly status: number; readonly retryAfter: string | undefined } & At)
-  /** Opens, then the handshake hook throws, rejects after `after` (fraction of handshakeTimeout), or never settles. */
+  /** Opens, then the handshake hook throws, rejects after `after` (fraction of its handshake(…) timeout), or never settles. */
   | ({ readonly kind: 'handshake'; readonly how: 'throws' | 'rejects' | 'hangs'; readonly after: number } & At)
   /** Opens, then the server closes with `code` after `lives` ms. */
   | ({ readonly kind: 'close'; readonly code: number; readonly reason: string; readonly lives: number } & At)

@@ -35,7 +35,7 @@ import {
   truncatedBinaryExponential,
 } from '../../src/backoff/index.js';
 import { ErrorCodes } from '../../src/errors.js';
-import { ResilientSocket } from '../../src/node.js';
+import { handshake, ResilientSocket } from '../../src/node.js';
 import { TestClock } from '../../src/testing/test-clock.js';
 import { expectInputError } from '../helpers/mode.js';
 import { attempt } from './arbitraries.js';
@@ -348,7 +348,7 @@ async function play(plan: Plan): Promise<Entry[] | undefined> {
       ? { maxDelay: b.maxDelay, ...ceilingOf(b) }
       : { backoff: policyFor(b, replay(plan.draws)) as BackoffPolicyLike }),
     ...(plan.stage.protocolsProvider ? { protocols: script.protocols as never } : {}),
-    ...(plan.stage.handshake ? { handshake: script.handshake, handshakeTimeout: plan.handshakeTimeout } : {}),
+    ...(plan.stage.handshake ? { handshake: handshake(script.handshake, { timeout: plan.handshakeTimeout }) } : {}),
     connectTimeout: plan.connectTimeout,
     stableAfter: plan.stableAfter,
     heartbeat: plan.heartbeat,

@@ -10,7 +10,7 @@ import { constant } from '../../src/backoff/index.js';
 import type { ResilientSocketEvents } from '../../src/core/events.js';
 import type { SocketState } from '../../src/core/states.js';
 import { ErrorCodes, isResilientSocketError, type ResilientSocketError } from '../../src/errors.js';
-import { ResilientSocket } from '../../src/node.js';
+import { bufferPolicy, handshake, ResilientSocket } from '../../src/node.js';
 import {
   advance,
   cleanup,
@@ -26,6 +26,7 @@ import {
   anything,
   anyValue,
   globalClock,
+  madeBy,
   show,
   tokenArb,
   unhandledTracker,
@@ -238,13 +239,26 @@ export const validOptions: Record<string, fc.Arbitrary<unknown>> = {
     {
       maxMessages: fc.nat(2000),
       maxBytes: fc.oneof(fc.nat(), fc.constant(Number.POSITIVE_INFINITY)),
-      overflow: fc.constantFrom('drop-oldest', 'drop-newest', 'error'),
-      ttl: fc.oneof(fc.double({ min: 1e-3, max: 1e6, noNaN: true }), fc.constant(Number.POSITIVE_INFINITY)),
     },
     { requiredKeys: [] },
   ),
-  handshake: fc.func(anything),
-  handshakeTimeout: timeoutArb,
+  // bufferPolicy({ overflow, ttl })'s value; a plain options object (the old flat `buffer.overflow`/`buffer.ttl`
+  // as an object), and anything else, comes from the invalid mix.
+  bufferPolicy: fc
+    .record(
+      {
+        overflow: fc.constantFrom('drop-oldest' as const, 'drop-newest' as const, 'error' as const),
+        ttl: fc.oneof(fc.double({ min: 1e-3, max: 1e6, noNaN: true }), fc.constant(Number.POSITIVE_INFINITY)),
+      },
+      { requiredKeys: [] },
+    )
+    .map((policies) => madeBy('bufferPolicy', bufferPolicy(policies))),
+  // handshake(hook, { timeout })'s value; the old plain hook, and anything else, comes from the invalid mix.
+  handshake: fc
+    .tuple(fc.func(anything), fc.option(timeoutArb, { nil: undefined }))
+    .map(([hook, timeout]) =>
+      madeBy('handshake', handshake(hook as () => void, timeout === undefined ? {} : { timeout })),
+    ),
   binaryType: fc.oneof(fc.constantFrom('blob', 'arraybuffer', 'nodebuffer'), fc.string()),
   signal: fc.oneof(
     fc.constant(null).map(controlledSignal),

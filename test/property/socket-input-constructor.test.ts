@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import type { SocketState } from '../../src/core/states.js';
 import { ErrorCodes } from '../../src/errors.js';
-import type { ResilientSocket } from '../../src/node.js';
+import { bufferPolicy, handshake, type ResilientSocket } from '../../src/node.js';
 import {
   advance,
   expectRsError,
@@ -20,11 +20,14 @@ import {
   WebSocketImpl,
 } from '../resilient-socket/helpers.js';
 import {
+  anything,
   anyValue,
   attempt,
   BUFFER_OPTIONS,
+  BUFFER_POLICY_OPTIONS,
   CLOCK_SHAPE,
   checkBoolean,
+  checkFeature,
   checkFunction,
   checkKnownKeys,
   checkNumber,
@@ -105,8 +108,9 @@ function socketProblems(url: unknown, options: unknown): Problems {
   checkNumber(p, 'maxRetries', o.maxRetries, { integer: true, min: 0, infinity: true });
   checkNumber(p, 'maxRetryAfter', o.maxRetryAfter, { min: 0, infinity: true });
   checkFunction(p, 'shouldReconnect', o.shouldReconnect);
-  checkNumber(p, 'handshakeTimeout', o.handshakeTimeout, { above: 0, infinity: true });
-  checkFunction(p, 'handshake', o.handshake);
+  checkFeature(p, 'handshake', o.handshake);
+  checkFeature(p, 'delivery', o.delivery);
+  checkFeature(p, 'bufferPolicy', o.bufferPolicy);
   if (o.binaryType !== undefined && typeof o.binaryType !== 'string') p.add('binaryType', 'type');
   // "one of the values the WebSocket takes": ws's four (the default here is ws: it is installed), a browser's two.
   const wsLike =
@@ -154,15 +158,10 @@ function socketProblems(url: unknown, options: unknown): Problems {
     if (!isOptionsObject(buffer)) {
       p.add('buffer', 'type');
     } else {
+      // `buffer.overflow`/`buffer.ttl` (now `bufferPolicy(…)`'s) are refused like an unknown key: a TypeError naming it.
       checkKnownKeys(p, 'buffer', buffer, BUFFER_OPTIONS);
       checkNumber(p, 'buffer.maxMessages', buffer.maxMessages, { integer: true, min: 0 });
       checkNumber(p, 'buffer.maxBytes', buffer.maxBytes, { integer: true, min: 0, infinity: true });
-      const { overflow } = buffer;
-      if (overflow !== undefined) {
-        if (typeof overflow !== 'string') p.add('buffer.overflow', 'type');
-        else if (!['drop-oldest', 'drop-newest', 'error'].includes(overflow)) p.add('buffer.overflow', 'range');
-      }
-      checkNumber(p, 'buffer.ttl', buffer.ttl, { above: 0, infinity: true });
     }
   }
 
@@ -258,6 +257,7 @@ describe('new ResilientSocket(url, options) under arbitrary input', () => {
       'buffer.maxBytes',
       'buffer.overflow',
       'buffer.ttl',
+      'delivery',
       'wsOptions.headers',
       'wsOptions.origin',
       'wsOptions.protocolVersion',
@@ -296,6 +296,94 @@ describe('new ResilientSocket(url, options) under arbitrary input', () => {
         }),
       ),
       { numRuns: 300 },
+    );
+  });
+
+  // The flat `handshakeTimeout` of old is `handshake(hook, { timeout })`: the factory checks it, by
+  // the rule the socket used to (a number > 0, or Infinity), and names it `handshake.timeout`.
+  it('handshake(hook, options) under arbitrary input: a feature the socket takes, or a TypeError/RangeError naming the bad part', async () => {
+    const hookArb = fc.oneof({ weight: 4, arbitrary: fc.func(anything) }, { weight: 1, arbitrary: anyValue });
+    const optionsArb = fc.oneof(
+      { weight: 1, arbitrary: fc.constant(undefined) },
+      { weight: 6, arbitrary: fc.record({ timeout: anyValue }) },
+      { weight: 1, arbitrary: anyValue },
+    );
+    await fc.assert(
+      fc.asyncProperty(hookArb, optionsArb, (hook, options) =>
+        run(async () => {
+          const p = new Problems();
+          if (typeof hook !== 'function') p.add('handshake', 'type');
+          if (options !== undefined && !isOptionsObject(options)) p.add('handshake options', 'type');
+          else if (options !== undefined) {
+            checkKnownKeys(p, '', options, ['timeout']);
+            checkNumber(p, 'handshake.timeout', options.timeout, { above: 0, infinity: true });
+          }
+          const made = attempt(() => handshake(hook as () => void, options as never));
+          if (!made.ok) {
+            expect(p.size, `threw ${show(made.error)} for valid input`).toBeGreaterThan(0);
+            expectOptionError(made.error, p);
+            return;
+          }
+          expect(p.size, `made a feature despite: ${p}`).toBe(0);
+          const server = startServer();
+          const socket = construct(server.url, { WebSocket: WebSocketImpl, handshake: made.value });
+          const errors = collectErrors(socket);
+          await advance(MOCK_DELAY);
+          await expectClosesCleanly(socket);
+          expectAllRsErrors(errors);
+        }),
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  // The flat `buffer.overflow`/`buffer.ttl` of old are `bufferPolicy({ overflow, ttl })`: the factory
+  // checks them, by the rules the socket used to, and names them `buffer.overflow`/`buffer.ttl`.
+  it('bufferPolicy(options) under arbitrary input: a feature the socket takes, or a TypeError/RangeError naming the bad part', async () => {
+    const optionsArb = fc.oneof(
+      { weight: 1, arbitrary: fc.constant(undefined) },
+      {
+        weight: 6,
+        arbitrary: fc.record(
+          {
+            overflow: fc.oneof(fc.constantFrom<unknown>('drop-oldest', 'drop-newest', 'error'), anyValue),
+            ttl: fc.oneof(fc.double({ min: 1e-3, max: 1e6, noNaN: true }), anyValue),
+          },
+          { requiredKeys: [] },
+        ),
+      },
+      { weight: 1, arbitrary: anyValue },
+    );
+    await fc.assert(
+      fc.asyncProperty(optionsArb, (options) =>
+        run(async () => {
+          const p = new Problems();
+          if (options !== undefined && !isOptionsObject(options)) p.add('buffer', 'type');
+          else if (options !== undefined) {
+            checkKnownKeys(p, 'buffer', options, BUFFER_POLICY_OPTIONS);
+            const { overflow } = options;
+            if (overflow !== undefined) {
+              if (typeof overflow !== 'string') p.add('buffer.overflow', 'type');
+              else if (!['drop-oldest', 'drop-newest', 'error'].includes(overflow)) p.add('buffer.overflow', 'range');
+            }
+            checkNumber(p, 'buffer.ttl', options.ttl, { above: 0, infinity: true });
+          }
+          const made = attempt(() => bufferPolicy(options as never));
+          if (!made.ok) {
+            expect(p.size, `threw ${show(made.error)} for valid input`).toBeGreaterThan(0);
+            expectOptionError(made.error, p);
+            return;
+          }
+          expect(p.size, `made a feature despite: ${p}`).toBe(0);
+          const server = startServer();
+          const socket = construct(server.url, { WebSocket: WebSocketImpl, bufferPolicy: made.value });
+          const errors = collectErrors(socket);
+          await advance(MOCK_DELAY);
+          await expectClosesCleanly(socket);
+          expectAllRsErrors(errors);
+        }),
+      ),
+      { numRuns: 200 },
     );
   });
 

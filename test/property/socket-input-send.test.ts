@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ErrorCodes, isResilientSocketError } from '../../src/errors.js';
+import { bufferPolicy } from '../../src/node.js';
 import { advance, MOCK_DELAY, thrown } from '../resilient-socket/helpers.js';
 import {
   anyValue,
@@ -61,23 +62,37 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   },
 );
 
-const bufferArb = fc.record(
-  {
-    maxMessages: fc.integer({ min: 0, max: 4 }),
-    maxBytes: fc.oneof(fc.integer({ min: 0, max: 40 }), fc.constant(Number.POSITIVE_INFINITY)),
-    overflow: fc.constantFrom('drop-oldest', 'drop-newest', 'error'),
-    ttl: fc.oneof(fc.constant(Number.POSITIVE_INFINITY), fc.integer({ min: 1, max: 60 })),
-  },
-  { requiredKeys: [] },
-);
+/** The queue's limits (`buffer`) and, when given, the policies (`bufferPolicy: bufferPolicy(policies)`). */
+const bufferArb = fc.record({
+  limits: fc.record(
+    {
+      maxMessages: fc.integer({ min: 0, max: 4 }),
+      maxBytes: fc.oneof(fc.integer({ min: 0, max: 40 }), fc.constant(Number.POSITIVE_INFINITY)),
+    },
+    { requiredKeys: [] },
+  ),
+  policies: fc.option(
+    fc.record(
+      {
+        overflow: fc.constantFrom('drop-oldest' as const, 'drop-newest' as const, 'error' as const),
+        ttl: fc.oneof(fc.constant(Number.POSITIVE_INFINITY), fc.integer({ min: 1, max: 60 })),
+      },
+      { requiredKeys: [] },
+    ),
+    { nil: undefined },
+  ),
+});
 
 describe('send(data, options) under arbitrary input, in every state', () => {
   it('returns sent/buffered/dropped or throws a TypeError naming the argument; the books always balance', async () => {
     await fc.assert(
-      fc.asyncProperty(stateArb, bufferArb, fc.array(opArb, { maxLength: 12 }), (state, buffer, ops) =>
+      fc.asyncProperty(stateArb, bufferArb, fc.array(opArb, { maxLength: 12 }), (state, { limits, policies }, ops) =>
         run(async () => {
           fc.pre(!ops.some((op) => op.kind === 'send' && isOptionsObject(op.options) && op.options.buffer === null));
-          const { server, socket, errors } = await socketIn(state, { buffer });
+          const { server, socket, errors } = await socketIn(state, {
+            buffer: limits,
+            ...(policies === undefined ? {} : { bufferPolicy: bufferPolicy(policies) }),
+          });
           let dropEvents = 0;
           socket.on('drop', ({ messages }) => {
             dropEvents += messages.length;
@@ -85,7 +100,7 @@ describe('send(data, options) under arbitrary input, in every state', () => {
           const out0 = socket.stats.messagesOut;
           const dropped0 = socket.stats.dropped;
           const results = { sent: 0, buffered: 0, dropped: 0 };
-          const maxMessages = buffer.maxMessages ?? 1000;
+          const maxMessages = limits.maxMessages ?? 1000;
 
           const expectBooksBalance = (): void => {
             const flushed = socket.stats.messagesOut - out0 - results.sent;
@@ -120,7 +135,7 @@ describe('send(data, options) under arbitrary input, in every state', () => {
                 if (problems.size === 0 && isResilientSocketError(sent.error)) {
                   // Documented: the buffer is full and overflow is 'error'.
                   expect(sent.error.code).toBe(ErrorCodes.BUFFER_OVERFLOW);
-                  expect(buffer.overflow).toBe('error');
+                  expect(policies?.overflow).toBe('error');
                 } else {
                   expect(problems.size, `send threw ${show(sent.error)} for valid input`).toBeGreaterThan(0);
                   expectOptionError(sent.error, problems);

@@ -1,11 +1,12 @@
 /**
- * Valid timing options (connectTimeout, handshakeTimeout, stableAfter, heartbeat), up to and beyond
+ * Valid timing options (connectTimeout, handshake(…)'s timeout, stableAfter, heartbeat), up to and beyond
  * the largest delay setTimeout takes, on mock-socket under fake timers: none of them cuts a healthy
  * connection early, reports an error or declares it stable before its time.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_TIMER_DELAY } from '../../src/backoff/index.js';
+import { handshake } from '../../src/node.js';
 import { advance, MOCK_DELAY, startServer, WebSocketImpl } from '../resilient-socket/helpers.js';
 import { collectErrors, construct, expectClosesCleanly, run, setUpSocketInput } from './socket-helpers.js';
 
@@ -14,7 +15,7 @@ setUpSocketInput();
 describe('valid timing options never cut a healthy connection early', () => {
   const timerMs = fc.oneof(fc.integer({ min: 10, max: MAX_TIMER_DELAY }), fc.constantFrom(10, 10_000, MAX_TIMER_DELAY));
 
-  it('with connectTimeout, handshakeTimeout, stableAfter, heartbeat <= 2^31 - 1 ms', async () => {
+  it('with connectTimeout, a handshake(…) timeout, stableAfter, heartbeat <= 2^31 - 1 ms', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.oneof(timerMs, fc.constant(Number.POSITIVE_INFINITY)),
@@ -33,12 +34,13 @@ describe('valid timing options never cut a healthy connection early', () => {
         (connectTimeout, withHandshake, handshakeTimeout, stableAfter, heartbeat) =>
           run(async () => {
             const server = startServer();
+            // The timeout is taken (and checked) by handshake(), whether or not the socket gets the hook.
+            const hook = handshake(() => Promise.resolve(), { timeout: handshakeTimeout });
             const socket = construct(server.url, {
               WebSocket: WebSocketImpl,
               connectTimeout,
-              handshakeTimeout,
               stableAfter,
-              ...(withHandshake ? { handshake: () => Promise.resolve() } : {}),
+              ...(withHandshake ? { handshake: hook } : {}),
               ...(heartbeat ? { heartbeat } : {}),
             });
             const errors = collectErrors(socket);
@@ -72,8 +74,8 @@ describe('valid timing options never cut a healthy connection early', () => {
   it.each<[string, Record<string, unknown>, number]>([
     ['connectTimeout: 2 ** 31', { connectTimeout: 2 ** 31 }, 0],
     [
-      'handshakeTimeout: 2 ** 31',
-      { handshakeTimeout: 2 ** 31, handshake: () => new Promise((r) => setTimeout(r, 3)) },
+      'handshake(hook, { timeout: 2 ** 31 })',
+      { handshake: handshake(() => new Promise((r) => setTimeout(r, 3)), { timeout: 2 ** 31 }) },
       3,
     ],
     ['stableAfter: 2 ** 31', { stableAfter: 2 ** 31 }, 0],

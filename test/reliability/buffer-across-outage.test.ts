@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { constant } from '../../src/backoff/index.js';
 import type { Clock } from '../../src/clock.js';
 import type { StateChange } from '../../src/core/events.js';
-import type { ResilientSocketOptions, SendResult } from '../../src/node.js';
+import { bufferPolicy, type ResilientSocketOptions, type SendResult } from '../../src/node.js';
 import { ACCEPT } from '../faults/index.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
 import { closeAndCheckLeftovers, createRig, type Rig, thrownBy } from './leftovers.js';
@@ -83,7 +83,10 @@ describe('overflow policies over a real outage (maxMessages 100, 1,000 sends)', 
   ])(
     '$overflow: every message is delivered after recovery XOR reported dropped, each exactly once, in order',
     async ({ overflow, tally: expectedTally, kept }) => {
-      const { rig, socket, rec } = await openThenOutage({ buffer: { maxMessages: 100, overflow } });
+      const { rig, socket, rec } = await openThenOutage({
+        buffer: { maxMessages: 100 },
+        bufferPolicy: bufferPolicy({ overflow }),
+      });
       const all = messages(1_000);
       const results = all.map((m) => socket.send(m));
       expect(tally(results)).toEqual(expectedTally);
@@ -120,7 +123,10 @@ describe('overflow policies over a real outage (maxMessages 100, 1,000 sends)', 
   );
 
   it("'error': the 101st send throws ERR_RS_BUFFER_OVERFLOW, nothing of the first 100 is lost", async () => {
-    const { rig, socket, rec } = await openThenOutage({ buffer: { maxMessages: 100, overflow: 'error' } });
+    const { rig, socket, rec } = await openThenOutage({
+      buffer: { maxMessages: 100 },
+      bufferPolicy: bufferPolicy({ overflow: 'error' }),
+    });
     const first = messages(100);
     expect(tally(first.map((m) => socket.send(m)))).toEqual({ sent: 0, buffered: 100, dropped: 0 });
 
@@ -141,7 +147,7 @@ describe('overflow policies over a real outage (maxMessages 100, 1,000 sends)', 
 
 describe('ttl over a real outage', () => {
   it("messages older than ttl by the reconnect are reported 'expired' and not delivered; younger ones are", async () => {
-    const { rig, socket, rec } = await openThenOutage({ buffer: { ttl: 250 } });
+    const { rig, socket, rec } = await openThenOutage({ bufferPolicy: bufferPolicy({ ttl: 250 }) });
     const old = messages(5, 'old');
     const young = messages(5, 'young');
     for (const m of old) expect(socket.send(m)).toBe('buffered');
@@ -171,7 +177,7 @@ describe('ttl over a real outage', () => {
 
   it("messages found expired at the reconnect itself (wall clock jumped, ttl timer not due yet) are reported 'expired'", async () => {
     const { clock, jump } = jumpingClock();
-    const { rig, socket, rec } = await openThenOutage({ buffer: { ttl: 2_000 }, clock });
+    const { rig, socket, rec } = await openThenOutage({ bufferPolicy: bufferPolicy({ ttl: 2_000 }), clock });
     const stale = messages(5, 'stale');
     for (const m of stale) expect(socket.send(m)).toBe('buffered');
     jump(10_000); // the ttl timer (2 s of real time) will not have fired by the reconnect
@@ -194,7 +200,7 @@ describe('ttl over a real outage', () => {
     "messages expired at the reconnect are still reported when a state listener calls %s() on 'open'",
     async (call) => {
       const { clock, jump } = jumpingClock();
-      const { rig, socket, rec } = await openThenOutage({ buffer: { ttl: 2_000 }, clock });
+      const { rig, socket, rec } = await openThenOutage({ bufferPolicy: bufferPolicy({ ttl: 2_000 }), clock });
       const stale = messages(5, 'stale');
       for (const m of stale) expect(socket.send(m)).toBe('buffered');
       jump(10_000);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { constant } from '../../src/backoff/index.js';
 import type { CloseInfo } from '../../src/core/close-codes.js';
-import type { HandshakeConnection } from '../../src/node.js';
+import { type HandshakeConnection, handshake as handshakeFeature } from '../../src/node.js';
 import { ECHO } from '../faults/index.js';
 import { errorMessage } from '../helpers/mode.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
@@ -104,10 +104,10 @@ describe('a close frame without a code', () => {
 
 describe('a close while the handshake hook runs (the attempt never opened) goes through shouldReconnect too', () => {
   /** A hook that authenticates and waits for the server's echo as the ack. */
-  const handshake = async (c: HandshakeConnection) => {
+  const handshake = handshakeFeature(async (c: HandshakeConnection) => {
     c.send(`auth:${c.attempt}`);
     await c.nextMessage((data) => data.toString() === `auth:${c.attempt}`);
-  };
+  });
 
   it('1008 → ERR_RS_CONNECTION_FAILED then ERR_RS_FATAL_CLOSE, giveup, never open', async () => {
     const rig = await createRig(cleanup, { kind: 'accept-then-close', code: 1008, reason: 'bad token' });

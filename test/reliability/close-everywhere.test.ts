@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { constant } from '../../src/backoff/index.js';
 import type { CloseEventInfo, ResilientSocketEvents, StateChange } from '../../src/core/events.js';
 import type { ResilientSocketOptions, UrlProvider } from '../../src/node.js';
-import { CLOSE_TIMEOUT, type ResilientSocket } from '../../src/node.js';
+import { bufferPolicy, CLOSE_TIMEOUT, handshake, type ResilientSocket } from '../../src/node.js';
 import { ACCEPT, type BehaviourSetting, ECHO } from '../faults/index.js';
 import type { SocketRecorder } from '../helpers/socket-recorder.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
@@ -93,10 +93,10 @@ describe('close() in every state, twice in a row', () => {
       // The transport is open: close() sends a close frame (it used to cut the connection: 1006).
       name: 'connecting, transport open but the handshake hook still running',
       options: {
-        handshake: (c) => {
+        handshake: handshake((c) => {
           handshakesStarted++;
           return c.nextMessage((d) => d === 'never').then(() => undefined);
-        },
+        }),
       },
       // The client's transport is open once its hook runs (the server counts the connection a
       // moment before the client reads the 101 response).
@@ -305,10 +305,10 @@ describe('close() from inside every event handler', () => {
       event: 'open',
       name: '(after a handshake, with messages consumed during it pending)',
       options: {
-        handshake: async (c) => {
+        handshake: handshake(async (c) => {
           c.send('hi');
           await c.nextMessage((d) => d === 'ack');
-        },
+        }),
       },
       // No echo: an echo of 'hi' could arrive after 'ack', i.e. while closing (and be delivered).
       behaviour: ACCEPT,
@@ -358,9 +358,9 @@ describe('close() from inside every event handler', () => {
       event: 'error',
       name: 'ERR_RS_HANDSHAKE_FAILED',
       options: {
-        handshake: () => {
+        handshake: handshake(() => {
           throw new Error('nope');
-        },
+        }),
       },
       check: ({ rec }) => expect(rec.errors.map((e) => e.code)).toEqual(['ERR_RS_HANDSHAKE_FAILED']),
     },
@@ -408,7 +408,7 @@ describe('close() from inside every event handler', () => {
     {
       event: 'drop',
       name: "'overflow' (drop-newest)",
-      options: { buffer: { maxMessages: 1, overflow: 'drop-newest' } },
+      options: { buffer: { maxMessages: 1 }, bufferPolicy: bufferPolicy({ overflow: 'drop-newest' }) },
       trigger: ({ socket }) => {
         expect(socket.send('kept')).toBe('buffered');
         expect(socket.send('overflowing')).toBe('dropped');
@@ -418,7 +418,7 @@ describe('close() from inside every event handler', () => {
       event: 'drop',
       name: "'expired' (the ttl timer, while the upgrade is stalled)",
       behaviour: { kind: 'stall' },
-      options: { buffer: { ttl: 50 } },
+      options: { bufferPolicy: bufferPolicy({ ttl: 50 }) },
       trigger: ({ socket }) => {
         expect(socket.send('stale')).toBe('buffered');
       },
@@ -499,7 +499,7 @@ describe('close() from a drop listener while send() is running', () => {
   // never reported, send() saying 'buffered'): it is reported as dropped ('closed').
   it("a message being sent when the listener of its send()'s own 'expired' drop closes the socket is reported, not lost", async () => {
     const rig = await createRig(cleanup);
-    const { socket, rec } = rig.socket(undefined, { autoConnect: false, buffer: { ttl: 50 } });
+    const { socket, rec } = rig.socket(undefined, { autoConnect: false, bufferPolicy: bufferPolicy({ ttl: 50 }) });
     socket.on('drop', (info) => {
       if (info.reason === 'expired') socket.close();
     });

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
-import { ResilientSocket } from '../../src/node.js';
+import { delivery, ResilientSocket } from '../../src/node.js';
 import { ClusterNode, haproxyConfig, removeProgram } from '../helpers/cluster-node.js';
 import { freePort, RedisServer } from '../helpers/redis-server.js';
 import { sleep, waitFor } from '../helpers/wait.js';
@@ -54,7 +54,10 @@ afterAll(async () => {
 it('processes killed with SIGKILL in turn: every promise settles, every message handled in order, duplicates only from a killed run', async () => {
   const url = `ws://127.0.0.1:${front}/`;
   const clients = Array.from({ length: CLIENTS }, (_, c) => {
-    const socket = new ResilientSocket(url, { delivery: { ackTimeout: 300 }, backoff: constant({ delay: 30 }) });
+    const socket = new ResilientSocket(url, {
+      delivery: delivery({ ackTimeout: 300 }),
+      backoff: constant({ delay: 30 }),
+    });
     socket.on('error', () => undefined); // refused and cut connections while processes die
     socket.on('drop', () => undefined);
     const received: number[] = [];
@@ -178,7 +181,7 @@ it('both outbox cases, one at a time: the holder killed with a message for its c
   for (const node of nodes) if (!node.alive) await node.start();
   // The client connects to a directly while a lives, else to b.
   const socket = new ResilientSocket(async () => `ws://127.0.0.1:${a.alive ? a.port : b.port}/`, {
-    delivery: { ackTimeout: 300 },
+    delivery: delivery({ ackTimeout: 300 }),
     backoff: constant({ delay: 30 }),
   });
   socket.on('error', () => undefined);
@@ -216,7 +219,7 @@ it("a holder killed with SIGKILL: its sessions' keys are gone sessionTtl after i
   const node = new ClusterNode(await freePort(), redis.url, 'expiry:', { sessionTtl: 1_000, ackTimeout: 300 });
   await node.start();
   const socket = new ResilientSocket(`ws://127.0.0.1:${node.port}/`, {
-    delivery: { ackTimeout: 300 },
+    delivery: delivery({ ackTimeout: 300 }),
     backoff: constant({ delay: 30 }),
   });
   socket.on('error', () => undefined);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { constant } from '../../src/backoff/index.js';
 import type { ConnectingInfo } from '../../src/core/events.js';
-import type { HandshakeConnection } from '../../src/node.js';
+import { type HandshakeConnection, handshake } from '../../src/node.js';
 import { ECHO } from '../faults/index.js';
 import { errorMessage } from '../helpers/mode.js';
 import { Cleanup, sleep, waitFor } from '../helpers/wait.js';
@@ -162,12 +162,12 @@ describe('handshake hook failures (case 9)', () => {
       const signals: AbortSignal[] = [];
       const { socket, rec } = rig.socket(undefined, {
         backoff: constant({ delay: RETRY_DELAY }),
-        handshake: async (c) => {
+        handshake: handshake(async (c) => {
           signals.push(c.signal);
           if (c.attempt === 1) return failing(c);
           c.send(`auth:${c.attempt}`);
           await c.nextMessage((data) => data.toString() === `auth:${c.attempt}`); // the echo is the ack
-        },
+        }),
       });
       expect(socket.send('hello')).toBe('buffered');
 
@@ -205,7 +205,7 @@ describe('handshake hook failures (case 9)', () => {
       { name: 'settles only after the timeout', late: true },
     ]),
   )(
-    'a hook that %s → ERR_RS_HANDSHAKE_TIMEOUT at handshakeTimeout (200 ms), connection closed; recovers',
+    'a hook that %s → ERR_RS_HANDSHAKE_TIMEOUT at its timeout (200 ms), connection closed; recovers',
     async (_name, { late }) => {
       const unhandled = watchUnhandled(cleanup);
       const rig = await createRig(cleanup, ECHO);
@@ -213,25 +213,27 @@ describe('handshake hook failures (case 9)', () => {
       let lateDone = false;
       const { socket, rec } = rig.socket(undefined, {
         backoff: constant({ delay: RETRY_DELAY }),
-        handshakeTimeout: 200,
-        handshake: async (c) => {
-          c.send(`auth:${c.attempt}`);
-          if (c.attempt === 1) {
-            if (late) {
-              await sleep(300);
-              lateDone = true;
+        handshake: handshake(
+          async (c) => {
+            c.send(`auth:${c.attempt}`);
+            if (c.attempt === 1) {
+              if (late) {
+                await sleep(300);
+                lateDone = true;
+                return;
+              }
+              try {
+                await c.nextMessage((data) => data.toString() === 'welcome');
+              } catch (error) {
+                hookErrors.push(error);
+                throw error;
+              }
               return;
             }
-            try {
-              await c.nextMessage((data) => data.toString() === 'welcome');
-            } catch (error) {
-              hookErrors.push(error);
-              throw error;
-            }
-            return;
-          }
-          await c.nextMessage((data) => data.toString() === `auth:${c.attempt}`);
-        },
+            await c.nextMessage((data) => data.toString() === `auth:${c.attempt}`);
+          },
+          { timeout: 200 },
+        ),
       });
 
       await waitFor(() => socket.state === 'open', 2_000, 'open after the second handshake', {

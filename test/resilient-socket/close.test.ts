@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
 import { ErrorCodes } from '../../src/errors.js';
-import { CLOSE_TIMEOUT, type ResilientSocket } from '../../src/node.js';
+import { CLOSE_TIMEOUT, handshake, type ResilientSocket } from '../../src/node.js';
 import {
   advance,
   cleanup,
@@ -309,9 +309,9 @@ describe('close() from inside event listeners', () => {
       label: 'error (handshake failed)',
       async run(install) {
         const socket = createSocket(startServer().url, {
-          handshake: () => {
+          handshake: handshake(() => {
             throw new Error('no');
-          },
+          }),
         });
         install(socket);
         return socket;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
 import { ErrorCodes, ResilientSocketError } from '../../src/errors.js';
-import type { ResilientSocket } from '../../src/node.js';
+import { bufferPolicy, type ResilientSocket } from '../../src/node.js';
 import { PRODUCTION } from '../helpers/mode.js';
 import {
   advance,
@@ -307,7 +307,7 @@ describe('the documented event order (docs/guide/events-and-errors.md, Resilient
 
   it('an attempt starts: state, then connecting; it opens: state, drop (expired), open', async () => {
     const server = startServer();
-    const socket = createSocket(server.url, { autoConnect: false, buffer: { ttl: 2 } });
+    const socket = createSocket(server.url, { autoConnect: false, bufferPolicy: bufferPolicy({ ttl: 2 }) });
     const seen = witness(socket);
     socket.send('stale by the time the socket opens');
     socket.open();

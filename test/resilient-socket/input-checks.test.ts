@@ -7,7 +7,7 @@
  * holds a space, the drop-in's SyntaxError for `user:password@host`. mock-socket, fake timers.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ResilientSocket, ResilientWebSocket } from '../../src/node.js';
+import { bufferPolicy, delivery, ResilientSocket, ResilientWebSocket } from '../../src/node.js';
 import { TestClock } from '../../src/testing/test-clock.js';
 import { ResilientWebSocket as CoreWebSocket } from '../../src/websocket-node.js';
 import { expectInputError, PRODUCTION } from '../helpers/mode.js';
@@ -68,7 +68,9 @@ describe('binaryType', () => {
 describe('delivery.store', () => {
   it.each([null, '', 0, Number.NaN, false])('refuses %s with a TypeError naming it', (store) => {
     expectInputError(
-      thrown(() => createSocket('ws://localhost:1', { delivery: { store: store as never }, autoConnect: false })),
+      thrown(() =>
+        createSocket('ws://localhost:1', { delivery: delivery({ store: store as never }), autoConnect: false }),
+      ),
       { kind: TypeError, code: 'ERR_RS_INVALID_TYPE', name: 'delivery.store', message: /^Expected `delivery.store`/ },
     );
   });
@@ -107,8 +109,8 @@ describe('a clock whose now() is not a finite number', () => {
     const server = startServer();
     const socket = createSocket(server.url, {
       clock,
-      delivery: { ackTimeout: 1_000 }, // the peer does not speak the protocol: never acknowledged
-      buffer: { ttl: 500 },
+      delivery: delivery({ ackTimeout: 1_000 }), // the peer does not speak the protocol: never acknowledged
+      bufferPolicy: bufferPolicy({ ttl: 500 }),
       maxDelay: 1_000,
     });
     const drops = record(socket, ['drop']);

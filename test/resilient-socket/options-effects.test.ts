@@ -7,6 +7,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
 import { truncatedBinaryExponential } from '../../src/backoff/truncated-binary-exponential.js';
 import { ErrorCodes } from '../../src/errors.js';
+import { bufferPolicy } from '../../src/features/buffer-policy/buffer-policy.js';
 import {
   advance,
   createSocket,
@@ -192,7 +193,12 @@ describe('the resolved configuration', () => {
   it('is shared by sockets created with equal options, and frozen', () => {
     const clock = { setTimeout, clearTimeout, now: Date.now };
     const shouldReconnect = () => true;
-    const options = () => ({ heartbeat: { interval: 5_000 }, buffer: { ttl: 1_000 }, clock, shouldReconnect });
+    const options = () => ({
+      heartbeat: { interval: 5_000 },
+      bufferPolicy: bufferPolicy({ ttl: 1_000 }),
+      clock,
+      shouldReconnect,
+    });
     const first = resolve(url, options()).config;
     const second = resolve('ws://localhost:2', { ...options(), wsOptions: {} }).config;
     expect(second).toBe(first);

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
-import { ResilientSocket, type ResilientSocketOptions } from '../../src/node.js';
+import { bufferPolicy, delivery, handshake, ResilientSocket, type ResilientSocketOptions } from '../../src/node.js';
 import { PRODUCTION } from '../helpers/mode.js';
 import {
   construct,
@@ -120,15 +120,15 @@ describe('unknown options', () => {
       maxRetryAfter: 1_000,
       shouldReconnect: () => true,
       heartbeat: { interval: 1_000, timeout: 1_000, message: 'ping', isPong: (data) => data === 'pong' },
-      buffer: { maxMessages: 1, maxBytes: 10, overflow: 'error', ttl: 1 },
+      buffer: { maxMessages: 1, maxBytes: 10 },
+      bufferPolicy: bufferPolicy({ overflow: 'error', ttl: 1 }),
       highWaterMark: 1_024,
-      handshake: () => undefined,
-      handshakeTimeout: 1_000,
+      handshake: handshake(() => undefined, { timeout: 1_000 }),
       binaryType: 'arraybuffer',
       signal: controller.signal,
       unref: true,
       resume: { probeTimeout: 1, pauseWhileOffline: false, detectSuspend: false },
-      delivery: { ackTimeout: 1_000, maxAttempts: 3, window: 10, maxPending: 10 },
+      delivery: delivery({ ackTimeout: 1_000, maxAttempts: 3, window: 10, maxPending: 10 }),
       clock: { setTimeout, clearTimeout, now: Date.now },
     };
     expect(() => new ResilientSocket('ws://localhost:1', everything)).not.toThrow();

@@ -8,7 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
 import { checkUrl } from '../../src/core/target.js';
 import { MAX_RETRY_AFTER } from '../../src/features/upgrade-rejection/upgrade-rejection.js';
-import { ResilientSocket, type ResilientSocketOptions } from '../../src/node.js';
+import { bufferPolicy, delivery, handshake, ResilientSocket, type ResilientSocketOptions } from '../../src/node.js';
 import { PRODUCTION } from '../helpers/mode.js';
 import {
   construct,
@@ -79,16 +79,12 @@ describe('option validation', () => {
     ['maxRetries -1', { maxRetries: -1 }, RangeError, 'maxRetries'],
     ['maxRetries 1.5', { maxRetries: 1.5 }, RangeError, 'maxRetries'],
     ['maxRetries as string', { maxRetries: '3' }, TypeError, 'maxRetries'],
-    ['handshakeTimeout 0', { handshakeTimeout: 0 }, RangeError, 'handshakeTimeout'],
     ['heartbeat.interval 0', { heartbeat: { interval: 0 } }, RangeError, 'heartbeat.interval'],
     ['heartbeat.timeout -1', { heartbeat: { timeout: -1 } }, RangeError, 'heartbeat.timeout'],
     ['heartbeat true', { heartbeat: true }, TypeError, 'heartbeat'],
     ['heartbeat.message 5', { heartbeat: { message: 5 } }, TypeError, 'heartbeat.message'],
     ['heartbeat.isPong "x"', { heartbeat: { isPong: 'x' } }, TypeError, 'heartbeat.isPong'],
-    ['buffer.overflow "x"', { buffer: { overflow: 'x' } }, RangeError, 'buffer.overflow'],
-    ['buffer.overflow 1', { buffer: { overflow: 1 } }, TypeError, 'buffer.overflow'],
     ['buffer.maxMessages -1', { buffer: { maxMessages: -1 } }, RangeError, 'buffer.maxMessages'],
-    ['buffer.ttl 0', { buffer: { ttl: 0 } }, RangeError, 'buffer.ttl'],
     ['buffer null', { buffer: null }, TypeError, 'buffer'],
     ['backoff + maxDelay', { backoff: constant({ delay: 1 }), maxDelay: 1000 }, TypeError, 'maxDelay', 'backoff'],
     ['backoff + ceiling', { backoff: constant({ delay: 1 }), ceiling: 3 }, TypeError, 'ceiling', 'backoff'],
@@ -115,15 +111,53 @@ describe('option validation', () => {
     expectInvalidOption(fn, Type, PRODUCTION ? short : name);
   });
 
-  it.each<[Record<string, unknown>, ErrorConstructor, string, string]>([
+  // The options of the features a program opts into, checked by their factories (`handshake(…)`,
+  // `delivery(…)`, `bufferPolicy(…)`) when the options object is built.
+  it.each<[string, () => Record<string, unknown>, ErrorConstructor, string]>([
+    [
+      'bufferPolicy({ overflow: "x" })',
+      () => ({ bufferPolicy: bufferPolicy({ overflow: 'x' as never }) }),
+      RangeError,
+      'buffer.overflow',
+    ],
+    [
+      'bufferPolicy({ overflow: 1 })',
+      () => ({ bufferPolicy: bufferPolicy({ overflow: 1 as never }) }),
+      TypeError,
+      'buffer.overflow',
+    ],
+    ['bufferPolicy({ ttl: 0 })', () => ({ bufferPolicy: bufferPolicy({ ttl: 0 }) }), RangeError, 'buffer.ttl'],
+    [
+      'handshake(hook, { timeout: 0 })',
+      () => ({ handshake: handshake(() => undefined, { timeout: 0 }) }),
+      RangeError,
+      'handshake.timeout',
+    ],
+    [
+      'delivery({ ackTimeout: 0 })',
+      () => ({ delivery: delivery({ ackTimeout: 0 }) }),
+      RangeError,
+      'delivery.ackTimeout',
+    ],
+  ])('%s → %o naming the option', (_label, options, Type, name) => {
+    expectInvalidOption(() => construct('ws://localhost:1', options()), Type, name);
+  });
+
+  // A thunk builds its options inside the check (a feature's factory validates as it is called).
+  it.each<[Record<string, unknown> | (() => Record<string, unknown>), ErrorConstructor, string, string]>([
     [{ maxDelay: '10' }, TypeError, 'maxDelay', 'got string "10"'],
     [{ maxDelay: 0 }, RangeError, 'maxDelay', 'got 0'],
     [{ ceiling: 1.5 }, RangeError, 'ceiling', 'got 1.5'],
     [{ heartbeat: true }, TypeError, 'heartbeat', 'got boolean true'],
-    [{ buffer: { overflow: 'x' } }, RangeError, 'buffer.overflow', 'got "x"'],
+    [() => ({ bufferPolicy: bufferPolicy({ overflow: 'x' as never }) }), RangeError, 'buffer.overflow', 'got "x"'],
     [{ resume: 3 }, TypeError, 'resume', 'got number 3'],
   ])('the message also names the value received (in development): %o', (options, Type, name, received) => {
-    expectInvalidOption(() => construct('ws://localhost:1', options), Type, name, containing(received));
+    expectInvalidOption(
+      () => construct('ws://localhost:1', typeof options === 'function' ? options() : options),
+      Type,
+      name,
+      containing(received),
+    );
   });
 
   it('says that maxDelay/ceiling cannot be combined with backoff', () => {
@@ -150,9 +184,10 @@ describe('option validation', () => {
         stableAfter: 0,
         connectTimeout: Number.POSITIVE_INFINITY,
         maxRetries: 0,
-        handshakeTimeout: Number.POSITIVE_INFINITY,
+        handshake: handshake(() => undefined, { timeout: Number.POSITIVE_INFINITY }),
         heartbeat: false,
-        buffer: { maxMessages: 0, maxBytes: Number.POSITIVE_INFINITY, ttl: Number.POSITIVE_INFINITY },
+        buffer: { maxMessages: 0, maxBytes: Number.POSITIVE_INFINITY },
+        bufferPolicy: bufferPolicy({ ttl: Number.POSITIVE_INFINITY }),
         maxDelay: 1,
         ceiling: 1,
       }),

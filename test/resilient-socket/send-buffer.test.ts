@@ -2,6 +2,7 @@ import { WebSocket as MockWebSocket } from 'mock-socket';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
 import { ErrorCodes } from '../../src/errors.js';
+import { bufferPolicy } from '../../src/features/buffer-policy/buffer-policy.js';
 import type { WebSocketConstructorLike } from '../../src/transports/websocket-like.js';
 import { expectInputError, PRODUCTION } from '../helpers/mode.js';
 import {
@@ -118,7 +119,10 @@ describe('overflow policies', () => {
   it('drop-newest returns "dropped" and reports the new message', async () => {
     const url = uniqueUrl();
     const server = startServer(url);
-    const socket = createSocket(url, { buffer: { maxMessages: 2, overflow: 'drop-newest' } });
+    const socket = createSocket(url, {
+      buffer: { maxMessages: 2 },
+      bufferPolicy: bufferPolicy({ overflow: 'drop-newest' }),
+    });
     const log = record(socket);
     socket.send('1');
     socket.send('2');
@@ -131,7 +135,7 @@ describe('overflow policies', () => {
   it('error throws ResilientSocketError ERR_RS_BUFFER_OVERFLOW and keeps the queue', async () => {
     const url = uniqueUrl();
     const server = startServer(url);
-    const socket = createSocket(url, { buffer: { maxMessages: 1, overflow: 'error' } });
+    const socket = createSocket(url, { buffer: { maxMessages: 1 }, bufferPolicy: bufferPolicy({ overflow: 'error' }) });
     const log = record(socket);
     expect(socket.send('1')).toBe('buffered');
     const error = expectRsError(
@@ -157,7 +161,7 @@ describe('overflow policies', () => {
 
 describe('ttl', () => {
   it('expires queued messages by timer and reports them', async () => {
-    const socket = createSocket(uniqueUrl(), { autoConnect: false, buffer: { ttl: 1000 } });
+    const socket = createSocket(uniqueUrl(), { autoConnect: false, bufferPolicy: bufferPolicy({ ttl: 1000 }) });
     const log = record(socket);
     socket.send('a');
     await advance(400);
@@ -181,7 +185,7 @@ describe('ttl', () => {
   it('sends what is still fresh on open and disarms the ttl timer', async () => {
     const url = uniqueUrl();
     const server = startServer(url);
-    const socket = createSocket(url, { autoConnect: false, buffer: { ttl: 1000 } });
+    const socket = createSocket(url, { autoConnect: false, bufferPolicy: bufferPolicy({ ttl: 1000 }) });
     const log = record(socket);
     socket.send('old');
     await advance(500);
@@ -210,7 +214,7 @@ describe('after close()', () => {
   });
 
   it('close() with queued messages drops them in order with reason closed', async () => {
-    const socket = createSocket(uniqueUrl(), { autoConnect: false, buffer: { ttl: 10_000 } });
+    const socket = createSocket(uniqueUrl(), { autoConnect: false, bufferPolicy: bufferPolicy({ ttl: 10_000 }) });
     const log = record(socket);
     socket.send('1');
     socket.send('2');

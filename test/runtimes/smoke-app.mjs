@@ -8,7 +8,7 @@
 // as installed, has a WebSocket that can ping (ws installed, or Bun, whose ws is built in); `none`:
 // it has no WebSocket at all (Node 20 without ws), and only the error that says so is checked.
 
-import { ResilientSocket } from 'resilient-socket';
+import { delivery, ResilientSocket } from 'resilient-socket';
 import { TestClock, until, waitFor } from 'resilient-socket/testing';
 import { ResilientWebSocket } from 'resilient-socket/websocket';
 
@@ -197,7 +197,7 @@ async function runChecks() {
   });
 
   await check('delivery: sendReliable() is acknowledged, and the server reaches the client reliably', async () => {
-    const socket = track(new ResilientSocket(env.reliable, { delivery: {} }));
+    const socket = track(new ResilientSocket(env.reliable, { delivery: delivery() }));
     const received = [];
     socket.on('message', (data) => received.push(data));
     await socket.sendReliable({ order: 1, qty: 2 });

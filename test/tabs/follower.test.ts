@@ -70,9 +70,9 @@ it('ignores what it cannot read on its channel (null, or another shape), and car
   const tab = browser.tab();
   const socket = share(tab, server);
   await advance(20);
-  const stranger = new (browser.tab().BroadcastChannel)(`resilient-socket/1  ${server.url}`);
+  const stranger = new (browser.tab().BroadcastChannel)(`resilient-socket/2  ${server.url}`);
   stranger.postMessage(null);
-  stranger.postMessage({ t: 'e', f: 'x', k: 1 });
+  stranger.postMessage({ type: 'event', from: 'x', term: 1 });
   stranger.postMessage('hello');
   await advance(20);
   stranger.close();

@@ -176,7 +176,7 @@ describe("a follower's send()", () => {
     // ...and reaches it too old to be written: it comes back to the follower, which sends it again.
     (all[0] as FakeTab).thaw();
     await advance(50);
-    expect(browser.posted.filter((p) => (p.data as { t: string }).t === 'nack')).toHaveLength(1);
+    expect(browser.posted.filter((p) => (p.data as { type: string }).type === 'nack')).toHaveLength(1);
     expect(server.received).toEqual(['late']);
     expect(follower.bufferedCount).toBe(0);
     expect(sockets.map((s) => s.role)).toEqual(['leader', 'follower']);

@@ -8,21 +8,31 @@ import {
   type AckedInfo,
   type BackoffPolicy,
   type BackoffPolicyLike,
+  type BufferPolicyFeature,
+  type BufferPolicyOptions,
+  bufferPolicy,
   type CloseEventInfo,
   type ConnectingInfo,
   type Data,
   type DeliveryCodec,
+  type DeliveryFeature,
   type DeliveryOptions,
   type DeliveryStats,
   type DeliveryStore,
   type DropInfo,
+  delivery,
   type ErrorCode,
   type Frame,
   type GiveUpInfo,
+  type HandshakeFeature,
+  type HandshakeHook,
+  type HandshakeOptions,
+  handshake,
   isResilientSocketError,
   jsonCodec,
   memoryStore,
   type OpenInfo,
+  type QueueOptions,
   type ReconnectingInfo,
   ResilientSocket,
   type ResilientSocketError,
@@ -98,7 +108,17 @@ expectTypeOf(socket[Symbol.asyncIterator]()).toEqualTypeOf<AsyncIterableIterator
 // --- acknowledged delivery.
 expectTypeOf(socket.sendReliable({ any: ['json'] })).toEqualTypeOf<Promise<void>>();
 expectTypeOf(socket.stats.delivery).toEqualTypeOf<DeliveryStats | undefined>();
-expectTypeOf<ResilientSocketOptions['delivery']>().toEqualTypeOf<DeliveryOptions | undefined>();
+expectTypeOf<ResilientSocketOptions['delivery']>().toEqualTypeOf<DeliveryFeature | undefined>();
+expectTypeOf(delivery).parameter(0).toEqualTypeOf<DeliveryOptions | undefined>();
+expectTypeOf(delivery()).toEqualTypeOf<DeliveryFeature>();
+new ResilientSocket('wss://example.test', { delivery: delivery({ ackTimeout: 5_000 }) });
+new ResilientSocket('wss://example.test', { delivery: delivery() });
+// @ts-expect-error -- the options go to delivery(…), whose value is the option
+new ResilientSocket('wss://example.test', { delivery: { ackTimeout: 5_000 } });
+// @ts-expect-error -- `delivery: {}` was the old way to turn it on: now `delivery()`
+new ResilientSocket('wss://example.test', { delivery: {} });
+// @ts-expect-error -- the other feature
+new ResilientSocket('wss://example.test', { delivery: handshake(() => undefined) });
 expectTypeOf(memoryStore()).toEqualTypeOf<DeliveryStore>();
 expectTypeOf(jsonCodec).toEqualTypeOf<DeliveryCodec>();
 expectTypeOf(jsonCodec.decode).returns.toEqualTypeOf<Frame | undefined>();
@@ -107,6 +127,47 @@ socket.on('acked', ({ id, data }) => {
   expectTypeOf(data).toEqualTypeOf<unknown>();
 });
 
+// --- the handshake hook: given as handshake(hook, options)'s value.
+expectTypeOf<ResilientSocketOptions['handshake']>().toEqualTypeOf<HandshakeFeature | undefined>();
+expectTypeOf(handshake).parameter(0).toEqualTypeOf<HandshakeHook>();
+expectTypeOf(handshake).parameter(1).toEqualTypeOf<HandshakeOptions | undefined>();
+expectTypeOf(handshake(() => undefined)).toEqualTypeOf<HandshakeFeature>();
+new ResilientSocket('wss://example.test', {
+  handshake: handshake(
+    async (connection) => {
+      connection.send('auth');
+      await connection.nextMessage((data) => data === 'ok');
+    },
+    { timeout: 5_000 },
+  ),
+});
+// @ts-expect-error -- a plain hook was the old way: now handshake(hook)
+new ResilientSocket('wss://example.test', { handshake: () => undefined });
+// @ts-expect-error -- the timeout is handshake(hook, { timeout })'s; refused at run time too
+new ResilientSocket('wss://example.test', { handshake: handshake(() => undefined), handshakeTimeout: 5_000 });
+// @ts-expect-error -- the other feature
+new ResilientSocket('wss://example.test', { handshake: delivery() });
+
+// --- the buffer policies: given as bufferPolicy(options)'s value; `buffer` holds only the queue's limits.
+expectTypeOf<ResilientSocketOptions['buffer']>().toEqualTypeOf<QueueOptions | undefined>();
+expectTypeOf<ResilientSocketOptions['bufferPolicy']>().toEqualTypeOf<BufferPolicyFeature | undefined>();
+expectTypeOf(bufferPolicy).parameter(0).toEqualTypeOf<BufferPolicyOptions | undefined>();
+expectTypeOf(bufferPolicy({ overflow: 'error' })).toEqualTypeOf<BufferPolicyFeature>();
+new ResilientSocket('wss://example.test', {
+  buffer: { maxMessages: 10 },
+  bufferPolicy: bufferPolicy({ overflow: 'drop-newest', ttl: 60_000 }),
+});
+// @ts-expect-error -- overflow is bufferPolicy({ overflow })'s now; refused at run time too
+new ResilientSocket('wss://example.test', { buffer: { maxMessages: 10, overflow: 'drop-newest' } });
+// @ts-expect-error -- ttl is bufferPolicy({ ttl })'s now; refused at run time too
+new ResilientSocket('wss://example.test', { buffer: { ttl: 60_000 } });
+// @ts-expect-error -- a plain options object is not the feature: bufferPolicy(options)
+new ResilientSocket('wss://example.test', { bufferPolicy: { overflow: 'error' } });
+// @ts-expect-error -- another feature
+new ResilientSocket('wss://example.test', { bufferPolicy: delivery() });
+// @ts-expect-error -- bufferPolicy() takes only the policies; the limits are `buffer`'s
+bufferPolicy({ maxMessages: 10 });
+
 // --- options: what is accepted, and what is not.
 expectTypeOf<ResilientSocketOptions['maxDelay']>().toEqualTypeOf<number | undefined>();
 expectTypeOf<ResilientSocketOptions['maxRetryAfter']>().toEqualTypeOf<number | undefined>();
@@ -114,7 +175,7 @@ expectTypeOf<ResilientSocketOptions['heartbeat']>().extract<false>().toEqualType
 expectTypeOf<ResilientSocketOptions['backoff']>().toEqualTypeOf<
   BackoffPolicyLike | (() => BackoffPolicyLike) | undefined
 >();
-expectTypeOf<ResilientSocketOptions['buffer']>().exclude<undefined>().toHaveProperty('overflow');
+expectTypeOf<ResilientSocketOptions['buffer']>().exclude<undefined>().toHaveProperty('maxMessages');
 new ResilientSocket('wss://example.test', { maxDelay: 10_000, ceiling: 10 });
 new ResilientSocket(() => 'wss://example.test', { autoConnect: false });
 new ResilientSocket(async () => new URL('wss://example.test'), { protocols: async () => ['v2'] });
@@ -123,7 +184,10 @@ new ResilientSocket('wss://example.test', { backoff: () => ({ next: () => 1_000,
 new ResilientSocket('wss://example.test', {
   heartbeat: { interval: 5_000, message: 'ping', isPong: (d) => d === 'pong' },
 });
-new ResilientSocket('wss://example.test', { buffer: { maxMessages: 10, overflow: 'drop-newest', ttl: 60_000 } });
+new ResilientSocket('wss://example.test', {
+  buffer: { maxMessages: 10 },
+  bufferPolicy: bufferPolicy({ overflow: 'drop-newest', ttl: 60_000 }),
+});
 new ResilientSocket('wss://example.test', { maxRetryAfter: 60_000 });
 new ResilientSocket('wss://example.test', { shouldReconnect: async ({ code }) => code !== 4001 });
 // @ts-expect-error -- shouldReconnect decides with a boolean (or a promise of one)
@@ -140,7 +204,7 @@ truncatedBinaryExponential({ base: 100 });
 // @ts-expect-error -- maxDelay is a number of milliseconds
 new ResilientSocket('wss://example.test', { maxDelay: '10s' });
 // @ts-expect-error -- unknown overflow policy
-new ResilientSocket('wss://example.test', { buffer: { overflow: 'drop-all' } });
+new ResilientSocket('wss://example.test', { bufferPolicy: bufferPolicy({ overflow: 'drop-all' }) });
 // @ts-expect-error -- unknown option (a typo of maxDelay)
 new ResilientSocket('wss://example.test', { maxdelay: 1 });
 // @ts-expect-error -- the URL is required

@@ -18,19 +18,19 @@ const SIGNAL: Feature = {
       );
     }
   },
-  init(m, me, { signal }) {
-    const user = m.socket_ as Abortable;
+  init(host, index, { signal }) {
+    const user = host.socket_ as Abortable;
     // Already aborted: the socket starts closed, without connecting.
     if ((signal as AbortSignal | undefined)?.aborted) user.close(1000, 'aborted');
     else if (signal) {
-      setData(m, me, signal);
+      setData(host, index, signal);
       linkSignal(signal as AbortSignal, user);
     }
   },
-  dispose(m, me) {
-    const signal = getData(m, me) as AbortSignal | undefined;
-    if (signal) unlinkSignal(signal, m.socket_ as Abortable);
-    setData(m, me, undefined);
+  dispose(host, index) {
+    const signal = getData(host, index) as AbortSignal | undefined;
+    if (signal) unlinkSignal(signal, host.socket_ as Abortable);
+    setData(host, index, undefined);
   },
 };
 

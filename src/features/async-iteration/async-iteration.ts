@@ -5,6 +5,7 @@
  */
 
 import { type Feature, getData, type Host, setData } from '../../core/feature.js';
+import { MESSAGES, type Services } from '../../core/services.js';
 import type { Data } from '../../data.js';
 
 /** One iterator's end of the pipe. */
@@ -13,25 +14,28 @@ interface Sink {
   closed(): void;
 }
 
-function sinks(m: Host, me: number): Set<Sink> | undefined {
-  return getData(m, me) as Set<Sink> | undefined;
+function sinks(host: Host, index: number): Set<Sink> | undefined {
+  return getData(host, index) as Set<Sink> | undefined;
 }
 
-const ITERATION: Feature & { iterate(m: Host, me: number): AsyncIterableIterator<Data> } = {
+/** The one feature object (made on first use: a module-level object with a symbol key would stay in every bundle). */
+let iteration: (Feature & Pick<Services, typeof MESSAGES>) | undefined;
+
+const make = (): Feature & Pick<Services, typeof MESSAGES> => ({
   name: 'asyncIteration',
   rank: 100,
-  deliver(m, me, data) {
-    const all = sinks(m, me);
+  deliver(host, index, data) {
+    const all = sinks(host, index);
     if (all) for (const sink of all) sink.message(data);
   },
-  state(m, me, _previous, next) {
-    const all = sinks(m, me);
+  state(host, index, _previous, next) {
+    const all = sinks(host, index);
     if (all && next === 'closed') for (const sink of [...all]) sink.closed();
   },
-  iterate(m, me) {
+  [MESSAGES](host, index) {
     const queue: Data[] = [];
     const waiting: ((result: IteratorResult<Data>) => void)[] = [];
-    let done = m.state_ === 'closed';
+    let done = host.state_ === 'closed';
     const sink: Sink = {
       message: (data) => {
         const resolve = waiting.shift();
@@ -43,12 +47,12 @@ const ITERATION: Feature & { iterate(m: Host, me: number): AsyncIterableIterator
     const finish = (): void => {
       if (done) return;
       done = true;
-      sinks(m, me)?.delete(sink);
+      sinks(host, index)?.delete(sink);
       for (const resolve of waiting.splice(0)) resolve({ value: undefined, done: true });
     };
     if (!done) {
-      const all = sinks(m, me) ?? new Set<Sink>();
-      setData(m, me, all);
+      const all = sinks(host, index) ?? new Set<Sink>();
+      setData(host, index, all);
       all.add(sink);
     }
     const iterator: AsyncIterableIterator<Data> = {
@@ -66,7 +70,7 @@ const ITERATION: Feature & { iterate(m: Host, me: number): AsyncIterableIterator
     };
     return iterator;
   },
-};
+});
 
 /**
  * The `asyncIteration` feature: `for await (const data of socket)`. Without it, iterating throws a
@@ -78,5 +82,6 @@ const ITERATION: Feature & { iterate(m: Host, me: number): AsyncIterableIterator
  * ```
  */
 export function asyncIteration(): Feature {
-  return ITERATION;
+  iteration ??= make();
+  return iteration;
 }

@@ -33,14 +33,14 @@ import { intern } from '../intern.js';
  */
 export type OverflowPolicy = 'drop-oldest' | 'drop-newest' | 'error';
 
-/** Options of {@link bufferPolicy} (with `maxMessages` and `maxBytes`, `ResilientSocket`'s `buffer` option). */
+/** Options of {@link bufferPolicy}: the outbound queue's policies beside its limits (`buffer.maxMessages`, `buffer.maxBytes`). */
 export interface BufferPolicyOptions {
   /**
    * What to do when a message does not fit (see {@link OverflowPolicy}).
    * @default 'drop-oldest'
    * @example
    * ```ts
-   * new ResilientSocket(url, { buffer: { maxMessages: 50, overflow: 'drop-newest' } })
+   * new ResilientSocket(url, { buffer: { maxMessages: 50 }, bufferPolicy: bufferPolicy({ overflow: 'drop-newest' }) })
    * ```
    */
   overflow?: OverflowPolicy;
@@ -50,35 +50,15 @@ export interface BufferPolicyOptions {
    * @default Infinity
    * @example
    * ```ts
-   * new ResilientSocket(url, { buffer: { ttl: 30_000 } }) // quotes older than 30 s are useless
+   * new ResilientSocket(url, { bufferPolicy: bufferPolicy({ ttl: 30_000 }) }) // quotes older than 30 s are useless
    * ```
    */
   ttl?: number;
 }
 
-/** The options of `ResilientSocket`'s outbound buffer: the core queue's limits and this feature's policies. */
-export interface BufferOptions extends BufferPolicyOptions {
-  /**
-   * The most messages the buffer holds. An integer >= 0 (`Infinity` is refused: the count is
-   * always bounded); `0` disables buffering, so every `send()` while disconnected is handled by
-   * the `overflow` policy (dropped, or an error with `'error'`).
-   * @default 1000
-   * @example
-   * ```ts
-   * new ResilientSocket(url, { buffer: { maxMessages: 100 } })
-   * ```
-   */
-  maxMessages?: number;
-  /**
-   * The most bytes the buffer holds, summed over the queued messages: UTF-8 bytes for strings,
-   * `byteLength` for binary data, `size` for Blobs. An integer >= 0, or `Infinity` for no limit.
-   * @default 1_048_576 (1 MiB)
-   * @example
-   * ```ts
-   * new ResilientSocket(url, { buffer: { maxBytes: 64 * 1024 } }) // at most 64 KiB queued
-   * ```
-   */
-  maxBytes?: number;
+/** What {@link bufferPolicy} makes: a feature, for `features` or `ResilientSocket`'s `bufferPolicy` option. */
+export interface BufferPolicyFeature extends Feature {
+  readonly name: 'bufferPolicy';
 }
 
 /** The overflow policies, in the order error messages list them. */
@@ -105,15 +85,16 @@ function overflowText(length: number, held: number, bytes: number, maxMessages: 
 
 /**
  * The `bufferPolicy` feature: the queue's `overflow` policy and `ttl` (see
- * {@link BufferPolicyOptions}). Options are named as `ResilientSocket` names them
- * (`buffer.overflow`, `buffer.ttl`).
+ * {@link BufferPolicyOptions}), given to a `BaseSocket` in `features` or to a `ResilientSocket` as
+ * its `bufferPolicy` option. Its errors name the options as the buffer's (`buffer.overflow`,
+ * `buffer.ttl`).
  * @throws TypeError / RangeError naming the option.
  * @example
  * ```ts
  * new BaseSocket(url, { buffer: { maxMessages: 100 }, features: [bufferPolicy({ overflow: 'error', ttl: 30_000 })] })
  * ```
  */
-export function bufferPolicy(options?: BufferPolicyOptions): Feature {
+export function bufferPolicy(options?: BufferPolicyOptions): BufferPolicyFeature {
   assertOptionsObject('buffer', options);
   assertKnownKeys('buffer', options, ['overflow', 'ttl'], 'bufferPolicy()');
   const overflow = withDefault(options?.overflow, 'drop-oldest') as unknown;
@@ -137,24 +118,25 @@ export function bufferPolicy(options?: BufferPolicyOptions): Feature {
   assertNumber('buffer.ttl', ttl, { above: 0, allowInfinity: true });
 
   /** Takes out the messages that waited `ttl` or longer. */
-  const stale = (m: Host): Data[] => (ttl < Number.POSITIVE_INFINITY ? expire(m, m.config_.clock.now() - ttl) : []);
+  const stale = (host: Host): Data[] =>
+    ttl < Number.POSITIVE_INFINITY ? expire(host, host.config_.clock.now() - ttl) : [];
 
   /** Arms the timer for the next expiry (`oldest` queued at), or clears it when nothing is queued. */
-  const arm = (m: Host, me: number, oldest = m.queue_ && oldestQueued(m.queue_)): void => {
-    if (oldest === undefined || ttl === Number.POSITIVE_INFINITY) clearTimer(m, me, TTL);
-    else setTimer(m, me, TTL, clampDelay(oldest + ttl - m.config_.clock.now()));
+  const arm = (host: Host, index: number, oldest = host.queue_ && oldestQueued(host.queue_)): void => {
+    if (oldest === undefined || ttl === Number.POSITIVE_INFINITY) clearTimer(host, index, TTL);
+    else setTimer(host, index, TTL, clampDelay(oldest + ttl - host.config_.clock.now()));
   };
 
-  return intern<Feature & { readonly options_: object }>({
+  return intern<BufferPolicyFeature & { readonly options_: object }>({
     name: 'bufferPolicy',
     rank: 60,
     slots: 1,
     options_: { overflow, ttl },
-    admit(m, me, bytes) {
+    admit(host, index, bytes) {
       // A drop listener may close the socket: send() looks again afterwards.
-      m.drop_('expired', stale(m));
-      const { length = 0, bytes: held = 0 } = m.queue_ ?? {};
-      const { maxMessages, maxBytes } = m.config_;
+      host.drop_('expired', stale(host));
+      const { length = 0, bytes: held = 0 } = host.queue_ ?? {};
+      const { maxMessages, maxBytes } = host.config_;
       if (length >= maxMessages || held + bytes > maxBytes) {
         if (overflow === 'error') {
           throw new ResilientSocketError(
@@ -166,22 +148,22 @@ export function bufferPolicy(options?: BufferPolicyOptions): Feature {
       }
       // The message is about to be queued: the queue's oldest, or it, expires first (it is the
       // older when the clock went back).
-      const now = m.config_.clock.now();
-      arm(m, me, Math.min((m.queue_ && oldestQueued(m.queue_)) ?? now, now));
+      const now = host.config_.clock.now();
+      arm(host, index, Math.min((host.queue_ && oldestQueued(host.queue_)) ?? now, now));
       return undefined;
     },
-    flush(m, _me, out) {
-      out.push(...stale(m));
+    flush(host, _me, out) {
+      out.push(...stale(host));
     },
-    open(m, me) {
-      arm(m, me); // what a socket that closed mid-flush kept
+    open(host, index) {
+      arm(host, index); // what a socket that closed mid-flush kept
     },
-    timer(m, me) {
-      m.drop_('expired', stale(m));
-      arm(m, me);
+    timer(host, index) {
+      host.drop_('expired', stale(host));
+      arm(host, index);
     },
-    state(m, me, _previous, next) {
-      if (next === 'closed') clearTimer(m, me, TTL); // the queue was dropped
+    state(host, index, _previous, next) {
+      if (next === 'closed') clearTimer(host, index, TTL); // the queue was dropped
     },
   });
 }

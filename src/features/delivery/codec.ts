@@ -5,8 +5,9 @@
  */
 
 import type { Host } from '../../core/feature.js';
-import { ResilientSocketError } from '../../errors.js';
-import { describeThrown } from '../../validation.js';
+import { callbackError } from '../../core/report.js';
+import { isData } from '../../data.js';
+import { describeThrown, typeError } from '../../validation.js';
 
 /**
  * A frame of the delivery protocol:
@@ -60,9 +61,9 @@ export const MAX_ID_LENGTH = 128;
  *       : { type: 'hello', session: frame.session },
  *     ),
  *   decode(raw) {
- *     const m = typeof raw === 'string' ? JSON.parse(raw) : undefined;
- *     if (m?.type === 'event') return { rs: 'msg', id: String(m.seq), data: m.payload };
- *     if (m?.type === 'ack') return { rs: 'ack', id: String(m.seq) };
+ *     const parsed = typeof raw === 'string' ? JSON.parse(raw) : undefined;
+ *     if (parsed?.type === 'event') return { rs: 'msg', id: String(parsed.seq), data: parsed.payload };
+ *     if (parsed?.type === 'ack') return { rs: 'ack', id: String(parsed.seq) };
  *     return undefined; // not ours: it reaches `message` listeners as it came
  *   },
  * };
@@ -98,14 +99,9 @@ export const jsonCodec: DeliveryCodec = {
     const data = (frame as { data?: unknown }).data;
     // JSON.stringify leaves out a property it cannot encode (undefined, a function), which would
     // send a message without its data (a `"data":` outside a string is that property's key), and
-    // turns binary data into `{}` or an object of indexes: refused, never sent changed.
-    if (
-      frame.rs === 'msg' &&
-      (!text.includes('"data":') ||
-        data instanceof ArrayBuffer ||
-        ArrayBuffer.isView(data) ||
-        (typeof Blob === 'function' && data instanceof Blob))
-    ) {
+    // turns binary data (what `send()` takes besides strings) into `{}` or an object of indexes:
+    // refused, never sent changed.
+    if (frame.rs === 'msg' && (!text.includes('"data":') || (typeof data !== 'string' && isData(data)))) {
       throw new TypeError(
         process.env.NODE_ENV !== 'production' ? 'it has no JSON form (binary data needs a codec of your own)' : '',
       );
@@ -128,11 +124,11 @@ export const jsonCodec: DeliveryCodec = {
 };
 
 /**
- * Calls `codec`'s `encode` or `decode` for the socket `m`: what a user codec throws is reported
+ * Calls `codec`'s `encode` or `decode` for the socket `host`: what a user codec throws is reported
  * (`ERR_RS_CALLBACK_FAILED`), never thrown into the socket; `undefined` then.
  */
 export function callCodec<K extends 'encode' | 'decode'>(
-  m: Host,
+  host: Host,
   codec: DeliveryCodec,
   what: K,
   value: unknown,
@@ -140,13 +136,24 @@ export function callCodec<K extends 'encode' | 'decode'>(
   try {
     return codec[what](value as never) as ReturnType<DeliveryCodec[K]>;
   } catch (thrown) {
-    m.reportUserError_(
-      new ResilientSocketError(
-        'ERR_RS_CALLBACK_FAILED',
-        process.env.NODE_ENV !== 'production' ? `\`delivery.codec.${what}\` threw: ${describeThrown(thrown)}` : '',
-        { cause: thrown },
-      ),
+    host.reportUserError_(
+      callbackError(process.env.NODE_ENV !== 'production' ? `\`delivery.codec.${what}\` threw` : '', thrown),
     );
     return undefined;
+  }
+}
+
+/**
+ * The `msg` frame of `data` with the id `id`, as `codec` encodes it: what every send of that
+ * message writes. @throws TypeError naming `data` when the codec cannot encode it.
+ */
+export function encodeMsg(codec: DeliveryCodec, id: string, data: unknown): unknown {
+  try {
+    return codec.encode({ rs: 'msg', id, data });
+  } catch (thrown) {
+    throw typeError(
+      'data',
+      process.env.NODE_ENV !== 'production' ? `sendReliable() cannot encode \`data\`: ${describeThrown(thrown)}` : '',
+    );
   }
 }

@@ -20,16 +20,17 @@
  * connection and the handshake never takes a protocol frame for its own; protocol frames it
  * consumes are shown to the heartbeat (30) first, which counts them as signs of life.
  */
-import type { Connection } from '../../core/connection.js';
 import { type Feature, getData, type Host, setData } from '../../core/feature.js';
-import type { SocketState } from '../../core/states.js';
-import type { Data } from '../../data.js';
+import { COUNTERS, SEND_RELIABLE } from '../../core/services.js';
 import { intern } from '../intern.js';
+import { HANDED, type SocketDelivery } from './handed.js';
 import { type DeliveryOptions, resolveDelivery } from './options.js';
-import { type SocketDelivery, startDelivery } from './socket-delivery.js';
+import { startDelivery } from './socket-delivery.js';
 
-/** The socket's own delivery, in the feature's data slot. */
-const of = (m: Host, me: number): SocketDelivery => getData(m, me) as SocketDelivery;
+/** What {@link delivery} makes: a feature, for `features` or `ResilientSocket`'s `delivery` option. */
+export interface DeliveryFeature extends Feature {
+  readonly name: 'delivery';
+}
 
 /**
  * The `delivery` feature: `socket.sendReliable(data)`, resolved once the peer acknowledged it,
@@ -42,24 +43,23 @@ const of = (m: Host, me: number): SocketDelivery => getData(m, me) as SocketDeli
  * await socket.sendReliable({ type: 'order', id: 42 }); // the server has it
  * ```
  */
-export function delivery(options?: DeliveryOptions): Feature {
+export function delivery(options?: DeliveryOptions): DeliveryFeature {
   const config = resolveDelivery(options);
-  // Each hook hands the call to the socket's delivery; `sendReliable` and `counts` (for the stats) are its services.
-  return intern({
+  const feature: Record<string | symbol, unknown> = {
     name: 'delivery',
     rank: 15,
     slots: 1,
     options_: config,
-    init: (m: Host, me: number) => setData(m, me, startDelivery(m, me, config)),
-    gate: (m: Host, me: number, attempt: Connection) => of(m, me).gate(attempt),
-    open: (m: Host, me: number, attempt: Connection) => of(m, me).open(attempt),
-    message: (m: Host, me: number, attempt: Connection, data: Data) => of(m, me).message(attempt, data),
-    timer: (m: Host, me: number) => of(m, me).timer(),
-    end: (m: Host, me: number) => of(m, me).end(),
-    state: (m: Host, me: number, previous: SocketState, next: SocketState) => of(m, me).state(previous, next),
-    dispose: (m: Host, me: number) => of(m, me).dispose(),
-    buffered: (m: Host, me: number) => of(m, me).buffered(),
-    sendReliable: (m: Host, me: number, data: unknown) => of(m, me).sendReliable(data),
-    counts: (m: Host, me: number) => of(m, me).counts(),
-  });
+    init: (host: Host, position: number) => setData(host, position, startDelivery(host, position, config)),
+  };
+  // Each hook and service hands its call (its arguments after the socket and the feature's
+  // position) to the socket's delivery, kept in the feature's data slot.
+  for (const name of HANDED) {
+    feature[name] = (host: Host, position: number, ...args: unknown[]) =>
+      ((getData(host, position) as SocketDelivery)[name] as (...args: unknown[]) => unknown)(...args);
+  }
+  // Its services, found by their keys: `socket.sendReliable()`, and its counters in `socket.stats`.
+  feature[SEND_RELIABLE] = feature.sendReliable;
+  feature[COUNTERS] = feature.counts;
+  return intern(feature as unknown as DeliveryFeature);
 }

@@ -128,7 +128,7 @@ const VERSION = 1;
  *   `ERR_RS_UNKNOWN_OPTION`) for a bad `name` or option.
  * @example
  * ```ts
- * const socket = new ResilientSocket(url, { delivery: { store: indexedDbStore('chat') } });
+ * const socket = new ResilientSocket(url, { delivery: delivery({ store: indexedDbStore('chat') }) });
  * ```
  */
 export function indexedDbStore(
@@ -155,7 +155,12 @@ export function indexedDbStore(
     );
   }
   assertOptionsObject('options', options);
-  assertKnownKeys('', options, ['openTimeout', 'indexedDB'], 'indexedDbStore()');
+  assertKnownKeys(
+    '',
+    options,
+    ['openTimeout', 'indexedDB'],
+    process.env.NODE_ENV !== 'production' ? 'indexedDbStore()' : undefined, // for the development message
+  );
   const { openTimeout = 5_000, indexedDB: factory } = options ?? {};
   assertNumber('openTimeout', openTimeout, { above: 0, max: 2_147_483_647, allowInfinity: true });
   if (factory !== undefined && typeof (factory as Partial<IndexedDbFactoryLike> | null)?.open !== 'function') {

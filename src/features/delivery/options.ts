@@ -1,12 +1,12 @@
 /**
- * The options of the `delivery()` feature (`ResilientSocket`'s `delivery` option), and their
+ * The options of the `delivery()` feature (given to `ResilientSocket` as `delivery: delivery(options)`), and their
  * validation: the factory checks them once.
  */
-import { assertKnownKeys, assertNumber, assertOptionsObject, assertThat, withDefault } from '../../validation.js';
+import { assertKnownKeys, assertNumber, assertOptionsObject, assertThat, type NumberRule } from '../../validation.js';
 import { type DeliveryCodec, jsonCodec } from './codec.js';
 import type { DeliveryStore } from './store.js';
 
-/** Options of the `delivery()` feature (`ResilientSocket`'s `delivery` option). */
+/** Options of the `delivery()` feature (given to `ResilientSocket` as `delivery: delivery(options)`). */
 export interface DeliveryOptions {
   /**
    * How long a message sent on an open connection may wait for its acknowledgement, in ms (> 0),
@@ -74,23 +74,63 @@ export interface DeliveryOptions {
   maxPending?: number;
 }
 
-/**
- * The options, checked, with their defaults, in this order: `ackTimeout`, `maxAttempts`, `window`,
- * `maxPending`, `store`, `codec`. A list rather than an object: it is what feature interning
- * compares, and what the socket's delivery takes apart.
- */
-export type DeliveryConfig = readonly [
-  ackTimeout: number,
-  maxAttempts: number,
-  window: number,
-  maxPending: number,
-  store: DeliveryStore | undefined,
-  codec: DeliveryCodec,
-];
+/** The options, checked, with their defaults: what feature interning compares, and what the socket's delivery reads. */
+export interface DeliveryConfig extends Readonly<Required<Omit<DeliveryOptions, 'store'>>> {
+  readonly store: DeliveryStore | undefined;
+}
 
-/** Whether `value` has a method of each name (`names` space-separated). */
+/**
+ * How an option is read: its value (`undefined` when left out) becomes its default if it has one,
+ * is checked (a TypeError for a value of the wrong type, a RangeError for one out of range, naming
+ * the option `name`) and returned.
+ */
+type Rule = (name: string, value: unknown) => unknown;
+
+/** A number within `rule`, returned as it is. */
+const number = (name: string, value: unknown, rule: NumberRule): unknown => {
+  assertNumber(name, value, rule);
+  return value;
+};
+
+/** Whether `value` has a method of each name. */
 const hasMethods = (value: unknown, names: string[]): boolean =>
   names.every((name) => typeof (value as Record<string, unknown> | undefined)?.[name] === 'function');
+
+/** An integer ≥ 1. */
+const COUNT: NumberRule = { integer: true, min: 1 };
+
+/**
+ * Every option by name, in the order they are checked (and unknown ones are told about): its
+ * default (the parameter's) and its rule. The compiler reports an option of
+ * {@link DeliveryOptions} missing here.
+ */
+const OPTIONS: Record<keyof DeliveryOptions, Rule> = {
+  ackTimeout: (name, value = 10_000) => number(name, value, { above: 0 }),
+  maxAttempts: (name, value = Infinity) => number(name, value, { ...COUNT, allowInfinity: true }),
+  window: (name, value = 1_000) => number(name, value, COUNT),
+  maxPending: (name, value = 10_000) => number(name, value, COUNT),
+  store: (name, value) => {
+    assertThat(
+      value === undefined ||
+        (typeof value === 'object' &&
+          typeof (value as Partial<DeliveryStore> | null)?.persistent === 'boolean' &&
+          hasMethods(value, ['load', 'put', 'delete'])),
+      name,
+      process.env.NODE_ENV !== 'production' ? 'a store (persistent, load(), put() and delete())' : '',
+      value,
+    );
+    return value;
+  },
+  codec: (name, value = jsonCodec) => {
+    assertThat(
+      hasMethods(value, ['encode', 'decode']),
+      name,
+      process.env.NODE_ENV !== 'production' ? 'a codec (encode() and decode())' : '',
+      value,
+    );
+    return value;
+  },
+};
 
 /**
  * Checks the options of `delivery(options)` and fills in the defaults.
@@ -98,36 +138,11 @@ const hasMethods = (value: unknown, names: string[]): boolean =>
  */
 export function resolveDelivery(options: unknown): DeliveryConfig {
   assertOptionsObject('delivery', options);
-  // In the order they are checked (made here: a module-level list would stay in every bundle that
-  // imports the entry).
-  const keys = ['ackTimeout', 'maxAttempts', 'window', 'maxPending', 'store', 'codec'];
-  assertKnownKeys('delivery', options, keys);
-  return keys.map((key, i) => {
-    const name = `delivery.${key}`;
-    const value = withDefault(
-      (options as Record<string, unknown> | undefined)?.[key],
-      [10_000, Infinity, 1_000, 10_000, undefined, jsonCodec][i],
-    ) as Partial<DeliveryStore> | undefined;
-    // The numbers: ackTimeout > 0; the others integers >= 1, maxAttempts also Infinity.
-    if (i < 4) assertNumber(name, value, i ? { integer: true, min: 1, allowInfinity: i < 2 } : { above: 0 });
-    else {
-      assertThat(
-        i > 4
-          ? hasMethods(value, ['encode', 'decode'])
-          : value === undefined ||
-              (typeof value === 'object' &&
-                value !== null &&
-                typeof value.persistent === 'boolean' &&
-                hasMethods(value, ['load', 'put', 'delete'])),
-        name,
-        process.env.NODE_ENV !== 'production'
-          ? i > 4
-            ? 'a codec (encode() and decode())'
-            : 'a store (persistent, load(), put() and delete())'
-          : '',
-        value,
-      );
-    }
-    return value;
-  }) as unknown as DeliveryConfig;
+  const names = Object.keys(OPTIONS) as (keyof DeliveryOptions)[];
+  assertKnownKeys('delivery', options, names);
+  const config: Record<string, unknown> = {};
+  for (const name of names) {
+    config[name] = OPTIONS[name](`delivery.${name}`, (options as DeliveryOptions | undefined)?.[name]);
+  }
+  return config as unknown as DeliveryConfig;
 }

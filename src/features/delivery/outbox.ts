@@ -7,8 +7,6 @@
  * insertion order is first-sent order, and an acknowledgement finds and takes out its message in
  * constant time, however many wait.
  */
-import { byteLengthOf, type Data } from '../../data.js';
-import { describeThrown, typeError } from '../../validation.js';
 import type { DeliveryCodec } from './codec.js';
 
 /** A reliable message in the outbox. */
@@ -28,23 +26,22 @@ export interface Entry {
   /** When it was last sent, or last due (clock time). */
   at_: number;
   /** Its promise's (none for a message loaded from the store). */
-  ok_?: () => void;
-  no_?: (error: Error) => void;
+  ok_: (() => void) | undefined;
+  no_: ((error: Error) => void) | undefined;
 }
 
-/** A message with nothing sent yet: `raw` its frame if it has its id, `bytes` that frame's size. */
-export function newEntry(
+/**
+ * A message with nothing sent yet: `id` its id (`''` until it has one), `raw` its frame if it has
+ * its id, `bytes` that frame's size, `ok` and `no` its promise's.
+ */
+export const newEntry = (
+  id: string,
   data: unknown,
   raw: unknown,
   bytes: number,
   ok?: () => void,
   no?: (error: Error) => void,
-): Entry {
-  const entry: Entry = { id_: '', data_: data, raw_: raw, bytes_: bytes, waiting_: false, sends_: 0, at_: 0 };
-  if (ok) entry.ok_ = ok;
-  if (no) entry.no_ = no;
-  return entry;
-}
+): Entry => ({ id_: id, data_: data, raw_: raw, bytes_: bytes, waiting_: false, sends_: 0, at_: 0, ok_: ok, no_: no });
 
 export class Outbox {
   /** The messages, in first-sent order, by id. */
@@ -80,40 +77,17 @@ export class Outbox {
     for (const entry of this.entries_.values()) if (entry.raw_ !== undefined) this.count_(entry, true);
   }
 
-  /** Puts `first` (what the store held, in sequence order, keyed by their ids) before what is there. */
-  prepend_(first: Entry[]): void {
-    this.entries_ = new Map([...first.map((entry): [unknown, Entry] => [entry.id_, entry]), ...this.entries_]);
+  /** Puts `entry` last, keyed by its id (by itself while it has none, as while the store loads). */
+  last_(entry: Entry): void {
+    this.entries_.delete(entry);
+    this.entries_.set(entry.id_ || entry, entry);
   }
 
-  /** Keys every message by its id (once those sent while the store loaded have theirs). */
-  rekey_(): void {
-    this.entries_ = new Map([...this.entries_.values()].map((entry): [unknown, Entry] => [entry.id_, entry]));
-  }
-
+  /** Forgets every message (the socket was closed for good). */
   clear_(): void {
     this.entries_.clear();
     this.unsent_ = 0;
   }
-}
-
-/**
- * Encodes `entry`'s `msg` frame, once it has its id (a message from the store, or one sent while
- * it loaded), and counts it as waiting. @throws TypeError naming `data` when the codec cannot.
- */
-export function encodeEntry(outbox: Outbox, codec: DeliveryCodec, entry: Entry): void {
-  let raw: unknown;
-  try {
-    raw = codec.encode({ rs: 'msg', id: entry.id_, data: entry.data_ });
-  } catch (thrown) {
-    throw typeError(
-      'data',
-      process.env.NODE_ENV !== 'production' ? `sendReliable() cannot encode \`data\`: ${describeThrown(thrown)}` : '',
-    );
-  }
-  outbox.count_(entry, false);
-  entry.raw_ = raw;
-  entry.bytes_ = byteLengthOf(raw as Data);
-  outbox.count_(entry, true);
 }
 
 /**

@@ -20,10 +20,11 @@ import type { DeliveryStats } from '../../core/socket.js';
 import type { SocketState } from '../../core/states.js';
 import { byteLengthOf, type Data } from '../../data.js';
 import { type ErrorCode, ResilientSocketError } from '../../errors.js';
-import { describeThrown, typeError } from '../../validation.js';
-import { callCodec, type Frame, MAX_ID_LENGTH } from './codec.js';
+import { describeThrown } from '../../validation.js';
+import { callCodec, encodeMsg, type Frame, MAX_ID_LENGTH } from './codec.js';
+import type { SocketDelivery } from './handed.js';
 import type { DeliveryConfig } from './options.js';
-import { copyOf, type Entry, encodeEntry, newEntry, Outbox } from './outbox.js';
+import { copyOf, type Entry, newEntry, Outbox } from './outbox.js';
 
 /** A `msg` frame. */
 type Msg = Extract<Frame, { rs: 'msg' }>;
@@ -35,15 +36,12 @@ const PACE = 1_000;
 const newSession = (): string =>
   (globalThis as { crypto?: { randomUUID?(): string } }).crypto?.randomUUID?.() ?? `${Date.now()}${Math.random()}`;
 
-/** A socket's delivery: the hooks and services `./delivery.ts` hands to it, by name. */
-export type SocketDelivery = ReturnType<typeof startDelivery>;
-
-/** The socket `m`'s delivery (`me` its feature's position): its hooks and services. */
+/** The delivery of the socket `host` (`position` its feature's place among the socket's features): its hooks and services. */
 export function startDelivery(
-  m: Host,
-  me: number,
-  [ackTimeout, maxAttempts, window, maxPending, store, codec]: DeliveryConfig,
-) {
+  host: Host,
+  position: number,
+  { ackTimeout, maxAttempts, window, maxPending, store, codec }: DeliveryConfig,
+): SocketDelivery {
   /** The outbox, in first-sent order (what the store held first, then what was sent while it loaded). */
   const out = new Outbox();
   /** The ids of the latest incoming messages, oldest first. */
@@ -65,29 +63,25 @@ export function startDelivery(
   let resent = 0;
   let duplicates = 0;
   /** Protocol frames are signs of life for the heartbeat (later in rank, it does not see what is consumed here). */
-  const heartbeat = findFeature(m, 'heartbeat');
+  const heartbeat = findFeature(host, 'heartbeat');
   /** The feature's one timer slot. */
-  const arm = (ms: number): void => setTimer(m, me, 0, ms);
+  const arm = (ms: number): void => setTimer(host, position, 0, ms);
   /** Back-pressure looks again (what this wrote or holds is in `bufferedAmount`). */
   const pressure = (): void => {
-    if (!m.above_ && !m.disposed_) m.pressure_();
+    if (!host.above_ && !host.disposed_) host.pressure_();
   };
-  const now = (): number => m.config_.clock.now();
-
-  /** Calls the codec; what a user codec throws is reported, never thrown into the socket. */
-  const call = <K extends 'encode' | 'decode'>(what: K, value: unknown) => callCodec(m, codec, what, value);
+  const now = (): number => host.config_.clock.now();
 
   /**
-   * Sends `frame` (or its encoding `raw`) on `attempt` if it is open (a socket that refuses it is
-   * going down: its close tells); whether it was written.
+   * Writes `raw` (a frame as the codec encoded it; `undefined` if it could not) on `attempt` if it
+   * is open (a socket that refuses it is going down: its close tells); whether it was written.
    */
-  const write = (attempt: Connection | undefined, frame: Frame | undefined, raw?: unknown): boolean => {
+  const write = (attempt: Connection | undefined, raw: unknown): boolean => {
     const ws = attempt?.socket;
-    raw ??= frame && call('encode', frame);
     try {
       if (raw !== undefined && ws?.readyState === 1) {
         ws.send(raw as never);
-        m.messagesOut_++;
+        host.messagesOut_++;
         return true;
       }
     } catch {
@@ -96,11 +90,16 @@ export function startDelivery(
     return false;
   };
 
+  /** Encodes and writes `frame` (a hello, an ack) on `attempt`, unless a listener ended that connection. */
+  const reply = (attempt: Connection, frame: Frame): void => {
+    if (host.attempt_ === attempt) write(attempt, callCodec(host, codec, 'encode', frame));
+  };
+
   /** The store failed: let go (reported once, not after close()). */
   const failed = (thrown: unknown): void => {
-    if (kept && !m.disposed_) {
+    if (kept && !host.disposed_) {
       kept = undefined;
-      m.report_(
+      host.report_(
         new ResilientSocketError(
           'ERR_RS_STORE_FAILED',
           process.env.NODE_ENV !== 'production'
@@ -118,10 +117,17 @@ export function startDelivery(
     if (to) (async () => to[value === undefined ? 'delete' : 'put'](key, value))().catch(failed);
   };
 
-  /** Encodes `entry` once it has its id; one the codec cannot encode is given up (its promise rejects). */
+  /**
+   * Encodes `entry`'s frame once it has its id (a message from the store, or one sent while it
+   * loaded) and counts it as waiting; one the codec cannot encode is given up (its promise rejects).
+   */
   const encode = (entry: Entry): void => {
     try {
-      encodeEntry(out, codec, entry);
+      const raw = encodeMsg(codec, entry.id_, entry.data_);
+      out.count_(entry, false);
+      entry.raw_ = raw;
+      entry.bytes_ = byteLengthOf(raw as Data);
+      out.count_(entry, true);
     } catch (error) {
       out.take_(entry.id_);
       save(`out:${entry.id_}`);
@@ -144,7 +150,7 @@ export function startDelivery(
    */
   const send = (entry: Entry): void => {
     entry.at_ = now();
-    if (!write(live, undefined, entry.raw_)) return;
+    if (!write(live, entry.raw_)) return;
     if (entry.sends_++) resent++;
     out.count_(entry, false);
   };
@@ -158,15 +164,14 @@ export function startDelivery(
       failure ??= new ResilientSocketError(code, text);
       entry.no_?.(failure);
     }
-    m.drop_(
+    host.drop_(
       reason,
       gone.map((entry) => entry.data_ as Data),
     );
   };
 
   /** Gives up the messages sent `maxAttempts` times whose last send was at `before` or earlier. */
-  const exhaust = (before: number): unknown =>
-    maxAttempts < Infinity &&
+  const exhaust = (before: number): void =>
     forget(
       (entry) => entry.sends_ >= maxAttempts && entry.at_ <= before,
       'ERR_RS_NOT_ACKNOWLEDGED',
@@ -187,7 +192,7 @@ export function startDelivery(
     const deferred = new ResilientSocketError(
       'ERR_RS_DELIVERY_DEFERRED',
       process.env.NODE_ENV !== 'production'
-        ? `The socket ${m.disposed_ ? 'was closed' : 'gave up'} before the acknowledgement; the message stays in the persistent store and is sent by ${m.disposed_ ? 'the next socket on it' : 'open() or the next socket on it'}`
+        ? `The socket ${host.disposed_ ? 'was closed' : 'gave up'} before the acknowledgement; the message stays in the persistent store and is sent by ${host.disposed_ ? 'the next socket on it' : 'open() or the next socket on it'}`
         : '',
     );
     forget(
@@ -195,28 +200,31 @@ export function startDelivery(
       (entry) => !(kept?.persistent && entry.id_ && !entry.no_?.(deferred)),
       'ERR_RS_DELIVERY_STOPPED',
       process.env.NODE_ENV !== 'production'
-        ? `The socket ${m.disposed_ ? 'was closed' : 'gave up'} before the acknowledgement, and the store keeps nothing across sessions`
+        ? `The socket ${host.disposed_ ? 'was closed' : 'gave up'} before the acknowledgement, and the store keeps nothing across sessions`
         : '',
       'closed',
     );
-    if (m.disposed_) out.clear_();
+    if (host.disposed_) out.clear_();
   };
 
   /** The store loaded (or failed, or outlasted its deadline): the session, and ids for what was sent meanwhile. */
   const loaded = (): void => {
-    if (ready) {
-      ready();
-      wait = ready = undefined;
-      clearTimer(m, me, 0);
-      if (m.disposed_) return; // close() settled what was sent meanwhile
-      if (!session) {
-        session = newSession();
-        save('session', session);
+    if (!ready) return;
+    ready();
+    wait = ready = undefined;
+    clearTimer(host, position, 0);
+    if (host.disposed_) return; // close() settled what was sent meanwhile
+    if (!session) {
+      session = newSession();
+      save('session', session);
+    }
+    // Ids for what was sent meanwhile (last in the outbox, in order, now keyed by them), and frames.
+    for (const entry of [...out.entries_.values()]) {
+      if (!entry.id_) {
+        number(entry, entry.data_);
+        out.last_(entry);
       }
-      // Ids for what was sent meanwhile, the outbox keyed by them, and their frames.
-      for (const entry of out.entries_.values()) if (!entry.id_) number(entry, entry.data_);
-      out.rekey_();
-      for (const entry of [...out.entries_.values()]) if (entry.raw_ === undefined) encode(entry);
+      if (entry.raw_ === undefined) encode(entry);
     }
   };
 
@@ -227,41 +235,41 @@ export function startDelivery(
    */
   const restore = (entries: Iterable<[string, unknown]>): void => {
     // Unless it outlasted its deadline (then the store was let go).
-    if (!ready || !kept || m.disposed_) return;
+    if (!ready || !kept || host.disposed_) return;
     const stored: Entry[] = [];
     for (const [key, value] of entries) {
       const id = key.slice(4);
+      const data = (value as { data?: unknown } | undefined)?.data;
       if (key === 'session' && typeof value === 'string') session = value;
       else if (key === 'seen' && Array.isArray(value)) seen = new Set(value.slice(-window).map(String));
       else if (key === 'seq') seq = Math.max(seq, Number(value) || 0);
-      else if (key === `out:${id}` && (value as { data?: unknown } | undefined)?.data !== undefined) {
+      else if (key === `out:${id}` && data !== undefined) {
         seq = Math.max(seq, Number(id) || 0);
-        const entry = newEntry((value as { data: unknown }).data, undefined, 0);
-        entry.id_ = id;
-        stored.push(entry);
+        stored.push(newEntry(id, data, undefined, 0));
       }
     }
-    out.prepend_(stored.sort((a, b) => +a.id_ - +b.id_));
+    // In sequence order, before what was sent while it loaded.
+    for (const entry of [...stored.sort((a, b) => +a.id_ - +b.id_), ...out.entries_.values()]) out.last_(entry);
   };
 
   /** An incoming `msg`: delivered once, remembered, then acknowledged on its connection. */
   const receive = (attempt: Connection, { id, data }: Msg): void => {
-    if (m.attempt_ !== attempt) return; // a listener ended the connection
+    if (host.attempt_ !== attempt) return; // a listener ended the connection
     if (seen.has(id)) duplicates++;
     else {
-      m.deliver_(data as Data);
+      host.deliver_(data as Data);
       seen.add(id);
       if (seen.size > window) seen.delete(seen.values().next().value as string);
       if (kept) save('seen', [...seen]); // not a copy per message with no store
     }
-    if (m.attempt_ === attempt) write(attempt, { rs: 'ack', id });
+    reply(attempt, { rs: 'ack', id });
   };
 
   if (store) {
     wait = new Promise((resolve) => {
       ready = resolve;
     });
-    arm(m.config_.connectTimeout);
+    arm(host.config_.connectTimeout);
     (async () => restore(await store.load()))().catch(failed).then(loaded);
   }
 
@@ -271,15 +279,14 @@ export function startDelivery(
         opened = resolve;
       });
       const hello = (): undefined => {
-        if (m.attempt_ === attempt) write(attempt, { rs: 'hello', session });
-        return undefined;
+        reply(attempt, { rs: 'hello', session });
       };
       return wait?.then(hello) ?? hello();
     },
     open: (attempt: Connection): void => {
       // Sent for the last time on a connection that ended: its acknowledgement can no longer come.
       exhaust(Infinity);
-      if (m.attempt_ !== attempt) return; // a drop listener ended the connection
+      if (host.attempt_ !== attempt) return; // a drop listener ended the connection
       live = attempt;
       for (const entry of out.entries_.values()) if (entry.raw_ !== undefined) send(entry);
       if (out.entries_.size) arm(ackTimeout);
@@ -288,12 +295,12 @@ export function startDelivery(
       opened();
     },
     message: (attempt: Connection, data: Data): boolean => {
-      const frame = call('decode', data);
+      const frame = callCodec(host, codec, 'decode', data);
       if (!frame) return false;
-      heartbeat?.[0].message?.(m, heartbeat[1], attempt, data);
+      heartbeat?.[0].message?.(host, heartbeat[1], attempt, data);
       if (frame.rs !== 'hello' && frame.id.length > MAX_ID_LENGTH) {
         // A peer that could make this socket keep ids of any size: refused, the connection cut.
-        m.fail_(
+        host.fail_(
           attempt,
           'ERR_RS_PROTOCOL_VIOLATION',
           process.env.NODE_ENV !== 'production'
@@ -301,21 +308,19 @@ export function startDelivery(
             : '',
           'protocol violation',
         );
-        return true;
-      }
-      if (frame.rs === 'msg') {
+      } else if (frame.rs === 'msg') {
         if (attempt.opened) receive(attempt, frame);
         else opening.then(() => live === attempt && receive(attempt, frame));
-      }
-      if (frame.rs === 'ack') {
+      } else if (frame.rs === 'ack') {
         const id = frame.id;
+        const entry = out.entries_.get(id);
         // Only a message sent already (one waiting for the store has no id yet).
-        if (out.entries_.get(id)?.sends_) {
-          const entry = out.take_(id) as Entry;
+        if (entry?.sends_) {
+          out.take_(id);
           save(`out:${id}`);
           acked++;
           entry.ok_?.();
-          m.emit_('acked', { id, data: entry.data_ });
+          host.emit_('acked', { id, data: entry.data_ });
         }
       }
       return true;
@@ -325,7 +330,7 @@ export function startDelivery(
         failed(
           new Error(
             process.env.NODE_ENV !== 'production'
-              ? `it did not load within ${m.config_.connectTimeout} ms (\`connectTimeout\`)`
+              ? `it did not load within ${host.config_.connectTimeout} ms (\`connectTimeout\`)`
               : '',
           ),
         );
@@ -335,19 +340,18 @@ export function startDelivery(
       if (!live) return; // the connection ended
       const time = now();
       exhaust(time - ackTimeout);
-      if ((live?.socket?.bufferedAmount ?? 0) > 0) {
-        // Earlier writes are still in the WebSocket's buffer (the peer reads slowly, or not at
-        // all): nothing is written again until it has gone out. Looked at again in a while.
-        if (out.entries_.size) arm(Math.min(ackTimeout, PACE));
-        return;
+      // Earlier writes still in the WebSocket's buffer (the peer reads slowly, or not at all):
+      // nothing is written again until they have gone out, looked at again in a while.
+      const held = (live?.socket?.bufferedAmount ?? 0) > 0;
+      let next = held ? Math.min(ackTimeout, PACE) : ackTimeout;
+      if (!held) {
+        for (const entry of out.entries_.values()) {
+          if (!live) return; // a listener ended the connection
+          if (entry.at_ + ackTimeout <= time) send(entry);
+          next = Math.min(next, entry.at_ + ackTimeout - time);
+        }
       }
-      let first = time;
-      for (const entry of out.entries_.values()) {
-        if (!live) return; // a listener ended the connection
-        if (entry.at_ + ackTimeout <= time) send(entry);
-        first = Math.min(first, entry.at_);
-      }
-      if (out.entries_.size) arm(first + ackTimeout - time);
+      if (out.entries_.size) arm(next);
     },
     end: (): void => {
       live = undefined;
@@ -355,18 +359,18 @@ export function startDelivery(
     },
     state: (_previous: SocketState, next: SocketState): void => {
       // A give-up (close() is the `dispose` hook): after the core told of it, unless open() followed.
-      if (next === 'closed') Promise.resolve().then(() => m.state_ === 'closed' && !m.disposed_ && stop());
+      if (next === 'closed') Promise.resolve().then(() => host.state_ === 'closed' && !host.disposed_ && stop());
     },
     dispose: stop,
     buffered: (): number => out.unsent_,
     sendReliable: (data: unknown): Promise<void> =>
       new Promise<void>((ok, no) => {
-        if (m.disposed_ || m.state_ === 'closed') {
-          m.drop_('closed', [data as Data]);
+        if (host.disposed_ || host.state_ === 'closed') {
+          host.drop_('closed', [data as Data]);
           throw new ResilientSocketError(
             'ERR_RS_DELIVERY_STOPPED',
             process.env.NODE_ENV !== 'production'
-              ? `sendReliable() on a ${m.disposed_ ? 'socket closed for good' : 'socket that gave up (open() starts it again)'}`
+              ? `sendReliable() on a ${host.disposed_ ? 'socket closed for good' : 'socket that gave up (open() starts it again)'}`
               : '',
           );
         }
@@ -378,29 +382,15 @@ export function startDelivery(
               : '',
           );
         }
-        let raw: unknown;
-        try {
-          raw = codec.encode({ rs: 'msg', id: String(seq + 1), data });
-        } catch (thrown) {
-          throw typeError(
-            'data',
-            process.env.NODE_ENV !== 'production'
-              ? `sendReliable() cannot encode \`data\`: ${describeThrown(thrown)}`
-              : '',
-          );
-        }
+        const raw = encodeMsg(codec, String(seq + 1), data);
         // While the store loads, the id is not known: a copy is kept, and encoded once it is.
         const copy = wait || kept ? copyOf(codec, raw, data) : data;
-        const entry = newEntry(wait ? copy : data, wait ? undefined : raw, byteLengthOf(raw as Data), ok, no);
+        const entry = newEntry('', wait ? copy : data, wait ? undefined : raw, byteLengthOf(raw as Data), ok, no);
         out.count_(entry, true);
-        if (wait) {
-          out.entries_.set(entry, entry); // its id comes once the store loaded
-          pressure();
-          return;
-        }
-        number(entry, copy);
-        out.entries_.set(entry.id_, entry);
-        if (live) {
+        // While the store loads, its id comes once it has loaded.
+        if (!wait) number(entry, copy);
+        out.last_(entry);
+        if (live && !wait) {
           send(entry);
           // While connected, the timer runs whenever the outbox holds anything: arm it for the first.
           if (out.entries_.size === 1) arm(ackTimeout);

@@ -65,6 +65,11 @@ export interface HandshakeOptions {
 /** The default of {@link HandshakeOptions.timeout}. */
 export const HANDSHAKE_TIMEOUT = 10_000;
 
+/** What {@link handshake} makes: a feature, for `features` or `ResilientSocket`'s `handshake` option. */
+export interface HandshakeFeature extends Feature {
+  readonly name: 'handshake';
+}
+
 /** A `nextMessage()` waiting for its message. */
 interface Waiter {
   readonly predicate: ((data: Data) => boolean) | undefined;
@@ -189,8 +194,8 @@ function route(run: Running, data: Data): void {
 
 /**
  * The `handshake` feature: `hook` runs on every open before the queue is flushed and before
- * `open` is emitted (see {@link HandshakeConnection}). `ResilientSocket`'s `handshake` and
- * `handshakeTimeout` options.
+ * `open` is emitted (see {@link HandshakeConnection}). Given to a `BaseSocket` in `features`, or to
+ * a `ResilientSocket` as its `handshake` option.
  * @throws TypeError / RangeError naming the option.
  * @example
  * ```ts
@@ -204,14 +209,14 @@ function route(run: Running, data: Data): void {
  * })
  * ```
  */
-export function handshake(hook: HandshakeHook, options?: HandshakeOptions): Feature {
+export function handshake(hook: HandshakeHook, options?: HandshakeOptions): HandshakeFeature {
   assertFunction('handshake', hook);
   assertOptionsObject('handshake options', options);
   assertKnownKeys('', options, ['timeout'], 'handshake()');
   const timeout = withDefault(options?.timeout, HANDSHAKE_TIMEOUT);
-  assertNumber('handshakeTimeout', timeout, { above: 0, allowInfinity: true });
+  assertNumber('handshake.timeout', timeout, { above: 0, allowInfinity: true });
 
-  return intern<Feature & { readonly options_: object }>({
+  return intern<HandshakeFeature & { readonly options_: object }>({
     name: 'handshake',
     rank: 20,
     slots: 1,

@@ -123,9 +123,9 @@ export interface HeartbeatService {
    * socket has one) and declares it dead if no answer comes within `timeout` ms (reason
    * `'probe timeout'`). A connection with no way to ask is left alone.
    */
-  probe(m: Host, me: number, timeout: number): void;
+  probe(host: Host, index: number, timeout: number): void;
   /** Whether the current connection is watched (a mode other than `off`). */
-  watching(m: Host, me: number): boolean;
+  watching(host: Host, index: number): boolean;
 }
 
 interface Resolved {
@@ -145,20 +145,20 @@ function resolve(value: unknown, explicit: boolean): Resolved {
     return { interval: 0, timeout: 0, message: undefined, isPong: undefined, periodic: false, explicit };
   }
   assertKnownKeys('heartbeat', value, ['interval', 'timeout', 'message', 'isPong']);
-  const o = (value ?? {}) as HeartbeatOptions;
-  const interval = withDefault(o.interval, HEARTBEAT_DEFAULTS.interval);
-  const timeout = withDefault(o.timeout, HEARTBEAT_DEFAULTS.timeout);
+  const options = (value ?? {}) as HeartbeatOptions;
+  const interval = withDefault(options.interval, HEARTBEAT_DEFAULTS.interval);
+  const timeout = withDefault(options.timeout, HEARTBEAT_DEFAULTS.timeout);
   assertNumber('heartbeat.interval', interval, { above: 0 });
   assertNumber('heartbeat.timeout', timeout, { above: 0 });
-  if (o.message !== undefined && typeof o.message !== 'function' && !isData(o.message)) {
+  if (options.message !== undefined && typeof options.message !== 'function' && !isData(options.message)) {
     throw typeError(
       'heartbeat.message',
       process.env.NODE_ENV !== 'production'
-        ? `Expected \`heartbeat.message\` to be a string, binary data or a function, got ${describeReceived(o.message)}`
+        ? `Expected \`heartbeat.message\` to be a string, binary data or a function, got ${describeReceived(options.message)}`
         : '',
     );
   }
-  if (o.message !== undefined && typeof o.isPong !== 'function') {
+  if (options.message !== undefined && typeof options.isPong !== 'function') {
     // Otherwise any message would count as the answer: a server that streams data but no longer
     // handles pings would never be found dead, and its pongs would be emitted as messages.
     throw typeError(
@@ -166,17 +166,17 @@ function resolve(value: unknown, explicit: boolean): Resolved {
       process.env.NODE_ENV !== 'production'
         ? 'Expected `heartbeat.isPong` to be a function when `heartbeat.message` is set (a heartbeat that ' +
             'sends pings must recognise their answers; leave out `message` for silence detection), ' +
-            `got ${describeReceived(o.isPong)}`
+            `got ${describeReceived(options.isPong)}`
         : '',
     );
   }
-  if (o.isPong !== undefined) assertFunction('heartbeat.isPong', o.isPong);
-  return { interval, timeout, message: o.message, isPong: o.isPong, periodic: true, explicit };
+  if (options.isPong !== undefined) assertFunction('heartbeat.isPong', options.isPong);
+  return { interval, timeout, message: options.message, isPong: options.isPong, periodic: true, explicit };
 }
 
 /** The development message of a resume probe that got no answer: how long it waited. */
-function probeText(m: Host): string {
-  const resume = findFeature(m, 'resume')?.[0] as { options_?: { probeTimeout?: number } } | undefined;
+function probeText(host: Host): string {
+  const resume = findFeature(host, 'resume')?.[0] as { options_?: { probeTimeout?: number } } | undefined;
   return `No answer to the probe within ${resume?.options_?.probeTimeout ?? 0} ms after a resume`;
 }
 
@@ -186,20 +186,20 @@ function probeText(m: Host): string {
  * @internal
  */
 export function createHeartbeat(options: HeartbeatOptions | false | undefined, explicit: boolean): Feature {
-  const o = resolve(options, explicit);
-  const canPing = (m: Host, ws: WebSocketLike): boolean => m.config_.transport.canPing(ws);
+  const settings = resolve(options, explicit);
+  const canPing = (host: Host, ws: WebSocketLike): boolean => host.config_.transport.canPing(ws);
   /** How the current connection is watched: chosen by the options and the socket, once it is open. */
-  const modeOf = (m: Host): number => {
-    const ws = m.attempt_?.opened ? m.attempt_.socket : undefined;
-    if (!o.periodic || !ws) return OFF;
-    return o.message !== undefined ? MESSAGE : canPing(m, ws) ? PROTOCOL : o.explicit ? SILENCE : OFF;
+  const modeOf = (host: Host): number => {
+    const ws = host.attempt_?.opened ? host.attempt_.socket : undefined;
+    if (!settings.periodic || !ws) return OFF;
+    return settings.message !== undefined ? MESSAGE : canPing(host, ws) ? PROTOCOL : settings.explicit ? SILENCE : OFF;
   };
   /** Whether a resume probe awaits its answer. */
-  const probing = (m: Host, me: number): boolean => getData(m, me) === true;
+  const probing = (host: Host, index: number): boolean => getData(host, index) === true;
 
   /** Sends one ping; false when none went out (a failure is reported: a broken ping never declares the link dead). */
-  const ping = (m: Host, ws: WebSocketLike, frame: boolean): boolean => {
-    if (frame || o.message === undefined) {
+  const ping = (host: Host, ws: WebSocketLike, frame: boolean): boolean => {
+    if (frame || settings.message === undefined) {
       try {
         ws.ping?.();
         return true;
@@ -209,9 +209,9 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
     }
     let message: unknown;
     try {
-      message = typeof o.message === 'function' ? o.message() : o.message;
+      message = typeof settings.message === 'function' ? settings.message() : settings.message;
     } catch (thrown) {
-      m.reportUserError_(
+      host.reportUserError_(
         new ResilientSocketError(
           'ERR_RS_CALLBACK_FAILED',
           process.env.NODE_ENV !== 'production' ? `\`heartbeat.message\` threw: ${describeThrown(thrown)}` : '',
@@ -227,7 +227,7 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
           ? `Expected \`heartbeat.message()\` to return a string or binary data, got ${describeReceived(message)}`
           : '',
       );
-      m.reportUserError_(
+      host.reportUserError_(
         new ResilientSocketError(
           'ERR_RS_CALLBACK_FAILED',
           process.env.NODE_ENV !== 'production' ? `${problem.message}; no ping sent` : '',
@@ -240,7 +240,7 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
       ws.send(message as never);
     } catch (thrown) {
       if (ws.readyState === 1) {
-        m.report_(
+        host.report_(
           new ResilientSocketError(
             'ERR_RS_UNSENDABLE',
             process.env.NODE_ENV !== 'production'
@@ -252,37 +252,37 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
       }
       return false;
     }
-    m.messagesOut_++;
+    host.messagesOut_++;
     return true;
   };
 
   /** An answer arrived (a pong, or a message isPong accepts): the deadline and the probe are over. */
-  const answered = (m: Host, me: number): void => {
-    setData(m, me, undefined);
-    clearTimer(m, me, PONG);
+  const answered = (host: Host, index: number): void => {
+    setData(host, index, undefined);
+    clearTimer(host, index, PONG);
   };
 
   const feature: Feature & HeartbeatService & { readonly options_: Resolved } = {
     name: 'heartbeat',
     rank: 30,
     slots: 2,
-    options_: o,
-    open(m, me) {
-      const mode = modeOf(m);
-      if (mode === SILENCE) setTimer(m, me, PONG, o.interval + o.timeout);
-      else if (mode !== OFF) setTimer(m, me, PING, o.interval);
-      else if (o.periodic) m.config_.transport.cannotPing(m.config_.WebSocket); // the default, with no way to ping
+    options_: settings,
+    open(host, index) {
+      const mode = modeOf(host);
+      if (mode === SILENCE) setTimer(host, index, PONG, settings.interval + settings.timeout);
+      else if (mode !== OFF) setTimer(host, index, PING, settings.interval);
+      else if (settings.periodic) host.config_.transport.cannotPing(host.config_.WebSocket); // the default, with no way to ping
     },
-    message(m, me, _attempt, data) {
-      const mode = modeOf(m);
-      if (m.state_ === 'closing') return false; // close() stopped the heartbeat
-      if (mode === SILENCE) setTimer(m, me, PONG, o.interval + o.timeout);
-      if (mode !== MESSAGE || !o.isPong) return false;
+    message(host, index, _attempt, data) {
+      const mode = modeOf(host);
+      if (host.state_ === 'closing') return false; // close() stopped the heartbeat
+      if (mode === SILENCE) setTimer(host, index, PONG, settings.interval + settings.timeout);
+      if (mode !== MESSAGE || !settings.isPong) return false;
       let pong = false;
       try {
-        pong = o.isPong(data) === true;
+        pong = settings.isPong(data) === true;
       } catch (thrown) {
-        m.reportUserError_(
+        host.reportUserError_(
           new ResilientSocketError(
             'ERR_RS_CALLBACK_FAILED',
             process.env.NODE_ENV !== 'production' ? `\`heartbeat.isPong\` threw: ${describeThrown(thrown)}` : '',
@@ -290,28 +290,28 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
           ),
         );
       }
-      if (pong) answered(m, me);
+      if (pong) answered(host, index);
       return pong; // the answer is consumed, not emitted
     },
-    pong(m, me) {
-      const mode = modeOf(m);
+    pong(host, index) {
+      const mode = modeOf(host);
       // App-level pings are answered by messages only.
-      if (mode !== MESSAGE && (mode === PROTOCOL || probing(m, me))) answered(m, me);
+      if (mode !== MESSAGE && (mode === PROTOCOL || probing(host, index))) answered(host, index);
     },
-    timer(m, me, local) {
-      const attempt = m.attempt_;
+    timer(host, index, local) {
+      const attempt = host.attempt_;
       const ws = attempt?.socket;
       if (!attempt || !ws) return;
       if (local === PONG) {
-        if (probing(m, me)) {
-          m.fail_(
+        if (probing(host, index)) {
+          host.fail_(
             attempt,
             'ERR_RS_DEAD_LINK',
-            process.env.NODE_ENV !== 'production' ? probeText(m) : '',
+            process.env.NODE_ENV !== 'production' ? probeText(host) : '',
             'probe timeout',
           );
         } else {
-          m.fail_(
+          host.fail_(
             attempt,
             'ERR_RS_DEAD_LINK',
             process.env.NODE_ENV !== 'production' ? 'The heartbeat found the connection dead' : '',
@@ -322,33 +322,33 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
       }
       // PING: the deadline before the ping (an answer may come back before send() returns), and
       // before the next ping: when both are due at once, the unanswered ping is found dead first.
-      const armed = !hasTimer(m, me, PONG);
-      if (armed) setTimer(m, me, PONG, o.timeout);
-      const sent = ping(m, ws, modeOf(m) === PROTOCOL);
-      if (m.attempt_ !== attempt || m.state_ !== 'open') return; // a listener took over
-      if (!sent && armed) clearTimer(m, me, PONG); // no ping went out: no answer to wait for
-      setTimer(m, me, PING, o.interval);
+      const armed = !hasTimer(host, index, PONG);
+      if (armed) setTimer(host, index, PONG, settings.timeout);
+      const sent = ping(host, ws, modeOf(host) === PROTOCOL);
+      if (host.attempt_ !== attempt || host.state_ !== 'open') return; // a listener took over
+      if (!sent && armed) clearTimer(host, index, PONG); // no ping went out: no answer to wait for
+      setTimer(host, index, PING, settings.interval);
     },
-    end(m, me) {
-      clearTimer(m, me, PING);
-      clearTimer(m, me, PONG);
-      setData(m, me, undefined);
+    end(host, index) {
+      clearTimer(host, index, PING);
+      clearTimer(host, index, PONG);
+      setData(host, index, undefined);
     },
-    probe(m, me, timeout) {
-      const attempt = m.attempt_;
+    probe(host, index, timeout) {
+      const attempt = host.attempt_;
       const ws = attempt?.socket;
       if (!attempt?.opened || !ws) return;
-      const byMessage = modeOf(m) === MESSAGE;
-      if (!byMessage && !canPing(m, ws)) return; // no way to ask: left to the heartbeat
-      setData(m, me, true);
-      if (!ping(m, ws, !byMessage)) {
-        setData(m, me, undefined);
+      const byMessage = modeOf(host) === MESSAGE;
+      if (!byMessage && !canPing(host, ws)) return; // no way to ask: left to the heartbeat
+      setData(host, index, true);
+      if (!ping(host, ws, !byMessage)) {
+        setData(host, index, undefined);
         return;
       }
       // Unless the answer came back while we were sending it.
-      if (probing(m, me) && m.attempt_ === attempt) setTimer(m, me, PONG, timeout);
+      if (probing(host, index) && host.attempt_ === attempt) setTimer(host, index, PONG, timeout);
     },
-    watching: (m) => modeOf(m) !== OFF,
+    watching: (host) => modeOf(host) !== OFF,
   };
   return intern(feature);
 }

@@ -17,7 +17,7 @@ async function resolve(url: unknown, protocols: unknown): Promise<Target> {
 const PROVIDERS: Feature = {
   name: 'providers',
   rank: 10,
-  target: (_m, _me, url, protocols) =>
+  target: (_host, _me, url, protocols) =>
     typeof url === 'function' || typeof protocols === 'function' ? resolve(url, protocols) : undefined,
 };
 

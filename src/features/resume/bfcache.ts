@@ -71,24 +71,24 @@ function closeGoingAway(ws: WebSocketLike): number {
 }
 
 /** The page is going (`reason`: into the cache, or for good): let the connection go and wait. */
-function hide(m: Host, reason: string): void {
-  const state = m.state_;
+function hide(host: Host, reason: string): void {
+  const state = host.state_;
   if (state === 'reconnecting') {
-    waiting.add(m);
+    waiting.add(host);
     // An async `shouldReconnect` deciding goes on (its deadline too): its verdict meets the hold.
-    if (!m.deciding_) pauseRetry(m);
+    if (!host.deciding_) pauseRetry(host);
     return;
   }
   if (state !== 'open' && state !== 'connecting') return; // idle, closing, closed: nothing to let go
-  waiting.add(m);
-  const attempt = m.attempt_;
+  waiting.add(host);
+  const attempt = host.attempt_;
   let code: number | undefined;
   if (attempt?.socket?.readyState === 1) {
-    m.endAttempt_(attempt, 'retire'); // its close handshake finishes in the background, bounded
+    host.endAttempt_(attempt, 'retire'); // its close handshake finishes in the background, bounded
     code = closeGoingAway(attempt.socket);
-  } else if (attempt && m.endAttempt_(attempt, 'abort', PAGE_HIDDEN)) code = 1006;
-  m.enter_('reconnecting', reason);
-  if (code) m.emitClose_({ code, reason: PAGE_HIDDEN, wasClean: false });
+  } else if (attempt && host.endAttempt_(attempt, 'abort', PAGE_HIDDEN)) code = 1006;
+  host.enter_('reconnecting', reason);
+  if (code) host.emitClose_({ code, reason: PAGE_HIDDEN, wasClean: false });
 }
 
 /**
@@ -96,21 +96,21 @@ function hide(m: Host, reason: string): void {
  * the `bfcache` option), handled here (returns true); a resume signal ends the wait for the page
  * (and goes on to the listener, which retries now).
  */
-export function pageSignal(m: Host, signal: ResumeSignal, reason: string, enabled: boolean): boolean {
+export function pageSignal(host: Host, signal: ResumeSignal, reason: string, enabled: boolean): boolean {
   if (signal !== 'pagehide') {
-    if (signal === 'resumed') waiting.delete(m);
+    if (signal === 'resumed') waiting.delete(host);
     return false;
   }
-  if (enabled) hide(m, reason);
+  if (enabled) hide(host, reason);
   return true;
 }
 
 /** Whether the socket waits for its page to be shown again (no retry meanwhile: `resume()`'s `hold`). */
-export function pageHidden(m: Host): boolean {
-  return waiting.has(m);
+export function pageHidden(host: Host): boolean {
+  return waiting.has(host);
 }
 
 /** Follows the state: an attempt started by other means (`reconnect()`), or the end, ends the wait. */
-export function pageState(m: Host, next: SocketState): void {
-  if (next !== 'reconnecting') waiting.delete(m);
+export function pageState(host: Host, next: SocketState): void {
+  if (next !== 'reconnecting') waiting.delete(host);
 }

@@ -119,14 +119,14 @@ interface Resolved {
 
 function resolve(value: object | undefined): Resolved {
   assertKnownKeys('resume', value, Object.keys(RESUME_DEFAULTS));
-  const o = (value ?? {}) as ResumeOptions;
-  const probeTimeout = withDefault(o.probeTimeout, RESUME_DEFAULTS.probeTimeout);
+  const options = (value ?? {}) as ResumeOptions;
+  const probeTimeout = withDefault(options.probeTimeout, RESUME_DEFAULTS.probeTimeout);
   assertNumber('resume.probeTimeout', probeTimeout, { above: 0 });
-  const pauseWhileOffline = withDefault(o.pauseWhileOffline, RESUME_DEFAULTS.pauseWhileOffline);
+  const pauseWhileOffline = withDefault(options.pauseWhileOffline, RESUME_DEFAULTS.pauseWhileOffline);
   assertBoolean('resume.pauseWhileOffline', pauseWhileOffline);
-  const detectSuspend = withDefault(o.detectSuspend, RESUME_DEFAULTS.detectSuspend);
+  const detectSuspend = withDefault(options.detectSuspend, RESUME_DEFAULTS.detectSuspend);
   assertBoolean('resume.detectSuspend', detectSuspend);
-  const pauseWhileHidden = withDefault(o.pauseWhileHidden, RESUME_DEFAULTS.pauseWhileHidden);
+  const pauseWhileHidden = withDefault(options.pauseWhileHidden, RESUME_DEFAULTS.pauseWhileHidden);
   if (pauseWhileHidden !== false) {
     if (typeof pauseWhileHidden !== 'number') {
       throw typeError(
@@ -138,7 +138,7 @@ function resolve(value: object | undefined): Resolved {
     }
     assertNumber('resume.pauseWhileHidden', pauseWhileHidden, { min: 0, allowInfinity: true });
   }
-  const bfcache = withDefault(o.bfcache, RESUME_DEFAULTS.bfcache);
+  const bfcache = withDefault(options.bfcache, RESUME_DEFAULTS.bfcache);
   assertBoolean('resume.bfcache', bfcache);
   return { probeTimeout, pauseWhileOffline, detectSuspend, bfcache, pauseWhileHidden };
 }
@@ -151,8 +151,8 @@ const hiddenSince = /* @__PURE__ */ new WeakMap<object, number>();
 let restarting: object | undefined;
 
 /** The heartbeat feature of the socket and its position, if it has one. */
-function heartbeatOf(m: Host): [HeartbeatService, number] | undefined {
-  const found = findFeature(m, 'heartbeat');
+function heartbeatOf(host: Host): [HeartbeatService, number] | undefined {
+  const found = findFeature(host, 'heartbeat');
   return found && [found[0] as unknown as HeartbeatService, found[1]];
 }
 
@@ -177,34 +177,34 @@ export function resume(options?: ResumeOptions): Feature {
         : '',
     );
   }
-  const o = resolve(options);
+  const settings = resolve(options);
 
   /** What the shared watchers tell this feature's sockets. */
   const listener = (socket: object, signal: ResumeSignal, reason: string): void => {
-    const m = socket as Host;
-    noteVisibility(m);
-    if (pageSignal(m, signal, reason, o.bfcache)) return; // pagehide: ./bfcache.ts
+    const host = socket as Host;
+    noteVisibility(host);
+    if (pageSignal(host, signal, reason, settings.bfcache)) return; // pagehide: ./bfcache.ts
     if (signal === 'hidden') return;
-    if (m.state_ === 'open') {
+    if (host.state_ === 'open') {
       // Whatever happened, an open connection may have died unnoticed: ask it.
-      const heartbeat = heartbeatOf(m);
-      heartbeat?.[0].probe(m, heartbeat[1], o.probeTimeout);
-    } else if (m.state_ === 'connecting') {
-      if (signal === 'resumed') restartHung(m, reason);
-    } else if (m.state_ === 'reconnecting' && !m.deciding_) {
-      if (held(m)) pauseRetry(m);
-      else if (signal === 'resumed') m.startAttempt_(`retrying now: ${reason}`);
+      const heartbeat = heartbeatOf(host);
+      heartbeat?.[0].probe(host, heartbeat[1], settings.probeTimeout);
+    } else if (host.state_ === 'connecting') {
+      if (signal === 'resumed') restartHung(host, reason);
+    } else if (host.state_ === 'reconnecting' && !host.deciding_) {
+      if (held(host)) pauseRetry(host);
+      else if (signal === 'resumed') host.startAttempt_(`retrying now: ${reason}`);
     }
   };
 
   /** An attempt connecting for longer than the grace is abandoned (a failure) and a fresh one starts now. */
-  const restartHung = (m: Host, reason: string): void => {
-    const attempt = m.attempt_;
-    const started = attemptStarts.get(m);
-    const age = m.config_.clock.now() - (started as number);
+  const restartHung = (host: Host, reason: string): void => {
+    const attempt = host.attempt_;
+    const started = attemptStarts.get(host);
+    const age = host.config_.clock.now() - (started as number);
     if (!attempt || started === undefined || age <= HUNG_ATTEMPT_GRACE) return;
-    restarting = m;
-    m.fail_(
+    restarting = host;
+    host.fail_(
       attempt,
       'ERR_RS_CONNECT_TIMEOUT',
       process.env.NODE_ENV !== 'production'
@@ -214,24 +214,24 @@ export function resume(options?: ResumeOptions): Feature {
     );
     restarting = undefined;
     // Unless it gave up, a listener took over, or retries wait (offline, hidden).
-    if (m.state_ === 'reconnecting' && !m.deciding_ && !held(m)) m.startAttempt_(`retrying now: ${reason}`);
+    if (host.state_ === 'reconnecting' && !host.deciding_ && !held(host)) host.startAttempt_(`retrying now: ${reason}`);
   };
 
   /** Follows the page's visibility for `pauseWhileHidden`: since when it is hidden, by this socket's clock. */
-  const noteVisibility = (m: Host): void => {
-    if (o.pauseWhileHidden === false) return;
-    if (!isHidden()) hiddenSince.delete(m);
-    else if (!hiddenSince.has(m)) hiddenSince.set(m, m.config_.clock.now());
+  const noteVisibility = (host: Host): void => {
+    if (settings.pauseWhileHidden === false) return;
+    if (!isHidden()) hiddenSince.delete(host);
+    else if (!hiddenSince.has(host)) hiddenSince.set(host, host.config_.clock.now());
   };
 
   /**
    * Whether retries wait, and why: for the network (`true`: the core's reason), or for the page
    * once it has been hidden for `pauseWhileHidden` ms (`hiddenSince` has an entry only then).
    */
-  const held = (m: Host): true | string | undefined => {
-    if (o.pauseWhileOffline && isOffline()) return true;
-    const since = hiddenSince.get(m);
-    if (since !== undefined && m.config_.clock.now() - since >= (o.pauseWhileHidden as number)) {
+  const held = (host: Host): true | string | undefined => {
+    if (settings.pauseWhileOffline && isOffline()) return true;
+    const since = hiddenSince.get(host);
+    if (since !== undefined && host.config_.clock.now() - since >= (settings.pauseWhileHidden as number)) {
       return 'page hidden: waiting for it to be visible';
     }
     return undefined;
@@ -240,49 +240,50 @@ export function resume(options?: ResumeOptions): Feature {
   return intern<Feature & { readonly options_: Resolved }>({
     name: 'resume',
     rank: 40,
-    options_: o,
-    init(m) {
-      watchResume(m, listener);
-      noteVisibility(m);
+    options_: settings,
+    init(host) {
+      watchResume(host, listener);
+      noteVisibility(host);
     },
-    open(m) {
+    open(host) {
       // Suspension is watched only while a connection the heartbeat watches is open (or an attempt
       // with a connect deadline connects): the drift timer then adds no kind of timer that was not
       // already running.
-      const heartbeat = heartbeatOf(m);
-      if (o.detectSuspend && heartbeat?.[0].watching(m, heartbeat[1])) watchSuspend(m, listener, m.config_.clock);
+      const heartbeat = heartbeatOf(host);
+      if (settings.detectSuspend && heartbeat?.[0].watching(host, heartbeat[1]))
+        watchSuspend(host, listener, host.config_.clock);
     },
-    state(m, _me, previous, next) {
-      const clock = m.config_.clock;
-      if (previous === 'open' || previous === 'connecting') unwatchSuspend(m, clock);
+    state(host, _me, previous, next) {
+      const clock = host.config_.clock;
+      if (previous === 'open' || previous === 'connecting') unwatchSuspend(host, clock);
       if (next === 'connecting') {
-        attemptStarts.set(m, clock.now());
-        if (o.detectSuspend && Number.isFinite(m.config_.connectTimeout)) watchSuspend(m, listener, clock);
-      } else attemptStarts.delete(m);
+        attemptStarts.set(host, clock.now());
+        if (settings.detectSuspend && Number.isFinite(host.config_.connectTimeout)) watchSuspend(host, listener, clock);
+      } else attemptStarts.delete(host);
       // Everything ends with closed; leaving closed after a give-up listens to the page again.
-      pageState(m, next);
-      if (next === 'closed') unwatchResume(m, clock);
+      pageState(host, next);
+      if (next === 'closed') unwatchResume(host, clock);
       else if (previous === 'closed') {
-        watchResume(m, listener);
-        noteVisibility(m);
+        watchResume(host, listener);
+        noteVisibility(host);
       }
     },
     // `reconnect()` while connecting replaces the attempt without a change of state.
-    end(m) {
-      if (m.state_ === 'connecting') attemptStarts.set(m, m.config_.clock.now());
+    end(host) {
+      if (host.state_ === 'connecting') attemptStarts.set(host, host.config_.clock.now());
     },
     // A hung attempt abandoned on a resume is retried at once (the delay is drawn all the same).
-    lost(m, _me, loss) {
-      if (restarting === m) loss.immediate = true;
+    lost(host, _me, loss) {
+      if (restarting === host) loss.immediate = true;
     },
     // No network, a page hidden for long enough, or a page in the back/forward cache: the decision
     // after a loss waits for it (no attempt burnt, no delay drawn), and so does a retry whose wait
     // is over.
-    hold: (m) => held(m) || (pageHidden(m) ? 'page hidden for the back/forward cache' : undefined),
-    dispose(m) {
-      unwatchResume(m, m.config_.clock);
-      attemptStarts.delete(m);
-      hiddenSince.delete(m);
+    hold: (host) => held(host) || (pageHidden(host) ? 'page hidden for the back/forward cache' : undefined),
+    dispose(host) {
+      unwatchResume(host, host.config_.clock);
+      attemptStarts.delete(host);
+      hiddenSince.delete(host);
     },
   });
 }

@@ -57,9 +57,10 @@ export function isHidden(): boolean {
 }
 
 function browserEnvironment(): BrowserEnvironment | undefined {
-  const g = globalThis as unknown as Partial<EventTargetLike> & { document?: BrowserEnvironment['document'] };
-  if (typeof g.addEventListener !== 'function' || typeof g.removeEventListener !== 'function') return undefined;
-  return { window: g as EventTargetLike, document: g.document };
+  const globals = globalThis as unknown as Partial<EventTargetLike> & { document?: BrowserEnvironment['document'] };
+  if (typeof globals.addEventListener !== 'function' || typeof globals.removeEventListener !== 'function')
+    return undefined;
+  return { window: globals as EventTargetLike, document: globals.document };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,40 +2,43 @@
  * `stats()`: `socket.stats`, a snapshot of the core's counters (attempts, connects, messages in
  * and out, drops, uptime and downtime, the last error, when the next retry is due).
  */
-import { type Feature, findFeature, type Host } from '../../core/feature.js';
-import type { DeliveryStats, SocketStats } from '../../core/socket.js';
+import type { Feature } from '../../core/feature.js';
+import { COUNTERS, type Services, SNAPSHOT } from '../../core/services.js';
+import type { SocketStats } from '../../core/socket.js';
 import { PHASE } from '../../core/states.js';
 
-/** What the `delivery()` feature offers the snapshot: its counters. */
-interface DeliveryCounts {
-  counts(m: Host, me: number): DeliveryStats;
-}
+/** The one feature object (made on first use: a module-level object with a symbol key would stay in every bundle). */
+let made: (Feature & Pick<Services, typeof SNAPSHOT>) | undefined;
 
-const STATS: Feature & { snapshot(m: Host): SocketStats } = {
+const make = (): Feature & Pick<Services, typeof SNAPSHOT> => ({
   name: 'stats',
   rank: 90,
-  snapshot(m) {
-    const c = m;
-    const now = c.config_.clock.now();
+  [SNAPSHOT](host) {
+    const now = host.config_.clock.now();
     // An opened attempt is current from open until its connection is torn down (closing included).
-    const opened = c.attempt_?.opened === true;
-    const delivery = findFeature(m, 'delivery');
-    return {
-      attempts: c.attempts_,
-      connects: c.connects_,
-      reconnects: Math.max(0, c.connects_ - 1),
-      dropped: c.dropped_,
-      messagesIn: c.messagesIn_,
-      messagesOut: c.messagesOut_,
-      uptime: opened && c.state_ === 'open' ? now - c.since_ : 0,
-      downtime: opened ? 0 : now - c.since_,
-      lastError: c.lastError_,
+    const opened = host.attempt_?.opened === true;
+    const snapshot: Record<string, unknown> = {
+      attempts: host.attempts_,
+      connects: host.connects_,
+      reconnects: Math.max(0, host.connects_ - 1),
+      dropped: host.dropped_,
+      messagesIn: host.messagesIn_,
+      messagesOut: host.messagesOut_,
+      uptime: opened && host.state_ === 'open' ? now - host.since_ : 0,
+      downtime: opened ? 0 : now - host.since_,
+      lastError: host.lastError_,
       // Only while the retry is pending (not while offline or deciding, nor once it has started).
-      nextRetryAt: c.state_ === 'reconnecting' && !c.deciding_ && c.timerPending_(PHASE) ? c.nextRetryAt_ : undefined,
-      ...(delivery && { delivery: (delivery[0] as Feature & DeliveryCounts).counts(m, delivery[1]) }),
+      nextRetryAt:
+        host.state_ === 'reconnecting' && !host.deciding_ && host.timerPending_(PHASE) ? host.nextRetryAt_ : undefined,
     };
+    // Each feature that keeps counters of its own (delivery) shows them under its name.
+    host.config_.features.forEach((feature, index) => {
+      if (COUNTERS in feature)
+        snapshot[feature.name] = (feature as Pick<Services, typeof COUNTERS>)[COUNTERS](host, index);
+    });
+    return snapshot as unknown as SocketStats;
   },
-};
+});
 
 /**
  * The `stats` feature: `socket.stats` (counters and timings). Without it, reading `socket.stats`
@@ -47,5 +50,6 @@ const STATS: Feature & { snapshot(m: Host): SocketStats } = {
  * ```
  */
 export function stats(): Feature {
-  return STATS;
+  made ??= make();
+  return made;
 }

@@ -63,13 +63,13 @@ export function upgradeRejection(options?: UpgradeRejectionOptions): Feature {
     name: 'upgradeRejection',
     rank: 50,
     options_: { cap },
-    lost(m, me, loss) {
-      const refused = getData(m, me) as number | undefined;
-      setData(m, me, undefined);
+    lost(host, index, loss) {
+      const refused = getData(host, index) as number | undefined;
+      setData(host, index, undefined);
       const rejection = loss.rejection;
       if (!rejection) return;
       const { status } = rejection;
-      const retryAfter = parseRetryAfter(rejection.retryAfter, m.config_.clock.now());
+      const retryAfter = parseRetryAfter(rejection.retryAfter, host.config_.clock.now());
       const asked = retryAfter !== undefined && (status === 429 || status === 503);
       if (asked) loss.minimumDelay = Math.min(retryAfter, cap);
       const error = new ResilientSocketError(
@@ -88,7 +88,7 @@ export function upgradeRejection(options?: UpgradeRejectionOptions): Feature {
           { status, cause: error },
         );
       } else {
-        setData(m, me, loss.attempt);
+        setData(host, index, loss.attempt);
         loss.immediate = true;
       }
     },

@@ -47,7 +47,7 @@ const kConnection = /* @__PURE__ */ Symbol('resilient-socket.connection');
 const kSocket = /* @__PURE__ */ Symbol('resilient-socket.socket');
 type TaggedSocket = NodeStyleSocket & { [kConnection]?: Bound | undefined };
 
-/** The `binding` of a natively bound connection. */
+/** The `binding_` of a natively bound connection. */
 const NATIVE = 'native';
 
 /**
@@ -74,7 +74,7 @@ function nativeEmit(this: TaggedSocket, type: string, a?: unknown, b?: unknown):
 
 /** Hands one ws event (with ws's own arguments) to the connection; `true` if it was one of ours. */
 function dispatch(socket: TaggedSocket, connection: Bound, type: string, a: unknown, b: unknown): boolean {
-  const owner = connection.owner;
+  const owner = connection.owner_;
   switch (type) {
     case 'open':
       watchCloseFrame(socket);
@@ -85,7 +85,7 @@ function dispatch(socket: TaggedSocket, connection: Bound, type: string, a: unkn
       owner.received_(connection, b === true ? a : String(a));
       return true;
     case 'error':
-      connection.error = a;
+      connection.error_ = a;
       owner.errored_(connection);
       return true;
     case 'close':
@@ -98,18 +98,18 @@ function dispatch(socket: TaggedSocket, connection: Bound, type: string, a: unkn
           // What ws's own CloseEvent reports as wasClean.
           wasClean: socket._closeFrameReceived === true && socket._closeFrameSent === true,
         },
-        protocolError(connection.error),
+        protocolError(connection.error_),
       );
       return true;
     case 'pong':
-      owner.ponged_(connection);
+      if (owner.current_(connection)) owner.run_('pong', connection);
       return true;
     case 'unexpected-response': {
       // A refused upgrade (non-101 response). Handling it stops ws from turning it into a generic
       // error; the owner records the status and Retry-After, then the attempt is cut.
       const response = b as { statusCode?: number; headers?: Record<string, unknown>; resume?: () => void } | undefined;
       const status = typeof response?.statusCode === 'number' ? response.statusCode : 0;
-      connection.rejection = { status, retryAfter: response?.headers?.['retry-after'] };
+      connection.rejection_ = { status, retryAfter: response?.headers?.['retry-after'] };
       response?.resume?.();
       socket.terminate?.();
       return true;
@@ -137,12 +137,17 @@ function watchCloseFrame(socket: TaggedSocket): void {
 function concluded(this: TaggedReceiver, code: unknown, reason: unknown): void {
   const connection = this[kSocket]?.[kConnection];
   if (!connection) return;
-  connection.owner.closing_(connection, {
-    code: typeof code === 'number' ? closeCodeOf(code) : 1005,
-    reason: reason === undefined ? '' : String(reason),
-    // Both close frames: the server's, and the answer ws has just sent (the TCP close may follow later).
-    wasClean: true,
-  });
+  connection.owner_.closed_(
+    connection,
+    {
+      code: typeof code === 'number' ? closeCodeOf(code) : 1005,
+      reason: reason === undefined ? '' : String(reason),
+      // Both close frames: the server's, and the answer ws has just sent (the TCP close may follow later).
+      wasClean: true,
+    },
+    undefined,
+    true,
+  );
 }
 
 /**
@@ -158,22 +163,22 @@ function protocolError(value: unknown): Error | undefined {
 /** Binds ws sockets natively (anything else as the browser transport does). */
 export function bind(connection: Bound, socket: WebSocketLike): void {
   if (!isNodeStyle(socket)) {
-    browserTransport.bind(connection, socket);
+    browserTransport.bind_(connection, socket);
     return;
   }
   (socket as TaggedSocket)[kConnection] = connection;
   (socket as TaggedSocket).emit = nativeEmit;
-  connection.binding = NATIVE;
+  connection.binding_ = NATIVE;
   connection.socket = socket;
 }
 
 export function detach(connection: Bound): void {
   const socket = connection.socket;
-  if (connection.binding !== NATIVE || !socket) {
-    browserTransport.detach(connection);
+  if (connection.binding_ !== NATIVE || !socket) {
+    browserTransport.detach_(connection);
     return;
   }
-  connection.binding = undefined;
+  connection.binding_ = undefined;
   // Not `delete`: that would push ws's object into dictionary mode. nativeEmit stays in place and
   // absorbs the late `error` of a socket we gave up on.
   (socket as TaggedSocket)[kConnection] = undefined;

@@ -47,7 +47,7 @@ export const wsTransport: Transport = {
       ? WS_BINARY_TYPES
       : BROWSER_BINARY_TYPES,
   checkOptions: checkWsOptions,
-  bind,
-  detach,
+  bind_: bind,
+  detach_: detach,
   canPing: isNodeStyle,
 };

@@ -4,9 +4,10 @@
  * (everything they are sent is queued).
  */
 import { afterEach, beforeEach, expect, vi } from 'vitest';
+import type { QueueOptions } from '../../../src/core/options.js';
 import type { Data } from '../../../src/data.js';
 import { ErrorCodes, isResilientSocketError, ResilientSocketError } from '../../../src/errors.js';
-import type { BufferOptions } from '../../../src/features/buffer-policy/buffer-policy.js';
+import { type BufferPolicyOptions, bufferPolicy } from '../../../src/features/buffer-policy/buffer-policy.js';
 import { ResilientSocket } from '../../../src/node.js';
 import { expectInputError, inMode, productionMessage } from '../../helpers/mode.js';
 import { cleanup, createSocket, thrown, uniqueUrl, WebSocketImpl } from '../../resilient-socket/helpers.js';
@@ -48,15 +49,35 @@ export function expectUnknownOption(fn: () => unknown, name: string, devText: st
 /** The message of `ERR_RS_BUFFER_OVERFLOW`: `development`, or (a production build) the code. */
 export const overflowMessage = (development: string): string => inMode(development, 'ERR_RS_BUFFER_OVERFLOW');
 
+/** The queue's limits (`buffer`) and the policies (`bufferPolicy`) of one socket, written together. */
+export type BufferAndPolicy = QueueOptions & BufferPolicyOptions;
+
+/**
+ * `buffer` and `bufferPolicy` options for ResilientSocket from the limits and policies written
+ * together: the limits as `buffer`, the policies (when any is given) as `bufferPolicy({ overflow, ttl })`.
+ */
+export function bufferOptions(given?: BufferAndPolicy): {
+  buffer?: QueueOptions;
+  bufferPolicy?: ReturnType<typeof bufferPolicy>;
+} {
+  if (given === undefined) return {};
+  const { overflow, ttl, ...buffer } = given;
+  const policies: BufferPolicyOptions = {};
+  if (overflow !== undefined) policies.overflow = overflow;
+  if (ttl !== undefined) policies.ttl = ttl;
+  return {
+    buffer,
+    ...(overflow === undefined && ttl === undefined ? {} : { bufferPolicy: bufferPolicy(policies) }),
+  };
+}
+
 /**
  * A ResilientSocket that stays idle (everything it is sent is queued), tracked for cleanup. What it
  * still queues when the test ends is dropped by the cleanup's close(): heard, as an app would.
+ * `buffer` holds the queue's limits and the policies, given as `buffer` and `bufferPolicy(…)`.
  */
-export function idleSocket(buffer?: BufferOptions): ResilientSocket {
-  const socket = createSocket(
-    uniqueUrl(),
-    buffer === undefined ? { autoConnect: false } : { autoConnect: false, buffer },
-  );
+export function idleSocket(buffer?: BufferAndPolicy): ResilientSocket {
+  const socket = createSocket(uniqueUrl(), { autoConnect: false, ...bufferOptions(buffer) });
   socket.on('drop', () => undefined);
   return socket;
 }
@@ -65,6 +86,20 @@ export function idleSocket(buffer?: BufferOptions): ResilientSocket {
 export function withBuffer(buffer: unknown): () => ResilientSocket {
   return () =>
     new ResilientSocket(uniqueUrl(), { WebSocket: WebSocketImpl, autoConnect: false, buffer: buffer as never });
+}
+
+/**
+ * `new ResilientSocket` with `bufferPolicy: bufferPolicy(policies)` (and `buffer`, when given, and
+ * mock-socket), for the option errors: `bufferPolicy()` validates them as it is called, inside the thunk.
+ */
+export function withPolicy(policies: unknown, buffer?: unknown): () => ResilientSocket {
+  return () =>
+    new ResilientSocket(uniqueUrl(), {
+      WebSocket: WebSocketImpl,
+      autoConnect: false,
+      ...(buffer === undefined ? {} : { buffer: buffer as never }),
+      bufferPolicy: bufferPolicy(policies as never),
+    });
 }
 
 /** Runs `socket.send(data)`, expects ERR_RS_BUFFER_OVERFLOW and nothing else to change, and returns the error. */

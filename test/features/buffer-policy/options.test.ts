@@ -1,8 +1,8 @@
 /**
- * The options of the `bufferPolicy()` feature: the factory's own (`overflow`, `ttl`), those of
- * ResilientSocket's `buffer` (the queue's limits too), and BaseSocket's `buffer` with and without the
- * feature: what each accepts, the TypeError or RangeError naming a bad one, and the did-you-mean of
- * an unknown one.
+ * The options of the `bufferPolicy()` feature: the factory's own (`overflow`, `ttl`), ResilientSocket's
+ * `buffer` (the queue's limits) and `bufferPolicy: bufferPolicy(…)` (the policies, still named
+ * `buffer.overflow`/`buffer.ttl`), and BaseSocket's `buffer` with and without the feature: what each
+ * accepts, the TypeError or RangeError naming a bad one, and the did-you-mean of an unknown one.
  */
 import { describe, expect, it, vi } from 'vitest';
 import { BaseSocket } from '../../../src/core/socket.js';
@@ -18,6 +18,7 @@ import {
   POLICIES,
   setUpBufferPolicy,
   withBuffer,
+  withPolicy,
 } from './helpers.js';
 
 setUpBufferPolicy();
@@ -129,14 +130,14 @@ describe('bufferPolicy() options', () => {
   });
 });
 
-describe("ResilientSocket's `buffer` option", () => {
+describe("ResilientSocket's `buffer` and `bufferPolicy` options", () => {
   it('takes the given values', () => {
     expect(withBuffer(undefined)).not.toThrow();
     expect(withBuffer({})).not.toThrow();
     expect(
-      withBuffer({ maxMessages: 0, maxBytes: Number.POSITIVE_INFINITY, overflow: 'error', ttl: 0.5 }),
+      withPolicy({ overflow: 'error', ttl: 0.5 }, { maxMessages: 0, maxBytes: Number.POSITIVE_INFINITY }),
     ).not.toThrow();
-    expect(withBuffer({ maxBytes: 0, overflow: 'drop-newest', ttl: 30_000 })).not.toThrow();
+    expect(withPolicy({ overflow: 'drop-newest', ttl: 30_000 }, { maxBytes: 0 })).not.toThrow();
   });
 
   it.each([
@@ -155,14 +156,22 @@ describe("ResilientSocket's `buffer` option", () => {
     ['buffer.maxMessages', { maxMessages: 10n }, 'bigint 10n'],
     ['buffer.maxBytes', { maxBytes: '1024' }, 'string "1024"'],
     ['buffer.maxBytes', { maxBytes: true }, 'boolean true'],
+  ])('throws a TypeError naming `%s` for a wrong type: %o', (name, buffer, shown) => {
+    expectOptionError(withBuffer(buffer), TypeError, name, shown);
+  });
+
+  it.each([
     ['buffer.overflow', { overflow: 1 }, 'number 1'],
     ['buffer.overflow', { overflow: null }, 'null'],
     ['buffer.overflow', { overflow: ['error'] }, 'an array of length 1'],
     ['buffer.ttl', { ttl: '1000' }, 'string "1000"'],
     ['buffer.ttl', { ttl: {} }, 'an object'],
-  ])('throws a TypeError naming `%s` for a wrong type: %o', (name, buffer, shown) => {
-    expectOptionError(withBuffer(buffer), TypeError, name, shown);
-  });
+  ])(
+    'through `bufferPolicy: bufferPolicy(…)`, throws a TypeError naming `%s` for a wrong type: %o',
+    (name, policies, shown) => {
+      expectOptionError(withPolicy(policies), TypeError, name, shown);
+    },
+  );
 
   it.each([
     ['buffer.maxMessages', { maxMessages: -1 }, '-1', 'an integer >= 0'],
@@ -172,25 +181,34 @@ describe("ResilientSocket's `buffer` option", () => {
     ['buffer.maxBytes', { maxBytes: -1 }, '-1', 'an integer >= 0 or Infinity'],
     ['buffer.maxBytes', { maxBytes: 0.5 }, '0.5', 'an integer >= 0 or Infinity'],
     ['buffer.maxBytes', { maxBytes: Number.NEGATIVE_INFINITY }, '-Infinity', 'an integer >= 0 or Infinity'],
-    ['buffer.ttl', { ttl: 0 }, '0', 'a finite number > 0 or Infinity'],
-    ['buffer.ttl', { ttl: -5 }, '-5', 'a finite number > 0 or Infinity'],
-    ['buffer.ttl', { ttl: Number.NaN }, 'NaN', 'a finite number > 0 or Infinity'],
   ])('throws a RangeError naming `%s` for a bad value: %o', (name, buffer, shown, rule) => {
     const error = expectOptionError(withBuffer(buffer), RangeError, name, shown);
     expect(error.message).toBe(optionMessage(RangeError, name, `Expected \`${name}\` to be ${rule}, got ${shown}`));
   });
 
+  it.each([
+    ['buffer.ttl', { ttl: 0 }, '0', 'a finite number > 0 or Infinity'],
+    ['buffer.ttl', { ttl: -5 }, '-5', 'a finite number > 0 or Infinity'],
+    ['buffer.ttl', { ttl: Number.NaN }, 'NaN', 'a finite number > 0 or Infinity'],
+  ])(
+    'through `bufferPolicy: bufferPolicy(…)`, throws a RangeError naming `%s` for a bad value: %o',
+    (name, policies, shown, rule) => {
+      const error = expectOptionError(withPolicy(policies), RangeError, name, shown);
+      expect(error.message).toBe(optionMessage(RangeError, name, `Expected \`${name}\` to be ${rule}, got ${shown}`));
+    },
+  );
+
   it('throws a RangeError listing the policies for an unknown overflow string', () => {
-    const error = expectOptionError(withBuffer({ overflow: 'drop-all' }), RangeError, 'buffer.overflow', '"drop-all"');
+    const error = expectOptionError(withPolicy({ overflow: 'drop-all' }), RangeError, 'buffer.overflow', '"drop-all"');
     expect(error.message).toBe(
       optionMessage(RangeError, 'buffer.overflow', `Expected \`buffer.overflow\` to be ${POLICIES}, got "drop-all"`),
     );
-    expectOptionError(withBuffer({ overflow: 'DROP-OLDEST' }), RangeError, 'buffer.overflow', '"DROP-OLDEST"');
-    expectOptionError(withBuffer({ overflow: '' }), RangeError, 'buffer.overflow', '""');
+    expectOptionError(withPolicy({ overflow: 'DROP-OLDEST' }), RangeError, 'buffer.overflow', '"DROP-OLDEST"');
+    expectOptionError(withPolicy({ overflow: '' }), RangeError, 'buffer.overflow', '""');
   });
 
   it('lists the policies in the TypeError too', () => {
-    const error = expectOptionError(withBuffer({ overflow: 2 }), TypeError, 'buffer.overflow', 'number 2');
+    const error = expectOptionError(withPolicy({ overflow: 2 }), TypeError, 'buffer.overflow', 'number 2');
     expect(error.message).toContain(inMode(POLICIES, 'buffer.overflow'));
   });
 
@@ -201,7 +219,7 @@ describe("ResilientSocket's `buffer` option", () => {
       'Unknown option `buffer.maxMessage`: did you mean `buffer.maxMessages`?',
     );
     expectUnknownOption(
-      withBuffer({ TTL: 5 }),
+      withPolicy({ TTL: 5 }),
       'buffer.TTL',
       'Unknown option `buffer.TTL`: did you mean `buffer.ttl`?',
     );
@@ -211,7 +229,7 @@ describe("ResilientSocket's `buffer` option", () => {
     expectUnknownOption(
       withBuffer({ policy: 'error' }),
       'buffer.policy',
-      'Unknown option `buffer.policy`: the options of `buffer` are `maxMessages`, `maxBytes`, `overflow`, `ttl`',
+      'Unknown option `buffer.policy`: the options of `buffer` are `maxMessages`, `maxBytes`',
     );
   });
 });

@@ -21,7 +21,8 @@ describe("overflow 'drop-newest'", () => {
     const server = startServer();
     const socket = createSocket(server.url, {
       autoConnect: false,
-      buffer: { maxMessages: 2, overflow: 'drop-newest', ttl: 100 },
+      buffer: { maxMessages: 2 },
+      bufferPolicy: bufferPolicy({ overflow: 'drop-newest', ttl: 100 }),
     });
     const log = record(socket, ['drop']);
     socket.send('a');
@@ -43,7 +44,11 @@ describe("overflow 'drop-newest'", () => {
 
   it('drops by bytes (multibyte, Uint8Array, ArrayBuffer), reporting the message itself', async () => {
     const server = startServer();
-    const socket = createSocket(server.url, { autoConnect: false, buffer: { maxBytes: 10, overflow: 'drop-newest' } });
+    const socket = createSocket(server.url, {
+      autoConnect: false,
+      buffer: { maxBytes: 10 },
+      bufferPolicy: bufferPolicy({ overflow: 'drop-newest' }),
+    });
     const log = record(socket, ['drop']);
     expect(socket.send('😀€')).toBe('buffered'); // 7
     expect(socket.send('😀')).toBe('dropped'); // 7 + 4 > 10
@@ -84,7 +89,11 @@ describe("overflow 'drop-newest'", () => {
 describe("overflow 'error'", () => {
   it('throws ERR_RS_BUFFER_OVERFLOW by count and leaves the queue unchanged', async () => {
     const server = startServer();
-    const socket = createSocket(server.url, { autoConnect: false, buffer: { maxMessages: 2, overflow: 'error' } });
+    const socket = createSocket(server.url, {
+      autoConnect: false,
+      buffer: { maxMessages: 2 },
+      bufferPolicy: bufferPolicy({ overflow: 'error' }),
+    });
     const log = record(socket, ['drop']);
     socket.send('a');
     socket.send('bc');

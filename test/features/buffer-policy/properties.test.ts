@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import type { Data } from '../../../src/data.js';
 import { isResilientSocketError, type ResilientSocketError } from '../../../src/errors.js';
-import type { OverflowPolicy } from '../../../src/features/buffer-policy/buffer-policy.js';
+import { bufferPolicy, type OverflowPolicy } from '../../../src/features/buffer-policy/buffer-policy.js';
 import { type PayloadKind, utf8String } from '../../helpers/payloads.js';
 import { createSocket, record, thrown, uniqueUrl } from '../../resilient-socket/helpers.js';
 import { overflowMessage, setUpBufferPolicy } from './helpers.js';
@@ -58,7 +58,11 @@ describe('bufferPolicy properties', () => {
       fc.property(optionsArb, fc.array(opArb, { maxLength: 60 }), (options, ops) => {
         const { maxMessages, maxBytes, overflow, ttl } = options;
         vi.setSystemTime(1_000_000);
-        const socket = createSocket(uniqueUrl(), { autoConnect: false, buffer: options });
+        const socket = createSocket(uniqueUrl(), {
+          autoConnect: false,
+          buffer: { maxMessages, maxBytes },
+          bufferPolicy: bufferPolicy({ overflow, ttl }),
+        });
         const log = record(socket, ['drop']);
         const model: Entry[] = [];
         const modelBytes = () => model.reduce((sum, e) => sum + e.size, 0);

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { constant } from '../../../src/backoff/constant.js';
-import type { BufferOptions } from '../../../src/features/buffer-policy/buffer-policy.js';
+import { bufferPolicy } from '../../../src/features/buffer-policy/buffer-policy.js';
 import { TestClock } from '../../../src/testing/test-clock.js';
 import {
   advance,
@@ -16,7 +16,7 @@ import {
   startServer,
   uniqueUrl,
 } from '../../resilient-socket/helpers.js';
-import { idleSocket, setUpBufferPolicy } from './helpers.js';
+import { type BufferAndPolicy, bufferOptions, idleSocket, setUpBufferPolicy } from './helpers.js';
 
 setUpBufferPolicy();
 
@@ -66,7 +66,7 @@ describe('ttl', () => {
 
   it('drops what waited at least ttl before the flush: never sent, reported before `open`', async () => {
     const server = startServer();
-    const socket = createSocket(server.url, { autoConnect: false, buffer: { ttl: 100 } });
+    const socket = createSocket(server.url, { autoConnect: false, bufferPolicy: bufferPolicy({ ttl: 100 }) });
     const log = record(socket, ['drop', 'open', 'state']);
     socket.send('stale');
     vi.setSystemTime(Date.now() + 60);
@@ -97,7 +97,7 @@ describe('ttl', () => {
 
   it('handles a fractional ttl', async () => {
     const clock = new TestClock(1);
-    const socket = createSocket(uniqueUrl(), { autoConnect: false, clock, buffer: { ttl: 0.5 } });
+    const socket = createSocket(uniqueUrl(), { autoConnect: false, clock, bufferPolicy: bufferPolicy({ ttl: 0.5 }) });
     const log = record(socket, ['drop']);
     socket.send('a'); // at 1: expires at 1.5
     expect(clock.nextAt).toBe(1.5);
@@ -140,7 +140,10 @@ describe('ttl', () => {
   });
 
   it('a timer drops them while reconnecting; they are never sent', async () => {
-    const { server, socket, log } = await openSocket({ backoff: constant({ delay: 1000 }), buffer: { ttl: 100 } });
+    const { server, socket, log } = await openSocket({
+      backoff: constant({ delay: 1000 }),
+      bufferPolicy: bufferPolicy({ ttl: 100 }),
+    });
     server.closeLast(1012);
     await advance(MOCK_DELAY);
     expect(socket.state).toBe('reconnecting');
@@ -158,7 +161,7 @@ describe('ttl', () => {
 
   // close() with a ttl and messages queued: test/resilient-socket/send-buffer.test.ts ('close() with queued messages …').
   it('nothing is left running after a give-up (the queue is dropped)', async () => {
-    const socket = createSocket(uniqueUrl(), { maxRetries: 0, buffer: { ttl: 10_000 } }); // no server
+    const socket = createSocket(uniqueUrl(), { maxRetries: 0, bufferPolicy: bufferPolicy({ ttl: 10_000 }) }); // no server
     const log = record(socket, ['drop', 'giveup']);
     socket.send('queued');
     await advance(MOCK_DELAY);
@@ -171,10 +174,10 @@ describe('ttl', () => {
   it('once the queue is flushed, no ttl timer is left', async () => {
     // The socket's own timers run on a TestClock each (mock-socket's on the fake timers), so
     // that a socket with a ttl can be compared with the same socket without.
-    const opened = async (buffer: BufferOptions) => {
+    const opened = async (buffer: BufferAndPolicy) => {
       const server = startServer();
       const clock = new TestClock();
-      const socket = createSocket(server.url, { autoConnect: false, clock, buffer });
+      const socket = createSocket(server.url, { autoConnect: false, clock, ...bufferOptions(buffer) });
       socket.send('a');
       await clock.advance(10);
       socket.send('b');

@@ -2,7 +2,7 @@ import { WebSocket as MockWebSocket } from 'mock-socket';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant } from '../../../src/backoff/constant.js';
 import type { Data } from '../../../src/data.js';
-import { BaseSocket, delivery } from '../../../src/modular-node.js';
+import { BaseSocket, delivery, handshake } from '../../../src/modular-node.js';
 import type { WebSocketConstructorLike } from '../../../src/transports/websocket-like.js';
 import { errorMessage, expectInputError, rethrow } from '../../helpers/mode.js';
 import {
@@ -27,7 +27,7 @@ describe('sending reliably', () => {
   it('hello first on every connection, then the unacknowledged in first-sent order, then newer ones', async () => {
     const peer = startPeer();
     peer.acking = false;
-    const socket = createSocket(peer.server.url, { delivery: {}, backoff: retry });
+    const socket = createSocket(peer.server.url, { delivery: delivery(), backoff: retry });
     const a = outcome(socket.sendReliable({ n: 1 }));
     socket.send('plain');
     const b = outcome(socket.sendReliable('two'));
@@ -63,7 +63,7 @@ describe('sending reliably', () => {
   it('sends again after ackTimeout on an open connection, until acknowledged', async () => {
     const peer = startPeer();
     peer.acking = false;
-    const socket = createSocket(peer.server.url, { delivery: { ackTimeout: 1_000 } });
+    const socket = createSocket(peer.server.url, { delivery: delivery({ ackTimeout: 1_000 }) });
     await advance(MOCK_DELAY);
     const sent = outcome(socket.sendReliable('x'));
     await advance(999);
@@ -81,7 +81,7 @@ describe('sending reliably', () => {
   it('maxAttempts: rejects with ERR_RS_NOT_ACKNOWLEDGED and drops it as unacknowledged', async () => {
     const peer = startPeer();
     peer.acking = false;
-    const socket = createSocket(peer.server.url, { delivery: { ackTimeout: 100, maxAttempts: 2 } });
+    const socket = createSocket(peer.server.url, { delivery: delivery({ ackTimeout: 100, maxAttempts: 2 }) });
     const log = record(socket, ['drop']);
     await advance(MOCK_DELAY);
     const sent = outcome(socket.sendReliable({ lost: true }));
@@ -102,7 +102,7 @@ describe('sending reliably', () => {
   it('maxAttempts spent on a connection that ended: given up at the next connection, not sent again', async () => {
     const peer = startPeer();
     peer.acking = false;
-    const socket = createSocket(peer.server.url, { delivery: { maxAttempts: 1 }, backoff: retry });
+    const socket = createSocket(peer.server.url, { delivery: delivery({ maxAttempts: 1 }), backoff: retry });
     const log = record(socket, ['drop']);
     await advance(MOCK_DELAY);
     const sent = outcome(socket.sendReliable('once'));
@@ -117,7 +117,7 @@ describe('sending reliably', () => {
   it('close(): pending promises reject with ERR_RS_DELIVERY_STOPPED, reported by drop (closed); later sends too', async () => {
     const peer = startPeer();
     peer.acking = false;
-    const socket = createSocket(peer.server.url, { delivery: {} });
+    const socket = createSocket(peer.server.url, { delivery: delivery() });
     const log = record(socket, ['drop']);
     await advance(MOCK_DELAY);
     const sent = outcome(socket.sendReliable('a'));
@@ -144,7 +144,7 @@ describe('sending reliably', () => {
 
   it('a give-up rejects what is pending (memory store): never a promise that hangs', async () => {
     const peer = startPeer();
-    const socket = createSocket(peer.server.url, { delivery: {}, maxRetries: 0 });
+    const socket = createSocket(peer.server.url, { delivery: delivery(), maxRetries: 0 });
     const log = record(socket, ['drop', 'giveup']);
     peer.server.stop();
     const sent = outcome(socket.sendReliable('never'));
@@ -161,7 +161,7 @@ describe('sending reliably', () => {
 
   it('maxPending: past it sendReliable rejects at once with ERR_RS_BUFFER_OVERFLOW, nothing kept', async () => {
     const peer = startPeer();
-    const socket = createSocket(peer.server.url, { delivery: { maxPending: 2 } });
+    const socket = createSocket(peer.server.url, { delivery: delivery({ maxPending: 2 }) });
     const kept = [outcome(socket.sendReliable(1)), outcome(socket.sendReliable(2))];
     const over = outcome(socket.sendReliable(3));
     await advance(0);
@@ -174,7 +174,7 @@ describe('sending reliably', () => {
 
   it('data without a JSON form is a TypeError naming `data`; nothing is queued', async () => {
     const peer = startPeer();
-    const socket = createSocket(peer.server.url, { delivery: {} });
+    const socket = createSocket(peer.server.url, { delivery: delivery() });
     const bad = outcome(socket.sendReliable(undefined));
     await advance(MOCK_DELAY);
     expectInputError(rethrow(bad.value), TypeError, 'ERR_RS_INVALID_TYPE', 'data', /cannot encode `data`/);
@@ -196,7 +196,7 @@ describe('sending reliably', () => {
 describe('listeners that throw are contained', () => {
   it('an acked or message listener that throws: reported, the promise still resolves, the ack still goes', async () => {
     const peer = startPeer();
-    const socket = createSocket(peer.server.url, { delivery: {} });
+    const socket = createSocket(peer.server.url, { delivery: delivery() });
     const errors: string[] = [];
     socket.on('error', (error) => errors.push(error.code));
     socket.on('acked', () => {
@@ -226,7 +226,7 @@ describe('receiving reliably', () => {
       }
     }
     const socket = createSocket(peer.server.url, {
-      delivery: {},
+      delivery: delivery(),
       WebSocket: Recording as unknown as WebSocketConstructorLike,
     });
     const order: string[] = [];
@@ -255,7 +255,7 @@ describe('receiving reliably', () => {
 
   it('the window is bounded: an id older than `window` ids is delivered again', async () => {
     const peer = startPeer();
-    const socket = createSocket(peer.server.url, { delivery: { window: 2 } });
+    const socket = createSocket(peer.server.url, { delivery: delivery({ window: 2 }) });
     const got: unknown[] = [];
     socket.on('message', (data) => got.push(data));
     await advance(MOCK_DELAY);
@@ -268,11 +268,13 @@ describe('receiving reliably', () => {
     const peer = startPeer();
     let pass = (): void => undefined;
     const socket = createSocket(peer.server.url, {
-      delivery: {},
-      handshake: () =>
-        new Promise<void>((resolve) => {
-          pass = resolve;
-        }),
+      delivery: delivery(),
+      handshake: handshake(
+        () =>
+          new Promise<void>((resolve) => {
+            pass = resolve;
+          }),
+      ),
     });
     const order: string[] = [];
     socket.on('open', () => order.push('open'));
@@ -288,7 +290,7 @@ describe('receiving reliably', () => {
 
   it('feeds async iterators (the deliver hook) with the data', async () => {
     const peer = startPeer();
-    const socket = createSocket(peer.server.url, { delivery: {} });
+    const socket = createSocket(peer.server.url, { delivery: delivery() });
     const iterator = socket[Symbol.asyncIterator]();
     await advance(MOCK_DELAY);
     peer.send('1', { via: 'iterator' });

@@ -8,6 +8,7 @@
 import { WebSocket as MockWebSocket } from 'mock-socket';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MAX_ID_LENGTH } from '../../../src/features/delivery/codec.js';
+import { delivery } from '../../../src/modular-node.js';
 import type { WebSocketConstructorLike } from '../../../src/transports/websocket-like.js';
 import { errorMessage } from '../../helpers/mode.js';
 import { advance, cleanup, createSocket, MOCK_DELAY, record } from '../../resilient-socket/helpers.js';
@@ -22,7 +23,7 @@ describe('a message is sent as it was when sendReliable() was called', () => {
   it('changes to the object afterwards reach neither the first send nor a resend', async () => {
     const peer = startPeer();
     peer.acking = false;
-    const socket = createSocket(peer.server.url, { delivery: { ackTimeout: 1_000 } });
+    const socket = createSocket(peer.server.url, { delivery: delivery({ ackTimeout: 1_000 }) });
     await advance(MOCK_DELAY);
     const order = { sku: 'A-12', qty: 1 };
     const sent = outcome(socket.sendReliable(order));
@@ -41,7 +42,7 @@ describe('a message is sent as it was when sendReliable() was called', () => {
   it('an object that becomes a cycle afterwards is still sent, again, and its promise settles', async () => {
     const peer = startPeer();
     peer.acking = false;
-    const socket = createSocket(peer.server.url, { delivery: { ackTimeout: 1_000 } });
+    const socket = createSocket(peer.server.url, { delivery: delivery({ ackTimeout: 1_000 }) });
     await advance(MOCK_DELAY);
     const node: Record<string, unknown> = { name: 'a' };
     const sent = outcome(socket.sendReliable(node));
@@ -63,7 +64,7 @@ describe('a message is sent as it was when sendReliable() was called', () => {
       put: () => Promise.resolve(),
       delete: () => Promise.resolve(),
     };
-    const socket = createSocket(peer.server.url, { delivery: { store } });
+    const socket = createSocket(peer.server.url, { delivery: delivery({ store }) });
     const data = { n: 1 };
     const sent = outcome(socket.sendReliable(data));
     data.n = 2;
@@ -85,7 +86,7 @@ describe('a message is sent as it was when sendReliable() was called', () => {
       }
     }
     const socket = createSocket(peer.server.url, {
-      delivery: { ackTimeout: 1_000 },
+      delivery: delivery({ ackTimeout: 1_000 }),
       WebSocket: Refusing as unknown as WebSocketConstructorLike,
     });
     socket.on('drop', () => undefined); // what is still pending at the end is dropped by the cleanup's close()
@@ -106,7 +107,7 @@ describe('bufferedAmount counts the reliable messages waiting to be written', ()
   it('while disconnected: their bytes, above highWaterMark writable is false, drain once they are written', async () => {
     const peer = startPeer();
     peer.acking = false;
-    const socket = createSocket(peer.server.url, { delivery: {}, highWaterMark: 100, autoConnect: false });
+    const socket = createSocket(peer.server.url, { delivery: delivery(), highWaterMark: 100, autoConnect: false });
     socket.on('drop', () => undefined); // what is still pending at the end is dropped by the cleanup's close()
     const events = record(socket, ['drain']);
     const payload = 'x'.repeat(60);
@@ -130,7 +131,7 @@ describe('bufferedAmount counts the reliable messages waiting to be written', ()
   it('a connection that ends puts every unacknowledged message back in the count', async () => {
     const peer = startPeer();
     peer.acking = false;
-    const socket = createSocket(peer.server.url, { delivery: {}, maxDelay: 1_000 });
+    const socket = createSocket(peer.server.url, { delivery: delivery(), maxDelay: 1_000 });
     socket.on('drop', () => undefined); // what is still pending at the end is dropped by the cleanup's close()
     await advance(MOCK_DELAY);
     void outcome(socket.sendReliable('a'));
@@ -149,7 +150,7 @@ describe('bufferedAmount counts the reliable messages waiting to be written', ()
 describe('a hostile peer', () => {
   it('an id longer than the protocol allows is refused: not delivered, not acknowledged, the connection cut', async () => {
     const peer = startPeer();
-    const socket = createSocket(peer.server.url, { delivery: {}, maxDelay: 1_000 });
+    const socket = createSocket(peer.server.url, { delivery: delivery(), maxDelay: 1_000 });
     const events = record(socket, ['message', 'error', 'close']);
     await advance(MOCK_DELAY);
     peer.send('7'.repeat(MAX_ID_LENGTH), 'at the limit');

@@ -56,16 +56,24 @@ describe("ResilientSocket's flat `delivery` option", () => {
   it('is off unless given; validated as the factory does', () => {
     const off = new ResilientSocket('ws://localhost:1', { WebSocket: WebSocketImpl, autoConnect: false });
     expect(off.stats.delivery).toBeUndefined();
-    const on = new ResilientSocket('ws://localhost:1', { WebSocket: WebSocketImpl, autoConnect: false, delivery: {} });
+    const on = new ResilientSocket('ws://localhost:1', {
+      WebSocket: WebSocketImpl,
+      autoConnect: false,
+      delivery: delivery(),
+    });
     expect(on.stats.delivery).toEqual({ pending: 0, acked: 0, resent: 0, duplicates: 0 });
     expectInputError(
-      () => new ResilientSocket('ws://localhost:1', { WebSocket: WebSocketImpl, delivery: { window: 0 } }),
+      () => new ResilientSocket('ws://localhost:1', { WebSocket: WebSocketImpl, delivery: delivery({ window: 0 }) }),
       RangeError,
       'ERR_RS_INVALID_VALUE',
       'delivery.window',
     );
     expectInputError(
-      () => new ResilientSocket('ws://localhost:1', { WebSocket: WebSocketImpl, delivery: { maxPendng: 1 } as never }),
+      () =>
+        new ResilientSocket('ws://localhost:1', {
+          WebSocket: WebSocketImpl,
+          delivery: delivery({ maxPendng: 1 } as never),
+        }),
       TypeError,
       'ERR_RS_UNKNOWN_OPTION',
       'delivery.maxPendng',
@@ -76,7 +84,7 @@ describe("ResilientSocket's flat `delivery` option", () => {
 
   it('ResilientWebSocket does not take it', () => {
     expectInputError(
-      () => new ResilientWebSocket('ws://localhost:1', [], { WebSocket: WebSocketImpl, delivery: {} } as never),
+      () => new ResilientWebSocket('ws://localhost:1', [], { WebSocket: WebSocketImpl, delivery: delivery() } as never),
       TypeError,
       'ERR_RS_UNKNOWN_OPTION',
       'delivery',

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DeliveryStore } from '../../../src/features/delivery/store.js';
-import { memoryStore } from '../../../src/modular-node.js';
+import { delivery, memoryStore } from '../../../src/modular-node.js';
 import { errorMessage } from '../../helpers/mode.js';
 import { advance, cleanup, createSocket, expectRsError, MOCK_DELAY, record } from '../../resilient-socket/helpers.js';
 import { outcome, startPeer } from './helpers.js';
@@ -43,7 +43,7 @@ describe('a persistent store', () => {
     const store = persistentStore();
     const peer = startPeer();
     peer.acking = false;
-    const first = createSocket(peer.server.url, { delivery: { store } });
+    const first = createSocket(peer.server.url, { delivery: delivery({ store }) });
     const log = record(first, ['drop']);
     const a = outcome(first.sendReliable({ order: 1 }));
     const b = outcome(first.sendReliable({ order: 2 }));
@@ -68,7 +68,7 @@ describe('a persistent store', () => {
 
     peer.frames.length = 0;
     peer.acking = true;
-    const second = createSocket(peer.server.url, { delivery: { store } });
+    const second = createSocket(peer.server.url, { delivery: delivery({ store }) });
     const acked = record(second, ['acked']);
     const c = outcome(second.sendReliable('after reload'));
     await advance(MOCK_DELAY * 3);
@@ -85,7 +85,7 @@ describe('a persistent store', () => {
   it('the de-duplication window survives: an id seen by the last socket is acked, not delivered again', async () => {
     const store = persistentStore();
     const peer = startPeer();
-    const first = createSocket(peer.server.url, { delivery: { store } });
+    const first = createSocket(peer.server.url, { delivery: delivery({ store }) });
     const got: unknown[] = [];
     first.on('message', (data) => got.push(data));
     await advance(MOCK_DELAY);
@@ -94,7 +94,7 @@ describe('a persistent store', () => {
     first.close();
     await advance(MOCK_DELAY);
     expect(store.entries.get('seen')).toEqual(['7']);
-    const second = createSocket(peer.server.url, { delivery: { store } });
+    const second = createSocket(peer.server.url, { delivery: delivery({ store }) });
     second.on('message', (data) => got.push(data));
     await advance(MOCK_DELAY * 2);
     peer.send('7', 'once');
@@ -109,7 +109,7 @@ describe('a persistent store', () => {
     const store = persistentStore();
     const peer = startPeer();
     peer.acking = false;
-    const socket = createSocket(peer.server.url, { delivery: { store }, maxRetries: 0 });
+    const socket = createSocket(peer.server.url, { delivery: delivery({ store }), maxRetries: 0 });
     record(socket, ['giveup', 'drop']);
     await advance(MOCK_DELAY * 2);
     const sent = outcome(socket.sendReliable('kept'));
@@ -135,7 +135,7 @@ describe('store failures: reported, coded, and delivery goes on in memory', () =
       put: vi.fn(async () => undefined),
       delete: vi.fn(async () => undefined),
     };
-    const socket = createSocket(peer.server.url, { delivery: { store } });
+    const socket = createSocket(peer.server.url, { delivery: delivery({ store }) });
     const log = record(socket, ['error']);
     const sent = outcome(socket.sendReliable('still delivered'));
     await advance(MOCK_DELAY * 3);
@@ -155,7 +155,7 @@ describe('store failures: reported, coded, and delivery goes on in memory', () =
       put: async () => undefined,
       delete: async () => undefined,
     };
-    const socket = createSocket(peer.server.url, { delivery: { store }, connectTimeout: 2_000 });
+    const socket = createSocket(peer.server.url, { delivery: delivery({ store }), connectTimeout: 2_000 });
     const log = record(socket, ['error']);
     const sent = outcome(socket.sendReliable('x'));
     await advance(1_000);
@@ -176,7 +176,7 @@ describe('store failures: reported, coded, and delivery goes on in memory', () =
       },
       delete: async () => undefined,
     };
-    const socket = createSocket(peer.server.url, { delivery: { store } });
+    const socket = createSocket(peer.server.url, { delivery: delivery({ store }) });
     const log = record(socket, ['error']);
     const sent = [outcome(socket.sendReliable(1)), outcome(socket.sendReliable(2))];
     await advance(MOCK_DELAY * 3);
@@ -191,7 +191,7 @@ describe('store failures: reported, coded, and delivery goes on in memory', () =
       put: async () => undefined,
       delete: async () => undefined,
     };
-    const socket = createSocket('ws://localhost:1', { delivery: { store }, autoConnect: false });
+    const socket = createSocket('ws://localhost:1', { delivery: delivery({ store }), autoConnect: false });
     record(socket, ['drop']);
     const sent = outcome(socket.sendReliable('early'));
     socket.close();

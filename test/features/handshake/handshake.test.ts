@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant } from '../../../src/backoff/constant.js';
 import type { Data } from '../../../src/data.js';
 import { ErrorCodes } from '../../../src/errors.js';
-import type { HandshakeConnection } from '../../../src/node.js';
+import { type HandshakeConnection, handshake } from '../../../src/node.js';
 import { expectInputError, inMode, rethrow } from '../../helpers/mode.js';
 import {
   advance,
@@ -34,13 +34,13 @@ describe('handshake hook', () => {
   it('runs before the flush and before `open`; its send goes out first; its ack is consumed', async () => {
     const server = authServer();
     const order: string[] = [];
-    const handshake = vi.fn(async (connection: HandshakeConnection) => {
+    const hook = vi.fn(async (connection: HandshakeConnection) => {
       order.push(`handshake:${connection.attempt}`);
       connection.send('auth');
       const ack = await connection.nextMessage((data) => data === 'ack');
       order.push(`ack:${String(ack)}`);
     });
-    const socket = createSocket(server.url, { handshake, backoff: constant({ delay: 10 }) });
+    const socket = createSocket(server.url, { handshake: handshake(hook), backoff: constant({ delay: 10 }) });
     const log = record(socket);
     socket.on('open', () => {
       order.push('open');
@@ -51,7 +51,7 @@ describe('handshake hook', () => {
     socket.send('queued-2');
 
     await advance(MOCK_DELAY);
-    expect(handshake).toHaveBeenCalledTimes(1);
+    expect(hook).toHaveBeenCalledTimes(1);
     expect(socket.state).toBe('connecting'); // the hook awaits the ack
     expect(socket.bufferedCount).toBe(2);
     expect(log.names()).toEqual(['connecting']);
@@ -73,9 +73,9 @@ describe('handshake hook', () => {
     const seen: HandshakeConnection[] = [];
     const socket = createSocket(server.url, {
       protocols: ['v1'],
-      handshake: (connection) => {
+      handshake: handshake((connection) => {
         seen.push(connection);
-      },
+      }),
     });
     await advance(MOCK_DELAY);
     expect(socket.state).toBe('open');
@@ -99,11 +99,11 @@ describe('handshake hook', () => {
     const server = authServer();
     const attempts: number[] = [];
     const socket = createSocket(server.url, {
-      handshake: async (connection) => {
+      handshake: handshake(async (connection) => {
         attempts.push(connection.attempt);
         connection.send('auth');
         await connection.nextMessage((data) => data === 'ack');
-      },
+      }),
       backoff: constant({ delay: 10 }),
     });
     const log = record(socket);
@@ -128,11 +128,11 @@ describe('handshake hook', () => {
     });
     const got: Data[] = [];
     const socket = createSocket(url, {
-      handshake: async (connection) => {
+      handshake: handshake(async (connection) => {
         got.push(await connection.nextMessage());
         connection.send('x');
         got.push(await connection.nextMessage((d) => String(d).startsWith('re:')));
-      },
+      }),
     });
     const log = record(socket);
     await advance(MOCK_DELAY * 2);
@@ -144,10 +144,10 @@ describe('handshake hook', () => {
   it('sends from the app during the handshake are buffered until it succeeds', async () => {
     const server = authServer();
     const socket = createSocket(server.url, {
-      handshake: async (connection) => {
+      handshake: handshake(async (connection) => {
         connection.send('auth');
         await connection.nextMessage((d) => d === 'ack');
-      },
+      }),
     });
     await advance(MOCK_DELAY);
     expect(socket.state).toBe('connecting');
@@ -163,10 +163,10 @@ describe('handshake failures', () => {
     const cause = new Error('denied');
     let calls = 0;
     const socket = createSocket(server.url, {
-      handshake: () => {
+      handshake: handshake(() => {
         calls++;
         if (calls === 1) throw cause;
-      },
+      }),
       backoff: constant({ delay: 100 }),
     });
     const log = record(socket);
@@ -190,9 +190,9 @@ describe('handshake failures', () => {
   it('a rejecting hook fails the same way', async () => {
     const server = authServer();
     const socket = createSocket(server.url, {
-      handshake: async () => {
+      handshake: handshake(async () => {
         throw 'nope';
-      },
+      }),
       backoff: constant({ delay: 100 }),
     });
     const log = record(socket);
@@ -202,19 +202,21 @@ describe('handshake failures', () => {
     expect(socket.state).toBe('reconnecting');
   });
 
-  it('handshakeTimeout: ERR_RS_HANDSHAKE_TIMEOUT, the signal aborts and nextMessage rejects', async () => {
+  it('handshake(hook, { timeout }): ERR_RS_HANDSHAKE_TIMEOUT, the signal aborts and nextMessage rejects', async () => {
     const url = uniqueUrl();
     startServer(url);
     let connection: HandshakeConnection | undefined;
     let waiting: Promise<Data> | undefined;
     const socket = createSocket(url, {
-      handshakeTimeout: 1000,
       backoff: constant({ delay: 100 }),
-      handshake: async (c) => {
-        connection = c;
-        waiting = c.nextMessage();
-        await waiting;
-      },
+      handshake: handshake(
+        async (c) => {
+          connection = c;
+          waiting = c.nextMessage();
+          await waiting;
+        },
+        { timeout: 1000 },
+      ),
     });
     const log = record(socket);
     await advance(MOCK_DELAY + 999);
@@ -239,12 +241,11 @@ describe('handshake failures', () => {
     expect(log.names()).not.toContain('open');
   });
 
-  it('handshakeTimeout counts from the open, not from the start of the attempt', async () => {
+  it('the handshake timeout counts from the open, not from the start of the attempt', async () => {
     const url = uniqueUrl();
     startServer(url);
     const socket = createSocket(url, {
-      handshakeTimeout: 50,
-      handshake: () => new Promise<void>(() => {}),
+      handshake: handshake(() => new Promise<void>(() => {}), { timeout: 50 }),
       backoff: constant({ delay: 1000 }),
     });
     await advance(MOCK_DELAY + 49);
@@ -256,9 +257,9 @@ describe('handshake failures', () => {
   it('a failed handshake counts as a failure for maxRetries', async () => {
     const server = authServer();
     const socket = createSocket(server.url, {
-      handshake: () => {
+      handshake: handshake(() => {
         throw new Error('no');
-      },
+      }),
       maxRetries: 1,
       backoff: constant({ delay: 10 }),
     });
@@ -277,10 +278,10 @@ describe('handshake failures', () => {
     const server = authServer();
     let connection: HandshakeConnection | undefined;
     const socket = createSocket(server.url, {
-      handshake: async (c) => {
+      handshake: handshake(async (c) => {
         connection = c;
         await c.nextMessage((d) => d === 'never');
-      },
+      }),
     });
     const log = record(socket);
     await advance(MOCK_DELAY);
@@ -317,13 +318,13 @@ describe('a nextMessage() predicate that throws', () => {
     });
     const reasons: unknown[] = [];
     const socket = createSocket(server.url, {
-      handshake: async (connection) => {
+      handshake: handshake(async (connection) => {
         connection.send('subscribe');
         await connection.nextMessage(parses).catch((reason: unknown) => {
           reasons.push(reason);
           throw reason;
         });
-      },
+      }),
       backoff: constant({ delay: 10 }),
     });
     const log = record(socket);
@@ -341,21 +342,23 @@ describe('a nextMessage() predicate that throws', () => {
     const server = startServer(uniqueUrl(), (client) => client.send('not json'));
     let outcome: unknown;
     createSocket(server.url, {
-      handshake: async (connection) => {
-        await new Promise((resolve) => setTimeout(resolve, 10)); // 'not json' is in the inbox by now
-        let promise: Promise<unknown> | undefined;
-        try {
-          promise = connection.nextMessage(parses);
-        } catch (thrownSync) {
-          outcome = ['threw synchronously', thrownSync];
-          return;
-        }
-        outcome = await promise.then(
-          () => 'resolved',
-          (reason: unknown) => ['rejected', reason],
-        );
-      },
-      handshakeTimeout: 1_000,
+      handshake: handshake(
+        async (connection) => {
+          await new Promise((resolve) => setTimeout(resolve, 10)); // 'not json' is in the inbox by now
+          let promise: Promise<unknown> | undefined;
+          try {
+            promise = connection.nextMessage(parses);
+          } catch (thrownSync) {
+            outcome = ['threw synchronously', thrownSync];
+            return;
+          }
+          outcome = await promise.then(
+            () => 'resolved',
+            (reason: unknown) => ['rejected', reason],
+          );
+        },
+        { timeout: 1_000 },
+      ),
     });
     await advance(MOCK_DELAY + 10);
     expect(outcome).toEqual(['rejected', expect.any(SyntaxError)]);
@@ -365,12 +368,12 @@ describe('a nextMessage() predicate that throws', () => {
     const server = startServer();
     let outcome: unknown;
     createSocket(server.url, {
-      handshake: async (connection) => {
+      handshake: handshake(async (connection) => {
         outcome = await (connection.nextMessage as (p: unknown) => Promise<unknown>)('subscribed').then(
           () => 'resolved',
           (reason: unknown) => reason,
         );
-      },
+      }),
     });
     await advance(MOCK_DELAY);
     expectInputError(

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant } from '../../../src/backoff/constant.js';
 import { ErrorCodes } from '../../../src/errors.js';
+import { bufferPolicy } from '../../../src/features/buffer-policy/buffer-policy.js';
 import { heartbeat } from '../../../src/features/heartbeat/heartbeat.js';
 import { expectInputError, inMode, productionMessage } from '../../helpers/mode.js';
 import {
@@ -126,8 +127,8 @@ describe('app-level ping (heartbeat.message)', () => {
     expect(server.received).toEqual(['ping']);
   });
 
-  // Regression, it was: any incoming message answered
-  // the ping, so a link dead only from client to server went unnoticed while the server streamed.
+  // Only the answer to a ping proves the link alive: otherwise a link dead only from client to
+  // server goes unnoticed while the server streams.
   it('only the answer counts: a server that streams but never answers the pings is found dead', async () => {
     const { server, socket, log } = await openSocket({
       heartbeat: PING,
@@ -244,7 +245,7 @@ describe('no heartbeat', () => {
   it('each pending slot (stable, heartbeat, buffer ttl) is one timer; close() leaves none', async () => {
     const { server, socket } = await openSocket({
       heartbeat: { interval: 1000, timeout: 500, message: 'ping', isPong: (d) => d === 'pong' },
-      buffer: { ttl: 700 },
+      bufferPolicy: bufferPolicy({ ttl: 700 }),
       backoff: constant({ delay: 10_000 }),
       // Counting the socket's own slots: leave out the shared suspend watcher (see resume tests).
       resume: { detectSuspend: false },

@@ -93,8 +93,8 @@ describe('a page that comes back probes its open connection', () => {
     expect(server.connections).toBe(2);
   });
 
-  // Sibling of defect 8 (issue "every promise holds"), it was: any message answered the probe,
-  // so a link dead only from client to server passed it while the server kept streaming.
+  // Only the answer to the probe proves the link alive: otherwise a link dead only from client to
+  // server passes the probe while the server keeps streaming.
   it('only the answer to the probe counts: other messages do not, and the connection is replaced', async () => {
     const browser = stubBrowser();
     const { flaky: server } = startServer();
@@ -298,9 +298,9 @@ describe('a socket waiting out a backoff delay', () => {
   });
 });
 
-// Regression, it was: a give-up (closed) unsubscribed from
-// the page and network signals, and open() never subscribed again: offline, a lost connection,
-// back online, and the socket sat in `reconnecting` with no timer and no attempt, for ever.
+// A give-up (closed) must not leave the socket deaf to the page and the network: otherwise, after
+// open(), going offline, a lost connection and back online leave it in `reconnecting` with no timer
+// and no attempt, for ever.
 describe('after a give-up, open() and reconnect() listen to the page and the network again', () => {
   it.each(['open', 'reconnect'] as const)(
     '%s(): offline, a lost connection, back online → it reconnects',

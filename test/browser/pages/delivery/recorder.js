@@ -3,7 +3,7 @@
 // - `store(name, options)`: the package's `indexedDbStore` (one object per name, so a test can reach
 //   it again), and `load`/`put`/`remove` on it, each answering with what happened (`attempt`);
 // - `connect(name, url, options)`: a `ResilientSocket` whose events are logged, e.g.
-//   `t.connect('a', url, { delivery: { store: t.store('chat') } })`, and `reliable(name, data)`,
+//   `t.connect('a', url, { delivery: t.lib.delivery({ store: t.store('chat') }) })`, and `reliable(name, data)`,
 //   which sends reliably and logs how its promise settled;
 // - `sandboxedLoad(name)`: a store used in a sandboxed frame (an opaque origin, where the browser
 //   refuses IndexedDB), answering with what its `load()` did. The frame cannot fetch from this
