@@ -3,8 +3,8 @@
  * and named hooks the core calls at fixed points, each feature in rank order. A feature owns its
  * options (validated by its factory), its error codes and its timer slots; it keeps what it needs
  * per socket in one data slot of that socket. One feature object serves every socket it is
- * installed on (sockets created alike share it), so a hook is told which socket (`m`, the
- * socket's machine seen through {@link Host}) and which of that socket's features it is (`me`):
+ * installed on (sockets created alike share it), so a hook is told which socket (`host`, the
+ * socket's machine seen through {@link Host}) and which of that socket's features it is (`index`):
  * no object and no closure per socket.
  *
  * The hooks, in the order a connection meets them:
@@ -151,7 +151,7 @@ export interface Host {
 
 /**
  * A feature, made by its factory (`heartbeat()`, `resume()`, …): give it to the `features` option.
- * How it plugs in (its rank, timer slots and hooks) is internal. Every hook is optional; `me` is
+ * How it plugs in (its rank, timer slots and hooks) is internal. Every hook is optional; `index` is
  * the feature's position on that socket (its data slot), so one feature object can serve many
  * sockets.
  */
@@ -173,48 +173,48 @@ export interface Feature {
   /** Validates the per-socket options it takes (see `options`): throw a TypeError / RangeError naming one. @internal */
   check?(options: Record<string, unknown>): void;
   /** @internal */
-  init?(m: Host, me: number, options: Record<string, unknown>): void;
+  init?(host: Host, index: number, options: Record<string, unknown>): void;
   /** @internal */
   target?(
-    m: Host,
-    me: number,
+    host: Host,
+    index: number,
     url: UrlProvider,
     protocols: ProtocolsProvider | undefined,
   ): Target | PromiseLike<Target> | undefined;
   /** @internal */
-  gate?(m: Host, me: number, attempt: Connection): PromiseLike<unknown> | undefined;
+  gate?(host: Host, index: number, attempt: Connection): PromiseLike<unknown> | undefined;
   /** Pushes the messages that must not be sent any more (to be dropped as `expired`). @internal */
-  flush?(m: Host, me: number, stale: Data[]): void;
+  flush?(host: Host, index: number, stale: Data[]): void;
   /** Pushes messages to deliver after `open` (a handshake's inbox). @internal */
-  open?(m: Host, me: number, attempt: Connection, ws: WebSocketLike, later: Data[]): void;
+  open?(host: Host, index: number, attempt: Connection, ws: WebSocketLike, later: Data[]): void;
   /** Returns true to consume the message. @internal */
-  message?(m: Host, me: number, attempt: Connection, data: Data): boolean;
+  message?(host: Host, index: number, attempt: Connection, data: Data): boolean;
   /** @internal */
-  deliver?(m: Host, me: number, data: Data): void;
+  deliver?(host: Host, index: number, data: Data): void;
   /** @internal */
-  pong?(m: Host, me: number, attempt: Connection): void;
+  pong?(host: Host, index: number, attempt: Connection): void;
   /** @internal */
-  lost?(m: Host, me: number, loss: Loss): void;
+  lost?(host: Host, index: number, loss: Loss): void;
   /**
    * Whether retries wait for it (the network is down, the page hidden); it starts the retry itself
    * later. A string is also the reason the `state` event gives (`true`: waiting for the network). @internal
    */
-  hold?(m: Host, me: number): boolean | string | undefined;
+  hold?(host: Host, index: number): boolean | string | undefined;
   /** @internal */
-  state?(m: Host, me: number, previous: SocketState, next: SocketState): void;
+  state?(host: Host, index: number, previous: SocketState, next: SocketState): void;
   /** Returns `'dropped'` to refuse the message (may throw: `send()` throws it). @internal */
-  admit?(m: Host, me: number, bytes: number): 'dropped' | undefined;
+  admit?(host: Host, index: number, bytes: number): 'dropped' | undefined;
   /**
    * The bytes it holds to write on the next connection (delivery's outbox): they count in
    * `bufferedAmount`. Every feature's is summed (not the hook loop's first answer). @internal
    */
-  buffered?(m: Host, me: number): number;
+  buffered?(host: Host, index: number): number;
   /** @internal */
-  timer?(m: Host, me: number, local: number): void;
+  timer?(host: Host, index: number, local: number): void;
   /** @internal */
-  end?(m: Host, me: number, attempt: Connection): void;
+  end?(host: Host, index: number, attempt: Connection): void;
   /** @internal */
-  dispose?(m: Host, me: number): void;
+  dispose?(host: Host, index: number): void;
 }
 
 /** A hook's name. @internal */
@@ -226,46 +226,46 @@ export type { Clock };
 
 // ─── what the core lends its features, as functions (a socket without features carries none) ──
 
-/** This feature's (`me`'s) per-socket data. */
-export function getData(m: Host, me: number): unknown {
-  return m.data_?.[me];
+/** This feature's (`index`'s) per-socket data. */
+export function getData(host: Host, index: number): unknown {
+  return host.data_?.[index];
 }
 
 /** Sets this feature's per-socket data (the array is made, at its exact length, on first need). */
-export function setData(m: Host, me: number, value: unknown): void {
-  if (value === undefined && !m.data_) return;
-  m.data_ ??= new Array(m.config_.features.length);
-  m.data_[me] = value;
+export function setData(host: Host, index: number, value: unknown): void {
+  if (value === undefined && !host.data_) return;
+  host.data_ ??= new Array(host.config_.features.length);
+  host.data_[index] = value;
 }
 
 /** Arms this feature's timer slot `local` (0-based among its own) to fire after `ms`; nothing after close(). */
-export function setTimer(m: Host, me: number, local: number, ms: number): void {
+export function setTimer(host: Host, index: number, local: number, ms: number): void {
   // Nothing runs after close() (a drop listener may close the socket while a feature works).
-  if (!m.disposed_) m.arm_((m.config_.slotBase[me] as number) + local, ms);
+  if (!host.disposed_) host.arm_((host.config_.slotBase[index] as number) + local, ms);
 }
 
-export function clearTimer(m: Host, me: number, local: number): void {
-  m.disarm_((m.config_.slotBase[me] as number) + local);
+export function clearTimer(host: Host, index: number, local: number): void {
+  host.disarm_((host.config_.slotBase[index] as number) + local);
 }
 
-export function hasTimer(m: Host, me: number, local: number): boolean {
-  return m.timerPending_((m.config_.slotBase[me] as number) + local);
+export function hasTimer(host: Host, index: number, local: number): boolean {
+  return host.timerPending_((host.config_.slotBase[index] as number) + local);
 }
 
 /** Another feature installed on the socket (by name), with its position, for its services. */
-export function findFeature(m: Host, name: string): [feature: Feature, me: number] | undefined {
-  const me = m.config_.features.findIndex((f) => f.name === name);
-  return me < 0 ? undefined : [m.config_.features[me] as Feature, me];
+export function findFeature(host: Host, name: string): [feature: Feature, index: number] | undefined {
+  const index = host.config_.features.findIndex((f) => f.name === name);
+  return index < 0 ? undefined : [host.config_.features[index] as Feature, index];
 }
 
 /** While `reconnecting`, stops waiting for the retry timer (the network is down; `startAttempt_` later). */
-export function pauseRetry(m: Host): void {
-  m.disarm_(PHASE);
+export function pauseRetry(host: Host): void {
+  host.disarm_(PHASE);
 }
 
 /** Takes out of the queue (oldest first) the messages queued at or before `before`. */
-export function expire(m: Host & { queue_: Queue | undefined }, before: number): Data[] {
-  const out = m.queue_ ? expireQueued(m.queue_, before) : [];
-  if (!m.queue_?.length) m.queue_ = undefined;
+export function expire(host: Host & { queue_: Queue | undefined }, before: number): Data[] {
+  const out = host.queue_ ? expireQueued(host.queue_, before) : [];
+  if (!host.queue_?.length) host.queue_ = undefined;
   return out;
 }

@@ -98,7 +98,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
   }
 
   /** The machine: all the socket's state (`./machine.ts`), out of sight of `util.inspect` and JSON. */
-  readonly #m: Machine;
+  readonly #machine: Machine;
 
   /**
    * @param url a `ws:`/`wss:` URL (string or `URL`); with the `providers()` feature also a
@@ -112,8 +112,8 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
     super();
     const Class = this.constructor as typeof BaseSocket;
     const prepared = Class.prepare(options);
-    this.#m = new Machine(this, resolveOptions(url, prepared, Class.transport, checkTarget));
-    this.#m.init_(prepared);
+    this.#machine = new Machine(this, resolveOptions(url, prepared, Class.transport, checkTarget));
+    this.#machine.init_(prepared);
   }
 
   /** @internal how the machine tells the users (see `Face` in `./machine.ts`) */
@@ -130,7 +130,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
 
   /** The current state; docs/guide/reconnection.md has the diagram. */
   get state(): SocketState {
-    return this.#m.state_;
+    return this.#machine.state_;
   }
 
   /**
@@ -140,7 +140,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    * Attempts count from 1 since the last stable connection (or `open()`/`reconnect()`).
    */
   get attempt(): number {
-    const m = this.#m;
+    const m = this.#machine;
     return m.state_ === 'reconnecting' ? m.runAttempts_ + 1 : m.runAttempts_;
   }
 
@@ -149,17 +149,17 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    * connection the run started from. This is the `n` of the backoff and what `maxRetries` limits.
    */
   get failures(): number {
-    return this.#m.failures_;
+    return this.#machine.failures_;
   }
 
   /** The URL of the latest attempt, whole ('' before the first attempt when the URL is a provider). */
   get url(): string {
-    return this.#m.url_;
+    return this.#machine.url_;
   }
 
   /** Messages waiting in the outbound buffer. */
   get bufferedCount(): number {
-    return this.#m.queue_?.length ?? 0;
+    return this.#machine.queue_?.length ?? 0;
   }
 
   /**
@@ -168,7 +168,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    * `send()` but not on the wire yet). Compare it with `highWaterMark`, or read `writable`.
    */
   get bufferedAmount(): number {
-    return this.#m.buffered_();
+    return this.#machine.buffered_();
   }
 
   /**
@@ -177,23 +177,23 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    * Only a hint: `send()` still sends and queues as before.
    */
   get writable(): boolean {
-    return !this.#m.above_;
+    return !this.#machine.above_;
   }
 
   /** WebSocket-style ready state: CONNECTING (0) until open, OPEN (1), CLOSING (2), CLOSED (3). */
   get readyState(): number {
-    return readyStateOf(this.#m.state_);
+    return readyStateOf(this.#machine.state_);
   }
 
   /** The subprotocol the server chose for the current connection ('' if none or not open). */
   get protocol(): string {
-    const attempt = this.#m.attempt_;
+    const attempt = this.#machine.attempt_;
     return attempt?.opened ? (attempt.socket?.protocol ?? '') : '';
   }
 
   /** `binaryType` of the current and every future underlying socket. */
   get binaryType(): string | undefined {
-    return this.#m.binaryType_ ?? this.#m.attempt_?.socket?.binaryType;
+    return this.#machine.binaryType_ ?? this.#machine.attempt_?.socket?.binaryType;
   }
 
   /**
@@ -201,10 +201,10 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    * @throws RangeError for a value the WebSocket does not take (see the `binaryType` option).
    */
   set binaryType(value: string) {
-    const { transport, WebSocket } = this.#m.config_;
+    const { transport, WebSocket } = this.#machine.config_;
     assertOneOf('binaryType', value, transport.binaryTypes(WebSocket));
-    this.#m.binaryType_ = value;
-    const ws = this.#m.attempt_?.socket;
+    this.#machine.binaryType_ = value;
+    const ws = this.#machine.attempt_?.socket;
     if (ws) ws.binaryType = value;
   }
 
@@ -214,7 +214,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    * @throws TypeError naming the feature when it is not installed.
    */
   get stats(): SocketStats {
-    return statsOf(this.#m);
+    return statsOf(this.#machine);
   }
 
   /**
@@ -224,7 +224,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    * @throws TypeError naming the feature when it is not installed.
    */
   [Symbol.asyncIterator](): AsyncIterableIterator<Data> {
-    return messagesOf(this.#m);
+    return messagesOf(this.#machine);
   }
 
   // ─── what the user asks ──────────────────────────────────────────────────────────────────
@@ -239,7 +239,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    *   feature's `overflow` is `'error'`.
    */
   send(data: Data, options?: SendOptions): SendResult {
-    return this.#m.send_(data, sendArgs(data, options));
+    return this.#machine.send_(data, sendArgs(data, options));
   }
 
   /**
@@ -254,7 +254,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    * @throws TypeError (`ERR_RS_NEEDS_FEATURE`) naming the feature when it is not installed.
    */
   sendReliable(data: unknown): Promise<void> {
-    return sendReliableOf(this.#m, data);
+    return sendReliableOf(this.#machine, data);
   }
 
   /**
@@ -263,7 +263,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    * @throws ResilientSocketError `ERR_RS_CLOSED` after `close()`.
    */
   open(): void {
-    this.#m.alive_('open').open_();
+    this.#machine.alive_('open').open_();
   }
 
   /**
@@ -280,7 +280,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    */
   reconnect(code = 1000, reason = ''): void {
     assertCloseArgs(code, reason);
-    this.#m.alive_('reconnect').reconnect_(code, reason);
+    this.#machine.alive_('reconnect').reconnect_(code, reason);
   }
 
   /**
@@ -292,7 +292,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    */
   close(code = 1000, reason = ''): void {
     assertCloseArgs(code, reason);
-    this.#m.close_(code, reason);
+    this.#machine.close_(code, reason);
   }
 }
 

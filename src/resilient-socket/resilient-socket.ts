@@ -45,9 +45,9 @@ function featureOf(name: 'handshake' | 'delivery' | 'bufferPolicy', value: unkno
 
 /**
  * A WebSocket client that stays connected: `BaseSocket` with its features (heartbeat, resume
- * awareness, refused-upgrade handling, buffer policies, abort signal, unref, stats, async
- * iteration, and, when given, a `handshake(…)` hook and acknowledged `delivery(…)`) and their
- * options flat on one object. For a smaller browser bundle,
+ * awareness, refused-upgrade handling, URL and subprotocol providers, abort signal, unref, stats,
+ * async iteration, and, when given, a `handshake(…)` hook, a `bufferPolicy(…)` and acknowledged
+ * `delivery(…)`) and their options flat on one object. For a smaller browser bundle,
  * import `BaseSocket` and only the features you use from `resilient-socket/modular`.
  *
  * @example
@@ -80,8 +80,8 @@ export class ResilientSocket extends BaseSocket {
 }
 
 /**
- * `ResilientSocket`'s flat options made into the core's options and the features (each installed,
- * `handshake` and `delivery` when given); `ResilientWebSocket` from the main entry takes them too, except
+ * `ResilientSocket`'s flat options made into the core's options and the features (each installed;
+ * `handshake`, `bufferPolicy` and `delivery` when given); `ResilientWebSocket` from the main entry takes them too, except
  * `delivery` (`dropIn`: a WebSocket has no `sendReliable()`).
  * @internal
  */

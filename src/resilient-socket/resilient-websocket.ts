@@ -1,6 +1,6 @@
 /**
  * `ResilientWebSocket` as the main entry exports it: the WebSocket-shaped facade with every feature
- * installed, its options `ResilientSocket`'s (flat: `heartbeat`, `resume`, `buffer.ttl`, …).
+ * installed, its options `ResilientSocket`'s (flat: `heartbeat`, `resume`, `bufferPolicy: bufferPolicy(…)`, …).
  * `resilient-socket/websocket` exports the facade on the core alone, `BaseWebSocket` (features by
  * `features: [...]`).
  */

@@ -94,7 +94,7 @@ export class BaseWebSocket extends Listeners {
     return options;
   }
 
-  readonly #m: Machine;
+  readonly #machine: Machine;
   /** The latest connection's subprotocol and extensions (kept after it closes, as by a WebSocket). */
   #negotiated: [protocol: string, extensions: string] | undefined;
   /** Set while close() fails an attempt under way, until its `error` and `close` are dispatched. */
@@ -145,8 +145,8 @@ export class BaseWebSocket extends Listeners {
       ...options,
       ...(typeof list === 'function' || list.length > 0 ? { protocols: list } : {}),
     });
-    this.#m = new Machine(this as unknown as Face, resolveOptions(target, prepared, Class.transport));
-    this.#m.init_(prepared);
+    this.#machine = new Machine(this as unknown as Face, resolveOptions(target, prepared, Class.transport));
+    this.#machine.init_(prepared);
   }
 
   // ─── the WebSocket attributes ────────────────────────────────────────────────────────────
@@ -162,12 +162,12 @@ export class BaseWebSocket extends Listeners {
 
   /** CONNECTING (0) until open and while reconnecting, OPEN (1), CLOSING (2), CLOSED (3). */
   get readyState(): number {
-    return this.#failing ? 2 : readyStateOf(this.#m.state_);
+    return this.#failing ? 2 : readyStateOf(this.#machine.state_);
   }
 
   /** The URL of the latest attempt (as given, serialized), whole: you passed it. */
   get url(): string {
-    return this.#m.url_;
+    return this.#machine.url_;
   }
 
   /**
@@ -188,15 +188,15 @@ export class BaseWebSocket extends Listeners {
 
   /** How binary messages arrive: `'blob'` (the default) or `'arraybuffer'`; kept across reconnects. */
   get binaryType(): BinaryTypeValue {
-    return (this.#m.binaryType_ ?? 'blob') as BinaryTypeValue;
+    return (this.#machine.binaryType_ ?? 'blob') as BinaryTypeValue;
   }
 
   /** Sets it for the current connection and every later one; another value is ignored, as by a WebSocket. */
   set binaryType(value: BinaryTypeValue) {
     // An enumerated attribute: any other value is ignored, as by WebSocket.
     if (value !== 'blob' && value !== 'arraybuffer') return;
-    this.#m.binaryType_ = value;
-    const ws = this.#m.attempt_?.socket;
+    this.#machine.binaryType_ = value;
+    const ws = this.#machine.attempt_?.socket;
     if (ws) ws.binaryType = value;
   }
 
@@ -205,24 +205,24 @@ export class BaseWebSocket extends Listeners {
    * by a WebSocket, those `send()` took while CLOSING or CLOSED, which are never sent.
    */
   get bufferedAmount(): number {
-    return this.#unsent + this.#m.buffered_();
+    return this.#unsent + this.#machine.buffered_();
   }
 
   // ─── beyond WebSocket ────────────────────────────────────────────────────────────────────
 
   /** The socket's state (`idle`, `connecting`, `open`, `reconnecting`, `closing`, `closed`). */
   get state(): SocketState {
-    return this.#m.state_;
+    return this.#machine.state_;
   }
 
   /** Consecutive failures since the last stable connection (reconnecting-websocket's `retryCount`). */
   get retryCount(): number {
-    return this.#m.failures_;
+    return this.#machine.failures_;
   }
 
   /** Counters and timings (with the `stats()` feature; the full entry has it). */
   get stats(): SocketStats {
-    return statsOf(this.#m);
+    return statsOf(this.#machine);
   }
 
   // ─── what the user asks ──────────────────────────────────────────────────────────────────
@@ -245,7 +245,7 @@ export class BaseWebSocket extends Listeners {
     const [data] = args as unknown[];
     const message = isData(data) ? data : String(data);
     if (this.readyState > 1) this.#unsent += byteLengthOf(message);
-    this.#m.send_(message, true);
+    this.#machine.send_(message, true);
   }
 
   /**
@@ -256,7 +256,7 @@ export class BaseWebSocket extends Listeners {
    */
   close(code?: number, reason?: string): void {
     const [number, text] = closeArgs(code, reason);
-    const m = this.#m;
+    const m = this.#machine;
     // The failed attempt's `error` and `close` are due: CLOSING until then, as a WebSocket.
     if (this.#failing) return;
     // An attempt under way (its WebSocket made or about to be) fails, as a WebSocket's does:
@@ -284,13 +284,13 @@ export class BaseWebSocket extends Listeners {
    */
   reconnect(code?: number, reason?: string): void {
     const [number, text] = closeArgs(code, reason, 'reconnect');
-    this.#m.alive_('reconnect').reconnect_(number, text);
+    this.#machine.alive_('reconnect').reconnect_(number, text);
     this.#unsent = 0;
   }
 
   /** Starts connecting, when made with `autoConnect: false` or after a give-up. */
   open(): void {
-    this.#m.alive_('open').open_();
+    this.#machine.alive_('open').open_();
     this.#unsent = 0;
   }
 
@@ -303,15 +303,15 @@ export class BaseWebSocket extends Listeners {
   emit_(type: string, payload?: unknown): void {
     let event: Event;
     if (type === 'open') {
-      const socket = this.#m.attempt_?.socket as { protocol?: unknown; extensions?: unknown } | undefined;
+      const socket = this.#machine.attempt_?.socket as { protocol?: unknown; extensions?: unknown } | undefined;
       this.#negotiated = [String(socket?.protocol ?? ''), String(socket?.extensions ?? '')];
       event = plainEvent('open');
     } else if (type === 'close' && this.#failing) {
       return; // close() dispatches the failed connection's own `error` and `close`
     } else if (type === 'message') {
       // A WebSocket delivers no message once close() was called (readyState CLOSING).
-      if (this.#m.state_ === 'closing') return;
-      event = messageEvent(payload, originOf(this.#m.url_));
+      if (this.#machine.state_ === 'closing') return;
+      event = messageEvent(payload, originOf(this.#machine.url_));
     } else if (type === 'close') {
       const { code, reason, wasClean } = payload as CloseEventLike;
       event = this.#closeEvent(code, reason, wasClean);

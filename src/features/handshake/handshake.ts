@@ -90,17 +90,17 @@ interface Running {
 
 const DEADLINE = 0;
 
-function running(m: Host, me: number): Running | undefined {
-  return getData(m, me) as Running | undefined;
+function running(host: Host, index: number): Running | undefined {
+  return getData(host, index) as Running | undefined;
 }
 
 /** Ends the handshake phase: its deadline, its waiters (rejected) and, when `abandoned`, its signal. */
-function finish(m: Host, me: number, run: Running, abandoned: boolean): void {
+function finish(host: Host, index: number, run: Running, abandoned: boolean): void {
   const over = run.done;
   run.done = true;
-  clearTimer(m, me, DEADLINE);
+  clearTimer(host, index, DEADLINE);
   if (abandoned) {
-    setData(m, me, undefined);
+    setData(host, index, undefined);
     if (!over) run.controller.abort(); // not once the hook succeeded
   }
   const error = new ResilientSocketError(
@@ -115,9 +115,9 @@ function finish(m: Host, me: number, run: Running, abandoned: boolean): void {
 }
 
 /** The connection the hook sees. */
-function connectionFor(m: Host, run: Running, ws: WebSocketLike): HandshakeConnection {
+function connectionFor(host: Host, run: Running, ws: WebSocketLike): HandshakeConnection {
   return {
-    url: m.url_,
+    url: host.url_,
     protocol: ws.protocol ?? '',
     attempt: run.attempt.number,
     signal: run.controller.signal,
@@ -129,7 +129,7 @@ function connectionFor(m: Host, run: Running, ws: WebSocketLike): HandshakeConne
         );
       }
       ws.send(data as never);
-      m.messagesOut_++;
+      host.messagesOut_++;
     },
     nextMessage: (predicate) => {
       if (run.done) {
@@ -221,20 +221,20 @@ export function handshake(hook: HandshakeHook, options?: HandshakeOptions): Hand
     rank: 20,
     slots: 1,
     options_: { hook, timeout },
-    gate(m, me, attempt) {
+    gate(host, index, attempt) {
       const ws = attempt.socket as WebSocketLike;
       const run: Running = { attempt, controller: new AbortController(), inbox: [], waiters: [], done: false };
-      setData(m, me, run);
-      if (timeout < Number.POSITIVE_INFINITY) setTimer(m, me, DEADLINE, timeout);
-      const current = (): boolean => running(m, me) === run && !run.controller.signal.aborted;
-      return new Promise<void>((resolve) => resolve(hook(connectionFor(m, run, ws)))).then(
+      setData(host, index, run);
+      if (timeout < Number.POSITIVE_INFINITY) setTimer(host, index, DEADLINE, timeout);
+      const current = (): boolean => running(host, index) === run && !run.controller.signal.aborted;
+      return new Promise<void>((resolve) => resolve(hook(connectionFor(host, run, ws)))).then(
         () => {
           if (!current()) throw run.controller.signal.reason;
-          finish(m, me, run, false); // the inbox stays, for the `open` hook to deliver
+          finish(host, index, run, false); // the inbox stays, for the `open` hook to deliver
         },
         (error: unknown) => {
           if (current())
-            m.fail_(
+            host.fail_(
               attempt,
               'ERR_RS_HANDSHAKE_FAILED',
               process.env.NODE_ENV !== 'production' ? `The handshake failed: ${describeThrown(error)}` : '',
@@ -245,20 +245,20 @@ export function handshake(hook: HandshakeHook, options?: HandshakeOptions): Hand
         },
       );
     },
-    message(m, me, attempt, data) {
-      const run = running(m, me);
+    message(host, index, attempt, data) {
+      const run = running(host, index);
       if (run?.attempt !== attempt) return false;
       route(run, data);
       return true;
     },
-    open(m, me, _attempt, _ws, later) {
-      later.push(...(running(m, me)?.inbox ?? []));
-      setData(m, me, undefined);
+    open(host, index, _attempt, _ws, later) {
+      later.push(...(running(host, index)?.inbox ?? []));
+      setData(host, index, undefined);
     },
-    timer(m, me) {
-      const run = running(m, me);
+    timer(host, index) {
+      const run = running(host, index);
       if (run && !run.done) {
-        m.fail_(
+        host.fail_(
           run.attempt,
           'ERR_RS_HANDSHAKE_TIMEOUT',
           process.env.NODE_ENV !== 'production' ? `The handshake did not finish within ${timeout} ms` : '',
@@ -266,9 +266,9 @@ export function handshake(hook: HandshakeHook, options?: HandshakeOptions): Hand
         );
       }
     },
-    end(m, me) {
-      const run = running(m, me);
-      if (run) finish(m, me, run, true);
+    end(host, index) {
+      const run = running(host, index);
+      if (run) finish(host, index, run, true);
     },
   });
 }
