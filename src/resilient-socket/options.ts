@@ -123,11 +123,15 @@ export interface ResilientSocketOptions extends Omit<BaseSocketOptions, 'feature
  * option not among them is refused (with a did-you-mean).
  * @internal
  */
-export const optionNames = (): (keyof ResilientSocketOptions)[] =>
-  [
+export function optionNames(): readonly (keyof ResilientSocketOptions)[] {
+  names ??= [
     ...CORE_OPTIONS.filter((name) => name !== 'features'),
     ...Object.keys(FEATURE_OPTIONS),
   ] as (keyof ResilientSocketOptions)[];
+  return names;
+}
+/** Made on first use (a module-level array built from others would stay in every bundle). */
+let names: readonly (keyof ResilientSocketOptions)[] | undefined;
 
 /** The compiler's check that {@link optionNames} are the interface's keys, neither more nor fewer. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;

@@ -54,12 +54,11 @@ export function delivery(options?: DeliveryOptions): DeliveryFeature {
   };
   // Each hook and service hands its call (its arguments after the socket and the feature's
   // position) to the socket's delivery, kept in the feature's data slot.
+  // The services are found by their keys (`socket.sendReliable()`, its counters in `socket.stats`).
   for (const name of HANDED) {
-    feature[name] = (host: Host, position: number, ...args: unknown[]) =>
+    const key = name === 'sendReliable' ? SEND_RELIABLE : name === 'counts' ? COUNTERS : name;
+    feature[key] = (host: Host, position: number, ...args: unknown[]) =>
       ((getData(host, position) as SocketDelivery)[name] as (...args: unknown[]) => unknown)(...args);
   }
-  // Its services, found by their keys: `socket.sendReliable()`, and its counters in `socket.stats`.
-  feature[SEND_RELIABLE] = feature.sendReliable;
-  feature[COUNTERS] = feature.counts;
   return intern(feature as unknown as DeliveryFeature);
 }
