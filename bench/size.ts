@@ -74,8 +74,10 @@ export const SUBJECTS: readonly Subject[] = [
     label: "{ ResilientWebSocket } from 'resilient-socket/websocket'",
     names: 'ResilientWebSocket',
     from: 'resilient-socket/websocket',
-    // The core above, the WebSocket-shaped face and the WebIDL constants; no emitter.
-    gate: 10_300,
+    // The core above, the WebSocket-shaped face and the WebIDL constants; no emitter. (The machine
+    // as one class with two modules of functions over it, `core/loss.ts` and `core/commands.ts`,
+    // costs about 0.02 kB here: a parameter compresses a little less well than `this`.)
+    gate: 10_325,
     target: 7_000,
   },
   {
@@ -341,7 +343,7 @@ export const ADDONS: readonly Addon[] = [
     names: 'BaseSocket, delivery, indexedDbStore',
     from: 'resilient-socket/modular',
     external: [],
-    gate: 3_100,
+    gate: 3_110,
   },
   {
     label: "{ SharedSocket } from 'resilient-socket/shared'",

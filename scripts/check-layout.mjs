@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Checks that the source layout shows the architecture (STYLE items 21–26):
+// Checks that the source layout shows the architecture:
 //   1. no import cycle between source files, counting only imports that exist at run time
 //      (type-only imports vanish in the build and cannot form a cycle there);
 //   2. no import cycle between folders (src/core, src/features/<name>, src/transports, src/backoff, …:

@@ -26,7 +26,7 @@ export type {
   StateChange,
 } from './core/events.js';
 export type { BaseSocketOptions, ProtocolsProvider, QueueOptions, UrlProvider } from './core/options.js';
-export type { DeliveryStats, SendOptions, SendResult, SocketStats } from './core/socket.js';
+export type { SendOptions, SendResult, SocketStats } from './core/socket.js';
 export {
   CLOSE_TIMEOUT,
   type Deadline,
@@ -52,6 +52,7 @@ export {
 } from './features/buffer-policy/buffer-policy.js';
 export { type DeliveryCodec, type Frame, jsonCodec } from './features/delivery/codec.js';
 export { type DeliveryFeature, delivery } from './features/delivery/delivery.js';
+export type { DeliveryStats } from './features/delivery/handed.js';
 export {
   type IndexedDbFactoryLike,
   type IndexedDbStoreOptions,

@@ -24,7 +24,7 @@ export type {
 } from './core/events.js';
 export type { Feature } from './core/feature.js';
 export type { BaseSocketOptions, ProtocolsProvider, QueueOptions, UrlProvider } from './core/options.js';
-export type { DeliveryStats, SendOptions, SendResult, SocketStats } from './core/socket.js';
+export type { SendOptions, SendResult, SocketStats } from './core/socket.js';
 export type { SocketState } from './core/states.js';
 export type { Data } from './data.js';
 export { abortSignal } from './features/abort-signal/abort-signal.js';
@@ -37,6 +37,7 @@ export {
 } from './features/buffer-policy/buffer-policy.js';
 export { type DeliveryCodec, type Frame, jsonCodec } from './features/delivery/codec.js';
 export { type DeliveryFeature, delivery } from './features/delivery/delivery.js';
+export type { DeliveryStats } from './features/delivery/handed.js';
 export {
   type IndexedDbFactoryLike,
   type IndexedDbStoreOptions,

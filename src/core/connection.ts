@@ -12,7 +12,7 @@ export class Connection implements Bound {
   /** The WebSocket once bound; set back to `undefined` when the socket lets go of it. */
   socket: WebSocketLike | undefined = undefined;
   /** The connection is usable (opened, and the `gate` hooks passed): set once. */
-  opened = false;
+  opened_ = false;
   /** The last `error` of the transport (browsers give no detail; ws gives an Error). */
   error_: unknown = undefined;
   /** The refused upgrade, when the transport saw one (ws). */

@@ -1,16 +1,33 @@
-import { byteLengthOf, type Data, ownCopy } from '../data.js';
-import { ResilientSocketError } from '../errors.js';
+/**
+ * The machine behind every socket, one class: one object per socket holds its record (each
+ * counter a field rather than an object of its own: the memory budget) and runs it: the state
+ * funnel and the deadlines (read from `RULES`, `./states.ts`), an attempt from its target to its
+ * end, the features' hook loop, their data and timers, and how the socket tells its users (state
+ * first, then what happened). Two modules of functions over it complete it: what follows a loss
+ * (`./loss.ts`) and what the users ask (`./commands.ts`: send, open, reconnect, close). Features
+ * see it as `Host` (`./feature.ts`); the faces (`BaseSocket`, `ResilientWebSocket`, a
+ * `SharedSocket` tab) hold it. Members end in `_`: the build shortens them.
+ *
+ * @internal
+ */
+import { clampDelay } from '../backoff/policy.js';
+import type { BackoffPolicyLike } from '../backoff/types.js';
+import { unrefTimer } from '../clock.js';
+import type { Data } from '../data.js';
+import { isResilientSocketError, ResilientSocketError } from '../errors.js';
 import { redactUrl } from '../redact.js';
 import type { Bound, Owner } from '../transports/transport.js';
 import type { WebSocketLike } from '../transports/websocket-like.js';
 import { describeThrown } from '../validation.js';
 import type { CloseInfo } from './close-codes.js';
-import { Connection, closeSocket } from './connection.js';
-import { decide, retryDelay } from './decide.js';
-import type { Loss, Target } from './feature.js';
-import { Queue } from './queue.js';
-import { type Face, SocketRecord } from './record.js';
-import { callbackError, UNHEARD_GIVEUP, unheard } from './report.js';
+import { Connection } from './connection.js';
+import type { DropReason, ResilientSocketEvents } from './events.js';
+import type { HookName, Host, Loss, Target } from './feature.js';
+import { decided, lose, lossError } from './loss.js';
+import type { UrlProvider } from './options.js';
+import type { Queue } from './queue.js';
+import { callbackError, listenerError, surface, UNHEARD_DROP, unheard } from './report.js';
+import type { Config, Resolved } from './resolve.js';
 import {
   CLOSE_TIMEOUT,
   deadlineOf,
@@ -24,17 +41,89 @@ import {
   STATES,
 } from './states.js';
 
-export type { Face };
+/**
+ * The object a socket's users hold, as the machine uses it: `BaseSocket` or `ResilientWebSocket`.
+ * Its members end in `_` (the build shortens them).
+ */
+export interface Face {
+  /** Tells the users: emits, or dispatches as a DOM event. A listener that throws may throw out of it. */
+  emit_(event: string, ...args: unknown[]): void;
+  /** Whether anyone listens for `event`. */
+  listens_(event: string): boolean;
+  /** Closes for good (the `abortSignal` feature). */
+  close(code: number, reason: string): void;
+}
 
 /** WebSocket ready states. */
 const OPEN = 1;
-/** The close code reported for a connection closed without one (`close()` with no code sends none). */
-const NO_STATUS = 1005;
 
-/** What `send()` did with a message. */
-export type SendResult = 'sent' | 'buffered' | 'dropped';
+export class Machine implements Host, Owner {
+  declare readonly socket_: Face;
+  /** Shared with every socket created with equal options. */
+  declare readonly config_: Config;
+  /** The `url` argument: a URL (read again for every attempt), or the provider to call. */
+  declare readonly target_: UrlProvider;
+  /** The `backoff` option's policy (the default backoff is a formula: no object). */
+  declare readonly backoff_: BackoffPolicyLike | undefined;
+  /** The `wsOptions` option (per socket: a header may carry its own token). */
+  declare readonly wsOptions_: Record<string, unknown> | undefined;
+  declare binaryType_: string | undefined;
+  state_: SocketState = 'idle';
+  /** State changes so far: a listener that changed the state is told apart by it. */
+  changes_ = 0;
+  attempt_: Connection | undefined = undefined;
+  /** A connection let go before its TCP close (`reconnect()`, the server's close frame), cut after `CLOSE_TIMEOUT`. */
+  retiring_: Connection | undefined = undefined;
+  /** A loss an async `shouldReconnect` is deciding about (present only while it decides). */
+  deciding_: Loss | undefined = undefined;
+  /** Consecutive failures since the last stable connection: the backoff's `n`, what `maxRetries` limits. */
+  failures_ = 0;
+  /** Attempts started since the last stable connection, `open()` or `reconnect()`. */
+  runAttempts_ = 0;
+  /** Delays drawn from the default backoff since the last reset: its `n − 1`. */
+  draws_ = 0;
+  /** `close()` (or the `abortSignal` feature) ended this socket for good. */
+  disposed_ = false;
+  /** The URL of the latest attempt ('' before the first when it comes from a provider). */
+  declare url_: string;
+  /** Created by the first send that queues; let go once flushed or drained. */
+  queue_: Queue | undefined = undefined;
+  /** The features' per-socket data, one slot per feature, made when the first one needs it. */
+  data_: unknown[] | undefined = undefined;
+  /** Two entries per timer slot: the clock's handle, and the arming it belongs to (0: idle). */
+  declare readonly timers_: unknown[];
+  /** Timers armed so far: numbers each arming, so that a stale callback is told apart. */
+  armed_ = 0;
+  // The counters behind `stats` (fields, not an object of their own: the memory budget).
+  attempts_ = 0;
+  connects_ = 0;
+  dropped_ = 0;
+  messagesIn_ = 0;
+  messagesOut_ = 0;
+  /** When the current connection opened, or (none open) when the last one ended or the socket was made. */
+  declare since_: number;
+  lastError_: ResilientSocketError | undefined = undefined;
+  /** When the last scheduled retry is due (read through `stats` only while it is pending). */
+  nextRetryAt_: number | undefined = undefined;
+  /** What the socket already warned about, unheard (bits of `UNHEARD_GIVEUP`, `UNHEARD_DROP`). */
+  warned_ = 0;
+  /** `bufferedAmount` went above the high-water mark and `drain` has not been emitted since. */
+  above_ = false;
+  /** Bytes a connection that just ended still held unwritten: reported after its `close` (a `drop`). */
+  unflushed_ = 0;
 
-export class Machine extends SocketRecord implements Owner {
+  constructor(socket: Face, { config, url, backoff, binaryType, wsOptions }: Resolved) {
+    this.socket_ = socket;
+    this.config_ = config;
+    this.target_ = url;
+    this.backoff_ = backoff;
+    this.binaryType_ = binaryType;
+    this.wsOptions_ = wsOptions;
+    this.url_ = typeof url === 'function' ? '' : String(url);
+    this.since_ = config.clock.now();
+    this.timers_ = new Array(config.slotOwner.length * 2).fill(0);
+  }
+
   // ─── the state funnel and the deadlines ──────────────────────────────────────────────────
 
   /**
@@ -98,7 +187,7 @@ export class Machine extends SocketRecord implements Owner {
           deciding.notices.push(
             callbackError(process.env.NODE_ENV !== 'production' ? '`shouldReconnect` timed out' : '', problem),
           );
-          this.decided_(deciding, true);
+          decided(this, deciding, true);
         } else if (!this.run_('hold')) this.startAttempt_('retry'); // a feature may hold it (offline)
       } else this.finishClose_({ code: 1006, reason: 'close timeout', wasClean: false });
     }
@@ -198,7 +287,7 @@ export class Machine extends SocketRecord implements Owner {
     for (let me = from; me < features.length; me++) {
       const gate = features[me]?.gate?.(this, me, attempt);
       if (gate) {
-        gate.then(() => this.isLive_(attempt) && !attempt.opened && this.gate_(attempt, me + 1), noop);
+        gate.then(() => this.isLive_(attempt) && !attempt.opened_ && this.gate_(attempt, me + 1), noop);
         return;
       }
     }
@@ -209,7 +298,7 @@ export class Machine extends SocketRecord implements Owner {
   accept_(attempt: Connection): void {
     const ws = attempt.socket;
     if (!ws) return;
-    attempt.opened = true;
+    attempt.opened_ = true;
     this.since_ = this.config_.clock.now();
     this.connects_++;
     // Flushed before anyone can call send() again, so queued messages keep their order.
@@ -259,7 +348,7 @@ export class Machine extends SocketRecord implements Owner {
   received_(connection: Bound, data: unknown): void {
     const attempt = this.current_(connection);
     // A connection that close() caught before it opened (in a gate) delivers nothing.
-    if (!attempt || (this.state_ === 'closing' && !attempt.opened)) return;
+    if (!attempt || (this.state_ === 'closing' && !attempt.opened_)) return;
     this.messagesIn_++;
     if (!this.run_('message', attempt, data) && this.attempt_ === attempt) this.deliver_(data as Data);
   }
@@ -273,7 +362,7 @@ export class Machine extends SocketRecord implements Owner {
   /** An `error` on an attempt not yet open ends it `ERROR_GRACE` ms later unless its `close` comes first. */
   errored_(connection: Bound): void {
     const attempt = this.current_(connection);
-    if (attempt && !attempt.opened && this.state_ === 'connecting') this.arm_(PHASE, ERROR_GRACE);
+    if (attempt && !attempt.opened_ && this.state_ === 'connecting') this.arm_(PHASE, ERROR_GRACE);
   }
 
   /**
@@ -286,7 +375,7 @@ export class Machine extends SocketRecord implements Owner {
     const attempt = this.current_(connection);
     if (attempt) {
       if (this.state_ !== 'closing') {
-        this.lost_(attempt, lossError(attempt, info, fault), info, frameOnly ? 'retire' : 'release');
+        lose(this, attempt, lossError(attempt, info, fault), info, frameOnly ? 'retire' : 'release');
       } else if (!frameOnly) this.finishClose_(info);
     } else if (connection === this.retiring_ && !frameOnly) {
       // A connection let go before its TCP close finished closing (its `close` was told then).
@@ -300,7 +389,7 @@ export class Machine extends SocketRecord implements Owner {
   fail_(attempt: Connection, code: string, message: string, reason: string, cause?: unknown): void {
     if (!this.isLive_(attempt)) return;
     const error = new ResilientSocketError(code as never, message, { cause });
-    this.lost_(attempt, error, attempt.socket ? { code: 1006, reason, wasClean: false } : undefined, 'abort');
+    lose(this, attempt, error, attempt.socket ? { code: 1006, reason, wasClean: false } : undefined, 'abort');
   }
 
   /**
@@ -311,7 +400,7 @@ export class Machine extends SocketRecord implements Owner {
    */
   endAttempt_(attempt: Connection, how: 'abort' | 'release' | 'retire', reason = ''): boolean {
     if (this.attempt_ === attempt) this.attempt_ = undefined;
-    if (attempt.opened) this.since_ = this.config_.clock.now();
+    if (attempt.opened_) this.since_ = this.config_.clock.now();
     this.disarm_(PHASE);
     this.run_('end', attempt);
     const had = attempt.socket !== undefined;
@@ -333,7 +422,7 @@ export class Machine extends SocketRecord implements Owner {
     const had = attempt?.socket !== undefined;
     this.unflushed_ +=
       (info.reason === 'close timeout' && info.code === 1006 ? attempt?.abort_() : attempt?.release_()) ?? 0;
-    if (attempt?.opened) this.since_ = this.config_.clock.now();
+    if (attempt?.opened_) this.since_ = this.config_.clock.now();
     this.enter_('closed', 'closed by close()');
     if (had) this.emitClose_(info);
   }
@@ -345,239 +434,181 @@ export class Machine extends SocketRecord implements Owner {
     this.emit_('stable');
   }
 
-  // ─── after a loss: the features' say, shouldReconnect, the decision ──────────────────────
+  // ─── helpers of the machine ─────────────────────────────────────────────────────────────
 
-  /**
-   * The one path for every ended attempt or connection. `close` is given exactly when the attempt
-   * had a socket (its `close` event is then due); `how` its socket goes (`abort`: the socket cut
-   * it, and only a close the server or the network caused goes to `shouldReconnect`).
-   */
-  lost_(
-    attempt: Connection,
-    error: ResilientSocketError | undefined,
-    close: CloseInfo | undefined,
-    how: 'abort' | 'release' | 'retire',
-  ): void {
-    this.failures_ = Math.min(this.failures_ + 1, Number.MAX_SAFE_INTEGER);
-    this.endAttempt_(attempt, how, close?.reason);
-    const { rejection_: rejection, number } = attempt;
-    const loss: Loss = {
-      attempt: number,
-      error,
-      close,
-      rejection,
-      stop: undefined,
-      minimumDelay: 0,
-      immediate: false,
-      notices: [],
-    };
-    this.run_('lost', loss);
-    let verdict: unknown = true;
-    if (close && how !== 'abort' && !rejection) {
-      try {
-        verdict = this.config_.shouldReconnect(close);
-      } catch (thrown) {
-        loss.notices.push(
-          callbackError(process.env.NODE_ENV !== 'production' ? '`shouldReconnect` threw' : '', thrown),
-        );
-      }
-    }
-    if (typeof (verdict as PromiseLike<unknown> | undefined)?.then !== 'function') {
-      this.act_(loss, verdict !== false);
-      return;
-    }
-    // Waits for the answer in `reconnecting` (the `retry` deadline bounds it). The errors are told
-    // now; the `close` waits, since whether a retry follows is not known yet.
-    this.deciding_ = loss;
-    this.enter_('reconnecting', error?.message ?? 'connection lost', SHOULD_RECONNECT_TIMEOUT);
-    this.tell_({ error, notices: loss.notices, close: undefined });
-    loss.error = undefined;
-    loss.notices = [];
-    Promise.resolve(verdict).then(
-      (again) => this.decided_(loss, again !== false),
-      (thrown: unknown) => {
-        loss.notices.push(
-          callbackError(process.env.NODE_ENV !== 'production' ? '`shouldReconnect` rejected' : '', thrown),
-        );
-        this.decided_(loss, true);
-      },
-    );
+  /** `connection` as the current attempt, if it still is that and still holds its socket. */
+  current_(connection: Bound): Connection | undefined {
+    return this.attempt_ === connection && connection.socket ? (connection as Connection) : undefined;
+  }
+  /** Cuts the connection being retired, if any (its time is up, or close()). */
+  dropRetiring_(): void {
+    const retiring = this.retiring_;
+    this.retiring_ = undefined;
+    this.disarm_(RETIRE);
+    // Its `close` was told when it was let go: what it still held is told now.
+    this.drop_('unflushed', [], retiring?.abort_());
+  }
+  /** Whether `attempt` is still the one the machine works on (user code runs inside every emit). */
+  isLive_(attempt: Connection): boolean {
+    return this.attempt_ === attempt && !this.disposed_;
+  }
+  /** A fresh start: no failures, first backoff window. */
+  resetRun_(): void {
+    this.failures_ = this.runAttempts_ = this.draws_ = 0;
+    this.backoff_?.reset();
   }
 
-  /** An async `shouldReconnect` settled (or timed out); nothing to do if close() or reconnect() took over. */
-  decided_(loss: Loss, again: boolean): void {
-    if (this.deciding_ !== loss) return;
-    this.deciding_ = undefined;
-    this.act_(loss, again);
-  }
+  // ─── features and timers ─────────────────────────────────────────────────────────────────
 
-  /**
-   * Acts on `decide()`: give up, wait for the network, or wait out a backoff delay. Also how a
-   * `SharedSocket` tab takes over the connection of a leader tab that left.
-   */
-  act_(loss: Loss, again: boolean): void {
-    const held = this.run_<string | true>('hold');
-    const decision = decide(loss, this.failures_, this.config_.maxRetries, again, !!held);
-    if (typeof decision === 'object') {
-      // Give up, with `decision` as the reason.
-      const queued = this.takeQueued_();
-      this.enter_('closed', decision.message);
-      const changes = this.changes_;
-      this.tell_(loss, decision);
-      this.drop_('closed', queued);
-      // Not when a listener called close() (the user ended it) or open()/reconnect() (it goes on).
-      if (this.changes_ === changes && !this.disposed_) {
-        this.emit_('giveup', { attempts: this.runAttempts_, failures: this.failures_, error: decision });
-        if (
-          process.env.NODE_ENV !== 'production' &&
-          !this.socket_.listens_('giveup') &&
-          !this.socket_.listens_('error')
-        ) {
-          const { code, message } = decision;
-          unheard(this, UNHEARD_GIVEUP, code, `gave up (${message}) and nothing listens for \`giveup\` or \`error\``);
-        }
-      }
-    } else if (decision === 'wait-for-network') {
-      // No network (or a hidden page): no delay drawn, no attempt burnt; the holder retries later.
-      this.enter_('reconnecting', held === true ? 'offline: waiting for the network' : (held as string));
-      this.tell_(loss);
-    } else this.wait_(loss);
-  }
-
-  /**
-   * Waits out a backoff delay: draws it (at least a server's Retry-After, none for an immediate
-   * retry), enters `reconnecting` with that deadline, tells what happened, then `reconnecting`. A
-   * refusal retried at once still counts for the backoff: the delay is drawn either way.
-   */
-  wait_(loss: Loss): void {
-    const delay = retryDelay(this.draw_(loss.notices), loss.minimumDelay, loss.immediate);
-    this.nextRetryAt_ = this.config_.clock.now() + delay;
-    this.enter_('reconnecting', loss.error?.message ?? 'connection lost', delay);
-    const changes = this.changes_;
-    this.tell_(loss);
-    // A listener that closed or replaced the socket took over: this wait no longer holds.
-    if (this.changes_ === changes && !this.disposed_) {
-      this.emit_('reconnecting', { attempt: this.runAttempts_ + 1, delay });
+  /** Runs hook `name` of every feature in rank order; the first truthy result ends the run and is returned. */
+  run_<R>(name: HookName, ...args: unknown[]): R | undefined {
+    const features = this.config_.features;
+    for (let me = 0; me < features.length; me++) {
+      const result = (features[me]?.[name] as ((...a: unknown[]) => R) | undefined)?.(this, me, ...args);
+      if (result) return result;
     }
+    return undefined;
   }
 
-  // ─── what the user asks ──────────────────────────────────────────────────────────────────
+  /** Arms timer `slot` (replacing what it held) to fire after `ms`, clamped to [0, 2^31 − 1]. */
+  arm_(slot: number, ms: number): void {
+    this.disarm_(slot);
+    const arming = ++this.armed_;
+    this.timers_[2 * slot + 1] = arming;
+    const handle = this.config_.clock.setTimeout(this.fire_.bind(this, slot, arming), clampDelay(ms));
+    if (this.config_.unref) unrefTimer(handle);
+    // A clock that ran the callback at once may have re-armed the slot: keep that timer's handle.
+    if (this.timers_[2 * slot + 1] === arming) this.timers_[2 * slot] = handle;
+  }
 
-  /**
-   * Sends now when open; otherwise queues (unless `buffer` is false), copying binary data first. A
-   * message that can be neither sent nor queued is reported by a `drop`.
-   */
-  send_(data: Data, buffer: boolean): SendResult {
-    // What each state's send() does (`RULES`): open sends, closing and closed drop, the rest queue.
-    const closed = (): boolean => this.disposed_ || !RULES[this.state_].buffersSends;
-    if (closed()) return this.dropOne_('closed', data);
-    const ws = this.attempt_?.socket;
-    if (RULES[this.state_].sendsDirectly && ws?.readyState === OPEN && !this.queue_) {
-      try {
-        ws.send(data as never);
-        this.messagesOut_++;
-        if (!this.above_) this.pressure_(); // (above it, the watch is on: drain comes from it, never from send())
-        return 'sent';
-      } catch (thrown) {
-        // Still open: the socket refused this message itself, and always will. Otherwise it is
-        // going down, and the message waits for the next connection.
-        if (ws.readyState === OPEN) return this.unsendable_([data], thrown);
-      }
-    }
-    if (!buffer) return this.dropOne_('not-connected', data);
-    let own: Data;
+  /** Whether timer `slot` is pending. */
+  timerPending_(slot: number): boolean {
+    return this.timers_[2 * slot + 1] !== 0;
+  }
+
+  disarm_(slot: number): void {
+    if (!this.timerPending_(slot)) return;
+    const handle = this.timers_[2 * slot];
+    this.timers_[2 * slot] = this.timers_[2 * slot + 1] = 0;
+    this.config_.clock.clearTimeout(handle);
+  }
+
+  /** Cancels every timer: no clock timer is left. */
+  disarmAll_(): void {
+    for (let slot = 0; slot * 2 < this.timers_.length; slot++) this.disarm_(slot);
+  }
+
+  // ─── telling the users: state first, then what happened ──────────────────────────────────
+
+  /** Emits on the socket; what a listener throws is reported as `ERR_RS_LISTENER_THREW`. */
+  emit_<E extends keyof ResilientSocketEvents>(event: E, ...args: ResilientSocketEvents[E]): void {
     try {
-      own = ownCopy(data);
+      this.socket_.emit_(event, ...args);
     } catch (thrown) {
-      return this.unsendable_([data], thrown);
+      if (event === 'error')
+        surface(listenerError(process.env.NODE_ENV !== 'production' ? 'An `error` listener' : '', thrown));
+      else
+        this.reportUserError_(
+          isResilientSocketError(thrown)
+            ? thrown
+            : listenerError(process.env.NODE_ENV !== 'production' ? 'A listener' : '', thrown),
+        );
     }
-    // A feature may expire old messages (a drop listener may close the socket) or refuse this one.
-    if (this.run_('admit', byteLengthOf(own))) return this.dropOne_('overflow', data);
-    if (closed()) return this.dropOne_('closed', data);
-    const { maxMessages, maxBytes, clock } = this.config_;
-    this.queue_ ??= new Queue(maxMessages, maxBytes);
-    const queue = this.queue_;
-    const evicted = queue.push(own, clock.now());
-    if (!evicted) {
-      if (!queue.length) this.queue_ = undefined;
-      return this.dropOne_('overflow', data);
-    }
-    this.drop_('overflow', evicted);
-    // A drop listener that closed the socket made close() report this message as dropped too.
-    if (this.disposed_) return 'dropped';
-    if (!this.above_) this.pressure_();
-    return 'buffered';
   }
 
-  /** Starts connecting from `idle` or `closed` (after a give-up); does nothing in the other states. */
-  open_(): void {
-    if (this.state_ !== 'idle' && this.state_ !== 'closed') return;
-    this.resetRun_();
-    this.startAttempt_('open() called');
+  /** Reports a failure of the socket (`error`; `stats.lastError`). */
+  report_(error: ResilientSocketError): void {
+    this.lastError_ = error;
+    this.emit_('error', error);
   }
 
-  /**
-   * Lets the current connection go (an open one politely: a close frame, its handshake finished in
-   * the background) and connects again now, with a fresh backoff.
-   */
-  reconnect_(code: number | undefined, reason: string): void {
-    this.resetRun_();
-    const deciding = this.deciding_;
-    this.deciding_ = undefined;
-    const attempt = this.attempt_;
-    const ws = attempt?.socket;
-    let ended: CloseInfo | undefined;
-    if (attempt && ws) {
-      if (ws.readyState === OPEN) {
-        this.endAttempt_(attempt, 'retire');
-        try {
-          closeSocket(ws, code, reason);
-        } catch {
-          this.dropRetiring_();
-        }
-      } else this.endAttempt_(attempt, 'abort', reason); // not open yet: cut (as close() does)
-      ended = { code: code ?? NO_STATUS, reason, wasClean: false };
-    } else if (attempt) this.endAttempt_(attempt, 'abort');
-    this.startAttempt_('reconnect() called');
-    if (deciding?.close) this.emitClose_(deciding.close);
-    if (ended) this.emitClose_(ended);
-  }
-
-  /**
-   * Closes for good: stops reconnecting, drops (and reports) queued messages, closes the connection
-   * with `code`/`reason` (an open one politely, waiting for the server's answer; without a code,
-   * none is sent) and leaves no timer or listener behind. Idempotent.
-   */
-  close_(code: number | undefined, reason: string): void {
-    if (this.disposed_) return;
-    this.disposed_ = true;
-    this.run_('dispose');
-    this.disarmAll_();
-    this.dropRetiring_();
-    const deciding = this.deciding_;
-    this.deciding_ = undefined;
-    const queued = this.takeQueued_();
-    const attempt = this.attempt_;
-    const ws = attempt?.socket;
-    if (attempt && ws?.readyState === OPEN) {
-      // Open (or in a gate): the features let go of it, and it closes politely, waiting for the
-      // server's answer (the `closing` deadline cuts it after CLOSE_TIMEOUT).
-      this.run_('end', attempt);
-      this.enter_('closing', 'close() called');
-      this.drop_('closed', queued);
+  /** Reports a failure of user code: an `error` event, or with no `error` listener `surface()` (never thrown). */
+  reportUserError_(error: ResilientSocketError): void {
+    if (!this.socket_.listens_('error')) surface(error);
+    else {
       try {
-        closeSocket(ws, code, reason);
-      } catch {
-        // the deadline cuts the connection
+        this.socket_.emit_('error', error);
+      } catch (again) {
+        surface(listenerError(process.env.NODE_ENV !== 'production' ? 'An `error` listener' : '', again));
       }
-      return;
     }
-    const hadSocket = attempt !== undefined && this.endAttempt_(attempt, 'abort', reason);
-    this.enter_('closed', 'close() called');
-    if (deciding?.close) this.emitClose_(deciding.close);
-    if (hadSocket) this.emitClose_({ code: code ?? NO_STATUS, reason, wasClean: false });
-    this.drop_('closed', queued);
   }
+
+  /** Reports messages that will never be sent (if there are any). */
+  /** Reports messages that will never be sent; `bytes` instead of messages for what a WebSocket still held (`'unflushed'`). */
+  drop_(reason: DropReason, messages: Data[], bytes = 0): void {
+    if (messages.length === 0 && !bytes) return;
+    this.dropped_ += messages.length;
+    this.emit_('drop', bytes ? { reason, messages, bytes } : { reason, messages });
+    if (process.env.NODE_ENV !== 'production' && !this.socket_.listens_('drop')) {
+      const what = bytes ? `${bytes} bytes` : messages.length === 1 ? 'a message' : `${messages.length} messages`;
+      unheard(this, UNHEARD_DROP, 'RS_UNHEARD_DROP', `dropped ${what} (${reason}) and nothing listens for \`drop\``);
+    }
+  }
+
+  dropOne_(reason: DropReason, data: Data): 'dropped' {
+    this.drop_(reason, [data]);
+    return 'dropped';
+  }
+
+  /** Messages the WebSocket refused while open: they can never be written (an error, then their drop). */
+  unsendable_(messages: Data[], cause: unknown): 'dropped' {
+    const text =
+      process.env.NODE_ENV !== 'production'
+        ? `The WebSocket refused ${messages.length === 1 ? 'a message' : `${messages.length} messages`} while open (dropped): ${describeThrown(cause)}`
+        : '';
+    this.report_(new ResilientSocketError('ERR_RS_UNSENDABLE', text, { cause }));
+    this.drop_('unsendable', messages);
+    return 'dropped';
+  }
+
+  /**
+   * Bytes waiting to be sent: queued here, those features hold for the next connection (delivery's
+   * outbox), and those the current WebSocket has not written yet.
+   */
+  buffered_(): number {
+    let held = 0;
+    const features = this.config_.features;
+    for (let me = 0; me < features.length; me++) held += features[me]?.buffered?.(this, me) ?? 0;
+    return (this.queue_?.bytes ?? 0) + held + (this.attempt_?.socket?.bufferedAmount ?? 0);
+  }
+
+  /**
+   * Back-pressure, after a send, an open, and at each poll: above the high-water mark, it reads
+   * `bufferedAmount` again in 20 ms while its own connection is open (only a WebSocket's buffer
+   * shrinks by itself, telling nobody; the queue changes through the machine, which looks again
+   * then); back at or under it, `drain`, once (none once `closed`: `close` and `giveup` said it).
+   * No timer while under the mark. 20 ms wakes a producer well before a 64 KiB mark runs dry on a
+   * link of up to about 25 Mbit/s (64 KiB in 20 ms), for at most 50 reads a second, and only
+   * while a producer outruns the connection.
+   */
+  pressure_(): void {
+    if (this.buffered_() > this.config_.highWaterMark) {
+      this.above_ = true;
+      if (this.attempt_?.opened_) this.arm_(PRESSURE, 20);
+    } else if (this.above_) {
+      this.above_ = false;
+      if (this.state_ !== 'closed') this.emit_('drain');
+    }
+  }
+
+  /** Takes every queued message out (to report them dropped). */
+  takeQueued_(): Data[] {
+    const all = this.queue_?.drain_() ?? [];
+    this.queue_ = undefined;
+    return all;
+  }
+
+  /** The `close` of a connection that ended; `willReconnect` says what the socket does now. */
+  emitClose_(close: CloseInfo): void {
+    const { terminal } = RULES[this.state_];
+    const bytes = this.unflushed_;
+    this.unflushed_ = 0;
+    this.emit_('close', { ...close, willReconnect: !this.disposed_ && !terminal });
+    this.drop_('unflushed', [], bytes);
+  }
+
+  // ─── for the faces ──────────────────────────────────────────────────────────────────────
 
   /** This machine, unless its socket was closed for good (then `ERR_RS_CLOSED`). */
   alive_(method: string): this {
@@ -594,29 +625,6 @@ export class Machine extends SocketRecord implements Owner {
 }
 
 const noop = (): void => undefined;
-
-/** What failed when a connection closed: an attempt that never opened, or a transport fault; none for a plain close. */
-function lossError(attempt: Connection, info: CloseInfo, fault?: Error): ResilientSocketError | undefined {
-  const cause = attempt.opened ? fault : attempt.error_;
-  if (attempt.opened && !fault) return undefined;
-  return new ResilientSocketError(
-    'ERR_RS_CONNECTION_FAILED',
-    process.env.NODE_ENV !== 'production' ? lossText(attempt, info, fault) : '',
-    { cause },
-  );
-}
-
-/** What a lost connection's error says (development builds). */
-function lossText(attempt: Connection, info: CloseInfo, fault?: Error): string {
-  if (attempt.opened) return `The connection failed: ${fault?.message}`;
-  // What the WebSocket said, if anything (Node 24's error events say nothing).
-  const { error_: cause, rejection_: rejection } = attempt;
-  const detail = rejection
-    ? `the server refused the upgrade with HTTP ${rejection.status}`
-    : (cause as { message?: unknown } | undefined)?.message || info.reason;
-  const why = typeof detail === 'string' && detail ? `: ${detail}` : '';
-  return `Connection attempt ${attempt.number} failed (close code ${info.code})${why}`;
-}
 
 /** Whether a constructed object has the WebSocket methods we call. */
 function isWebSocket(value: unknown): value is WebSocketLike {

@@ -163,7 +163,7 @@ export function resolveOptions(
   const protocols = checkTarget ? checkTarget(url, given) : (given as ProtocolsProvider | undefined);
   if (wsOptions !== undefined) {
     assertOptionsObject('wsOptions', wsOptions);
-    transport.checkOptions(wsOptions);
+    transport.checkOptions_(wsOptions);
   }
   // Only `undefined` means "the default" (`null` is refused, as any other wrong type).
   const { autoConnect = CORE_DEFAULTS.autoConnect, shouldReconnect = defaultShouldReconnect, clock = systemClock } = o;
@@ -214,7 +214,7 @@ export function resolveOptions(
   });
   let config: Config = {
     protocols,
-    // The default backoff's T and N (read by `draw_`, `./record.ts`); none when `backoff` is given.
+    // The default backoff's T and N (read by the backoff draw, `./loss.ts`); none when `backoff` is given.
     maxDelay: defaultMaxDelay,
     ceiling: defaultCeiling,
     stableAfter: numbers.stableAfter as number,
@@ -231,10 +231,10 @@ export function resolveOptions(
     slotOwner,
     transport,
     // Last: a missing implementation is reported only for otherwise valid options.
-    WebSocket: resolveWebSocket(o.WebSocket, transport.preferred),
+    WebSocket: resolveWebSocket(o.WebSocket, transport.preferred_),
   };
   // What the implementation takes (ws's values, or the browser's two): any other would be ignored.
-  if (binaryType !== undefined) assertOneOf('binaryType', binaryType, transport.binaryTypes(config.WebSocket));
+  if (binaryType !== undefined) assertOneOf('binaryType', binaryType, transport.binaryTypes_(config.WebSocket));
   const shared = latest?.deref();
   if (
     shared &&

@@ -2,12 +2,15 @@ import { EventEmitter } from 'eventemitter3';
 import type { Data } from '../data.js';
 import { isData } from '../data.js';
 import type { ResilientSocketError } from '../errors.js';
+import type { DeliveryStats } from '../features/delivery/handed.js';
 import { browserTransport } from '../transports/browser.js';
 import type { Transport } from '../transports/transport.js';
 import { assertBoolean, assertKnownKeys, assertOneOf, assertOptionsObject, assertThat } from '../validation.js';
 import { assertCloseArgs } from './close-codes.js';
+import type { SendResult } from './commands.js';
+import * as command from './commands.js';
 import type { ResilientSocketEvents } from './events.js';
-import { Machine, type SendResult } from './machine.js';
+import { Machine } from './machine.js';
 import type { BaseSocketOptions, UrlProvider } from './options.js';
 import { resolveOptions } from './resolve.js';
 import { messagesOf, sendReliableOf, statsOf } from './services.js';
@@ -53,20 +56,8 @@ export interface SocketStats {
   readonly lastError: ResilientSocketError | undefined;
   /** When the pending retry will start (clock time, ms), if one is scheduled. */
   readonly nextRetryAt: number | undefined;
-  /** The `delivery()` feature's counters, when it is installed. */
+  /** The `delivery()` feature's counters, when it is installed (as every feature's counters: under its name). */
   readonly delivery?: DeliveryStats;
-}
-
-/** The `delivery()` feature's counters (in `socket.stats.delivery`). */
-export interface DeliveryStats {
-  /** Reliable messages waiting for their acknowledgement. */
-  readonly pending: number;
-  /** Reliable messages the peer acknowledged. */
-  readonly acked: number;
-  /** Sends of a reliable message after its first (after a reconnect, or `ackTimeout`). */
-  readonly resent: number;
-  /** Incoming reliable messages seen again and not delivered again. */
-  readonly duplicates: number;
 }
 
 /**
@@ -188,7 +179,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
   /** The subprotocol the server chose for the current connection ('' if none or not open). */
   get protocol(): string {
     const attempt = this.#machine.attempt_;
-    return attempt?.opened ? (attempt.socket?.protocol ?? '') : '';
+    return attempt?.opened_ ? (attempt.socket?.protocol ?? '') : '';
   }
 
   /** `binaryType` of the current and every future underlying socket. */
@@ -202,7 +193,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    */
   set binaryType(value: string) {
     const { transport, WebSocket } = this.#machine.config_;
-    assertOneOf('binaryType', value, transport.binaryTypes(WebSocket));
+    assertOneOf('binaryType', value, transport.binaryTypes_(WebSocket));
     this.#machine.binaryType_ = value;
     const ws = this.#machine.attempt_?.socket;
     if (ws) ws.binaryType = value;
@@ -239,7 +230,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    *   feature's `overflow` is `'error'`.
    */
   send(data: Data, options?: SendOptions): SendResult {
-    return this.#machine.send_(data, sendArgs(data, options));
+    return command.send(this.#machine, data, sendArgs(data, options));
   }
 
   /**
@@ -263,7 +254,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    * @throws ResilientSocketError `ERR_RS_CLOSED` after `close()`.
    */
   open(): void {
-    this.#machine.alive_('open').open_();
+    command.open(this.#machine.alive_('open'));
   }
 
   /**
@@ -280,7 +271,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    */
   reconnect(code = 1000, reason = ''): void {
     assertCloseArgs(code, reason);
-    this.#machine.alive_('reconnect').reconnect_(code, reason);
+    command.reconnect(this.#machine.alive_('reconnect'), code, reason);
   }
 
   /**
@@ -292,7 +283,7 @@ export class BaseSocket extends EventEmitter<ResilientSocketEvents> {
    */
   close(code = 1000, reason = ''): void {
     assertCloseArgs(code, reason);
-    this.#machine.close_(code, reason);
+    command.close(this.#machine, code, reason);
   }
 }
 

@@ -1,8 +1,7 @@
 /**
  * What tab sharing (`../tabs/`) may do to a machine that neither a face nor a feature may: one
  * tab's machine (the leader's) runs the connection, every other tab's is a **replica** that
- * mirrors it. Functions, not methods, so that a socket that shares nothing carries none of them (as
- * `adoptRun`, the take-over, in `./record.ts`).
+ * mirrors it. Functions, not methods, so that a socket that shares nothing carries none of them.
  *
  * | function        | role    | what it does                                                                |
  * | --------------- | ------- | --------------------------------------------------------------------------- |
@@ -12,13 +11,13 @@
  * | `putBack`       | both    | messages a leader did not confirm: sent now, or back in front of the queue  |
  * | `dropUnsendable`| replica | messages the leader's WebSocket (or the channel) refused: an error, a drop  |
  * | `openSocket`    | leader  | the WebSocket of the open connection                                        |
- * | `takeOverRun`   | leader  | elected: connects, or takes the last leader's run over (`adoptRun`)         |
+ * | `takeOverRun`   | leader  | elected: connects, or takes the last leader's run over as its own loss        |
  * | `resign`        | leader  | deposed: lets its connection, timers and pending decision go, telling nobody |
  *
  * Besides these, the tab code uses the machine only as the other faces and the features do, so
  * that what it relies on is documented where they are:
- * - a face's actions (`BaseSocket`'s): `init_`, `alive_`, `send_`, `open_`, `reconnect_`, `close_`,
- *   and `binaryType_`, set once;
+ * - a face's actions (`BaseSocket`'s): `init_`, `alive_`, the commands of `./commands.ts` (`send`,
+ *   `open`, `reconnect`, `close`), and `binaryType_`, set once;
  * - the reads behind a face's getters: `state_`, `disposed_`, `config_` (the clock, the limits,
  *   `unref`), `url_`, `runAttempts_`, `failures_`, `dropped_`, `queue_` (its length);
  * - what `Host` (`./feature.ts`) lends features: the leader writes a follower's message on
@@ -29,9 +28,10 @@
  */
 import type { Data } from '../data.js';
 import type { WebSocketLike } from '../transports/websocket-like.js';
+import * as command from './commands.js';
+import { act } from './loss.js';
 import type { Machine } from './machine.js';
 import { Queue, type QueuedMessage } from './queue.js';
-import { adoptRun } from './record.js';
 import type { SocketState } from './states.js';
 
 // ─── a replica ───────────────────────────────────────────────────────────────────────────────
@@ -88,7 +88,7 @@ export function handOver<T>(
  */
 export function putBack(machine: Machine, messages: readonly QueuedMessage[], leads: boolean): void {
   if (leads && machine.state_ === 'open' && !machine.queue_) {
-    for (const message of messages) machine.send_(message.data, true);
+    for (const message of messages) command.send(machine, message.data, true);
     return;
   }
   const { maxMessages, maxBytes } = machine.config_;
@@ -106,7 +106,7 @@ export function dropUnsendable(machine: Machine, messages: Data[], cause: unknow
 /** The WebSocket of the machine's connection while it is open (accepted, and the state `open`). */
 export function openSocket(machine: Machine): WebSocketLike | undefined {
   const attempt = machine.attempt_;
-  return attempt?.opened && machine.state_ === 'open' ? attempt.socket : undefined;
+  return attempt?.opened_ && machine.state_ === 'open' ? attempt.socket : undefined;
 }
 
 /** What a tab elected leader knew of the last leader's connection (the tabs' `View` of it). */
@@ -121,15 +121,20 @@ export interface LastRun {
 /**
  * A replica elected leader takes the connection over where the last leader left it (`last`): with
  * none (or one still `idle`), it connects, unless it is `closed`; a connection that had not ended
- * is lost, as its own: one more failure, then the usual decision and backoff (`adoptRun`), no
- * sooner than `minimumDelay` ms (≤ 0: none); a closed one stays closed.
+ * is lost, as its own: the last leader's run so far (`attempt`s made, `failures` in a row) becomes
+ * this machine's, then one more failure, the usual decision and backoff (`./loss.ts`), no sooner
+ * than `minimumDelay` ms (≤ 0: none); a closed one stays closed.
  */
 export function takeOverRun(machine: Machine, last: LastRun | undefined, minimumDelay: number): void {
   if (!last || last.state === 'idle') {
     if (machine.state_ !== 'closed') machine.startAttempt_('elected leader');
   } else if (last.state !== 'closed') {
     const close = last.state === 'open' ? { code: 1006, reason: 'the leader tab left', wasClean: false } : undefined;
-    adoptRun(machine, last.attempt, last.failures, close, minimumDelay);
+    machine.runAttempts_ = last.attempt;
+    machine.draws_ = last.failures;
+    machine.failures_ = last.failures + 1;
+    const facts = { error: undefined, rejection: undefined, stop: undefined, immediate: false, notices: [] };
+    act(machine, { attempt: last.attempt, close, minimumDelay, ...facts }, true);
   }
 }
 

@@ -7,7 +7,7 @@
  * @internal
  */
 
-import type { SendResult } from '../core/machine.js';
+import type { SendResult } from '../core/commands.js';
 import { dropUnsendable, emitAsReplica, handOver, mirrorState } from '../core/tab-replica.js';
 import { byteLengthOf, type Data, ownCopy } from '../data.js';
 import { refused, takeBack } from './outbox.js';

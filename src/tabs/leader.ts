@@ -6,6 +6,8 @@
  *
  * @internal
  */
+
+import * as command from '../core/commands.js';
 import { SNAPSHOT, serviceOf } from '../core/services.js';
 import { takeOverRun } from '../core/tab-replica.js';
 import type { ResilientSocketError } from '../errors.js';
@@ -49,7 +51,7 @@ export function serve(tab: Tab, wire: Wire): void {
     // A follower closed: what it had handed over and is not known to be written is this tab's to send now.
     const written = tab.written_.get(from) ?? 0;
     for (const { seq, data } of wire.unwritten ?? [])
-      if (seq > written && !machine.disposed_) machine.send_(data, true);
+      if (seq > written && !machine.disposed_) command.send(machine, data, true);
     tab.written_.delete(from);
     tab.batches_.delete(from);
     roster.delete(from);
@@ -65,8 +67,8 @@ export function serve(tab: Tab, wire: Wire): void {
   } else if (wire.type === 'cmd') {
     if (machine.disposed_) return;
     // A follower checked the code and reason (a bad one would fail in the WebSocket's close(), caught there).
-    if (wire.event === 'open') machine.open_();
-    else machine.reconnect_(...((wire.args ?? []) as [number, string]));
+    if (wire.event === 'open') command.open(machine);
+    else command.reconnect(machine, ...((wire.args ?? []) as [number, string]));
   } else if (wire.type === 'send') write(tab, wire, at);
 }
 

@@ -12,8 +12,13 @@ import { putBack } from '../core/tab-replica.js';
 import { STALE_AFTER } from './protocol.js';
 import { now, type Tab } from './tab.js';
 
-/** Beyond {@link STALE_AFTER}: time for a confirmation from a leader that wrote the message at the last moment to arrive. */
-const GRACE = 100;
+/**
+ * Beyond {@link STALE_AFTER}: time for a confirmation from a leader that wrote the message at the
+ * last moment to arrive, in ms. A busy machine delays messages between tabs by tens of ms, now and
+ * then by more than 100; a confirmation that comes after the hold finds the message handed to the
+ * next leader already, and it is written twice.
+ */
+const GRACE = 250;
 
 /** A message handed to the leader, not yet confirmed (`at`: when it was queued or handed over; the `bufferPolicy` ttl counts from it). */
 export interface Handed extends QueuedMessage {

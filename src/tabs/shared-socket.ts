@@ -11,7 +11,8 @@
  */
 import { EventEmitter } from 'eventemitter3';
 import { assertCloseArgs } from '../core/close-codes.js';
-import { Machine, type SendResult } from '../core/machine.js';
+import type { SendResult } from '../core/commands.js';
+import { Machine } from '../core/machine.js';
 import type { UrlProvider } from '../core/options.js';
 import { resolveOptions } from '../core/resolve.js';
 import { messagesOf, statsOf } from '../core/services.js';
@@ -47,6 +48,8 @@ export type {
   SharedSocketEvents,
   SharedSocketOptions,
 } from './types.js';
+
+import * as command from '../core/commands.js';
 
 /**
  * A socket shared by every tab of an origin that opens the same URL and `channel`: one tab (the
@@ -239,7 +242,7 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
   send(data: Data, options?: SendOptions): SendResult {
     const buffer = sendArgs(data, options);
     const tab = this.#tab;
-    return tab.leads_ || tab.closed_ || !through(tab) ? tab.machine_.send_(data, buffer) : pass(tab, data);
+    return tab.leads_ || tab.closed_ || !through(tab) ? command.send(tab.machine_, data, buffer) : pass(tab, data);
   }
 
   /**
@@ -251,7 +254,7 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
     const tab = this.#tab;
     const machine = tab.machine_.alive_('open');
     if (!tab.channel_) connect(tab);
-    else if (tab.leads_) machine.open_();
+    else if (tab.leads_) command.open(machine);
     else post(tab, { type: 'cmd', to: tab.leader_, event: 'open' });
   }
 
@@ -263,7 +266,7 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
     assertCloseArgs(code, reason);
     const tab = this.#tab;
     const machine = tab.machine_.alive_('reconnect');
-    if (tab.leads_) machine.reconnect_(code, reason);
+    if (tab.leads_) command.reconnect(machine, code, reason);
     else post(tab, { type: 'cmd', to: tab.leader_, event: 'reconnect', args: [code, reason] });
   }
 
@@ -286,7 +289,7 @@ export class SharedSocket extends EventEmitter<SharedSocketEvents> {
     tab.handed_ = [];
     leave(tab);
     channel?.close(); // (a BroadcastChannel's close() never throws; messages already posted are still delivered)
-    machine.close_(code, reason);
+    command.close(machine, code, reason);
     if (wasOpen) machine.emitClose_({ code, reason, wasClean: true });
   }
 }

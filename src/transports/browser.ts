@@ -74,11 +74,11 @@ export const BROWSER_BINARY_TYPES: readonly string[] = ['blob', 'arraybuffer'];
 
 /** The transport of the browser build (and of `BaseSocket`/`ResilientSocket` wherever no other is installed). */
 export const browserTransport: Transport = {
-  preferred: () => undefined,
-  cannotPing: () => undefined,
-  checkOptions: () => undefined,
+  preferred_: () => undefined,
+  cannotPing_: () => undefined,
+  checkOptions_: () => undefined,
   bind_: bind,
   detach_: detach,
-  canPing: () => false,
-  binaryTypes: () => BROWSER_BINARY_TYPES,
+  canPing_: () => false,
+  binaryTypes_: () => BROWSER_BINARY_TYPES,
 };

@@ -62,21 +62,21 @@ export interface Transport {
    * on a server runtime, one that can send protocol pings (Node, Bun, Deno: the `ws` package, when
    * it can be loaded). `undefined` leaves the choice to the global `WebSocket`.
    */
-  preferred(): WebSocketConstructorLike | undefined;
+  preferred_(): WebSocketConstructorLike | undefined;
   /**
    * The default heartbeat watches nothing on this connection: its socket cannot ping (`WebSocket`,
    * the implementation in use). A server runtime says once what to do about it; browsers, which
    * can do nothing about it, say nothing.
    */
-  cannotPing(WebSocket: WebSocketConstructorLike): void;
+  cannotPing_(WebSocket: WebSocketConstructorLike): void;
   /** Refuses `wsOptions` that would fail every attempt (ws); the browser ignores them. */
-  checkOptions(value: Record<string, unknown>): void;
+  checkOptions_(value: Record<string, unknown>): void;
   /** Starts listening to `socket`, which becomes the connection's. */
   bind_(connection: Bound, socket: WebSocketLike): void;
   /** Stops listening (late events of a socket we let go never reach the owner). */
   detach_(connection: Bound): void;
   /** Whether the socket can send protocol pings and hear their pongs (ws). */
-  canPing(socket: WebSocketLike): boolean;
+  canPing_(socket: WebSocketLike): boolean;
   /** The `binaryType` values sockets of `WebSocket` take (any other is refused: they would ignore it). */
-  binaryTypes(WebSocket: WebSocketConstructorLike): readonly string[];
+  binaryTypes_(WebSocket: WebSocketConstructorLike): readonly string[];
 }

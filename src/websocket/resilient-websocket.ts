@@ -18,6 +18,7 @@
  * (`./listeners.ts`): one that throws is reported, never fatal.
  */
 
+import * as command from '../core/commands.js';
 import { type Face, Machine } from '../core/machine.js';
 import type { BaseSocketOptions, UrlProvider } from '../core/options.js';
 import { resolveOptions } from '../core/resolve.js';
@@ -245,7 +246,7 @@ export class BaseWebSocket extends Listeners {
     const [data] = args as unknown[];
     const message = isData(data) ? data : String(data);
     if (this.readyState > 1) this.#unsent += byteLengthOf(message);
-    this.#machine.send_(message, true);
+    command.send(this.#machine, message, true);
   }
 
   /**
@@ -264,7 +265,7 @@ export class BaseWebSocket extends Listeners {
     // listener added next still hears them. (In a handshake gate it closes politely instead.)
     this.#failing = m.state_ === 'connecting' && !m.disposed_ ? 1 : 0;
     try {
-      m.close_(number, text);
+      command.close(m, number, text);
     } finally {
       if (this.#failing && m.state_ === 'closed') {
         this.#failing = 2;
@@ -284,13 +285,13 @@ export class BaseWebSocket extends Listeners {
    */
   reconnect(code?: number, reason?: string): void {
     const [number, text] = closeArgs(code, reason, 'reconnect');
-    this.#machine.alive_('reconnect').reconnect_(number, text);
+    command.reconnect(this.#machine.alive_('reconnect'), number, text);
     this.#unsent = 0;
   }
 
   /** Starts connecting, when made with `autoConnect: false` or after a give-up. */
   open(): void {
-    this.#machine.alive_('open').open_();
+    command.open(this.#machine.alive_('open'));
     this.#unsent = 0;
   }
 

@@ -40,7 +40,8 @@ describe('docs/guide/architecture.md', () => {
   it('says the machine reads RULES, as it does', () => {
     expect(page).toContain('`RULES`');
     expect(source('machine.ts')).toMatch(/RULES\[this\.state_\]\.deadline/);
-    expect(source('machine.ts')).toMatch(/RULES\[this\.state_\]\.sendsDirectly/);
-    expect(source('record.ts')).toMatch(/RULES\[this\.state_\]/);
+    expect(source('machine.ts')).toMatch(/const \{ terminal \} = RULES\[this\.state_\]/);
+    expect(source('commands.ts')).toMatch(/RULES\[machine\.state_\]\.sendsDirectly/);
+    expect(source('commands.ts')).toMatch(/RULES\[machine\.state_\]\.buffersSends/);
   });
 });

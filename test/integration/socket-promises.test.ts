@@ -1,9 +1,11 @@
 /**
- * The defects an outside run found (issue "every promise holds"), against real ws servers on
- * 127.0.0.1: each test failed before its fix. The protocol-ping heartbeat and the
+ * Promises that only a real connection shows, against real ws servers on 127.0.0.1: binary data,
+ * heartbeat answers, polite reconnects, oversized messages, timers under fake clocks, throwing
+ * predicates in a real process. The protocol-ping heartbeat and the
  * `wsOptions.maxPayload` tests run on ws, pinned with the `WebSocket` option (only ws sends pings
  * and takes ws's client options); the rest run on whatever WebSocket the runtime gives.
  */
+import { createHook } from 'node:async_hooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket as WsWebSocket } from 'ws';
 import { constant } from '../../src/backoff/constant.js';
@@ -31,7 +33,7 @@ function detach(buffer: ArrayBufferLike): void {
   structuredClone(buffer, { transfer: [buffer as ArrayBuffer] });
 }
 
-describe('binary data that is or becomes detached (defect 1)', () => {
+describe('binary data that is or becomes detached', () => {
   it('queued, then transferred: the server still gets the bytes sent; later sends flow', async () => {
     const server = await startTestServer(cleanup);
     const socket = new ResilientSocket(server.url, { binaryType: 'arraybuffer' });
@@ -64,7 +66,7 @@ describe('binary data that is or becomes detached (defect 1)', () => {
   });
 });
 
-describe('a heartbeat that pings requires the answers (defect 8)', () => {
+describe('a heartbeat that pings requires the answers', () => {
   it('protocol pings never answered while the server streams: the link is found dead', async () => {
     const server = await startTestServer(cleanup, { kind: 'accept', answerPings: false });
     const socket = new ResilientSocket(server.url, {
@@ -88,7 +90,7 @@ describe('a heartbeat that pings requires the answers (defect 8)', () => {
   });
 });
 
-describe('reconnect() closes politely (defect 5)', () => {
+describe('reconnect() closes politely', () => {
   it('the server sees the close frame with the code and reason, then the new connection', async () => {
     const server = await startTestServer(cleanup);
     const socket = new ResilientSocket(server.url);
@@ -97,13 +99,13 @@ describe('reconnect() closes politely (defect 5)', () => {
     socket.reconnect(4002, 'moving');
     expect(rec.closes).toEqual([{ code: 4002, reason: 'moving', wasClean: false, willReconnect: true }]);
     await waitFor(() => rec.count('open') === 2 && server.disconnects.length === 1, 2_000, 'the new connection');
-    expect(server.disconnects[0]).toMatchObject({ code: 4002, reason: 'moving' }); // it was 1006
+    expect(server.disconnects[0]).toMatchObject({ code: 4002, reason: 'moving' }); // not 1006: a close frame, not a cut
     expect(server.connections).toBe(2);
     await closeAndExpectGone(socket, server);
   });
 });
 
-describe('a message over wsOptions.maxPayload (defect 12)', () => {
+describe('a message over wsOptions.maxPayload', () => {
   it('is reported as an error, not a silent reconnect', async () => {
     const server = await startTestServer(cleanup);
     const socket = new ResilientSocket(server.url, {
@@ -128,17 +130,39 @@ describe('a message over wsOptions.maxPayload (defect 12)', () => {
   });
 });
 
-describe('timers armed before fake timers were installed (defect 10)', () => {
+describe('timers armed before fake timers were installed', () => {
   /** Node's live timers (setTimeout/setInterval), from the process's own count. */
   const liveTimers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+
+  /**
+   * The Node timers made while `watching` is true, each until it fires or is cleared: the socket's
+   * own, told apart from the process's other timers (a server's, one a previous test left to end).
+   */
+  function watchTimers() {
+    const live = new Set<number>();
+    const watch = { live, watching: true, stop: () => hook.disable() };
+    const hook = createHook({
+      init(id, type) {
+        if (watch.watching && type === 'Timeout') live.add(id);
+      },
+      destroy(id) {
+        live.delete(id);
+      },
+    }).enable();
+    return watch;
+  }
 
   it('close() under fake timers still clears the real ones: nothing keeps the process alive', async () => {
     const server = await startTestServer(cleanup);
     const before = liveTimers();
+    const timers = watchTimers();
+    cleanup.add(timers, (watch) => watch.stop());
     const socket = new ResilientSocket(server.url, { heartbeat: { interval: 30_000, timeout: 10_000 } });
     track(socket);
     await waitFor(() => socket.state === 'open', 2_000, 'open');
-    expect(liveTimers()).toBeGreaterThanOrEqual(before + 2); // the stable reset and the heartbeat ping
+    timers.watching = false;
+    // The stable reset and the heartbeat ping (the waits' own timers have fired).
+    expect(timers.live.size).toBeGreaterThanOrEqual(2);
     // A test file's beforeEach, after the socket was made; as sinon and jest do by default, the fake
     // clearTimeout leaves native timers alone (vitest's own default would clear them for us).
     vi.useFakeTimers({ shouldClearNativeTimers: false });
@@ -148,13 +172,14 @@ describe('timers armed before fake timers were installed (defect 10)', () => {
       vi.useRealTimers();
     }
     await waitFor(() => socket.state === 'closed', 2_000, 'closed');
+    expect([...timers.live]).toEqual([]); // cleared by close(), with the real clearTimeout
     await waitFor(() => liveTimers() <= before, 1_000, 'the real timers to be gone', {
       describe: () => ({ before, now: liveTimers() }),
     });
   });
 });
 
-describe('throwing predicates do not kill the process (defect 2)', () => {
+describe('throwing predicates do not kill the process', () => {
   // A real process: with ws, an exception in the receive path is an uncaught exception.
   const script = `
 import { createServer } from 'node:http';

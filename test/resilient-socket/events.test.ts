@@ -124,8 +124,8 @@ describe('listener exceptions', () => {
     expect(log.errors()).toEqual([ErrorCodes.LISTENER_THREW, ErrorCodes.LISTENER_THREW]);
   });
 
-  // It used to be rethrown asynchronously: an uncaught exception that ended a Node process
-  // (issue "every promise holds", defect 2: user code must never be fatal).
+  // Not rethrown asynchronously either: that would be an uncaught exception, the end of a Node
+  // process (user code is never fatal).
   it('without an error listener the exception becomes a process warning and the machine goes on', async () => {
     const surfaced = captureWarnings();
     const server = startServer();

@@ -313,7 +313,7 @@ export function resolveSocketOptions(url: unknown, options: unknown, preferred: 
   const implementation = preferred();
   const transport = transports.get(implementation) ?? {
     ...browserTransport,
-    preferred: preferred as Transport['preferred'],
+    preferred_: preferred as Transport['preferred_'],
   };
   transports.set(implementation, transport);
   return resolveOptions(url, prepare(options), transport, checkTarget);

@@ -1,5 +1,5 @@
 /**
- * Input that used to be taken and then ignored or misused: `binaryType` (in the options and the
+ * Input that must be refused, not taken and then ignored or misused: `binaryType` (in the options and the
  * setter) must be a value the WebSocket takes, `delivery.store` must be a store (no falsy stand-in
  * for "none"), and a `clock` whose `now()` is not a finite number is refused at construction and,
  * should it turn so later, contained (time stands still; no timer fires over and over) and

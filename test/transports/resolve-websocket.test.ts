@@ -35,7 +35,7 @@ describe('resolveWebSocket', () => {
   it('takes the global one when the transport prefers none (the browser build; a server runtime without ws)', () => {
     vi.stubGlobal('WebSocket', Global);
     expect(resolveWebSocket(undefined, () => undefined)).toBe(Global);
-    expect(resolveWebSocket(undefined, browserTransport.preferred)).toBe(Global);
+    expect(resolveWebSocket(undefined, browserTransport.preferred_)).toBe(Global);
   });
 
   it('refuses an option that is not a constructor (TypeError naming `WebSocket`)', () => {
@@ -66,7 +66,7 @@ describe('resolveWebSocket', () => {
 describe('the Node entry (the ws transport)', () => {
   it('prefers ws, which can ping, to a global WebSocket (Node ≥ 22, Bun, Deno have one)', () => {
     vi.stubGlobal('WebSocket', Global);
-    expect(wsTransport.preferred()).toBe(Ws);
+    expect(wsTransport.preferred_()).toBe(Ws);
     expect(resolveOptions('ws://127.0.0.1:1/', {}, wsTransport).config.WebSocket).toBe(Ws);
     expect(resolveOptions('ws://127.0.0.1:1/', { WebSocket: Chosen }, wsTransport).config.WebSocket).toBe(Chosen);
     // The browser build's transport has nothing to prefer.

@@ -5,7 +5,18 @@
  * feature's data slot.
  */
 import type { Feature, Host } from '../../core/feature.js';
-import type { DeliveryStats } from '../../core/socket.js';
+
+/** The `delivery()` feature's counters (in `socket.stats.delivery`). */
+export interface DeliveryStats {
+  /** Reliable messages waiting for their acknowledgement. */
+  readonly pending: number;
+  /** Reliable messages the peer acknowledged. */
+  readonly acked: number;
+  /** Sends of a reliable message after its first (after a reconnect, or `ackTimeout`). */
+  readonly resent: number;
+  /** Incoming reliable messages seen again and not delivered again. */
+  readonly duplicates: number;
+}
 
 /** The hooks, then the services (`sendReliable`, and `counts` for the stats). */
 export const HANDED = [

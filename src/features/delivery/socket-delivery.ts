@@ -16,13 +16,12 @@
 import type { Connection } from '../../core/connection.js';
 import type { DropReason } from '../../core/events.js';
 import { clearTimer, findFeature, type Host, setTimer } from '../../core/feature.js';
-import type { DeliveryStats } from '../../core/socket.js';
 import type { SocketState } from '../../core/states.js';
 import { byteLengthOf, type Data } from '../../data.js';
 import { type ErrorCode, ResilientSocketError } from '../../errors.js';
 import { describeThrown } from '../../validation.js';
 import { callCodec, encodeMsg, type Frame, MAX_ID_LENGTH } from './codec.js';
-import type { SocketDelivery } from './handed.js';
+import type { DeliveryStats, SocketDelivery } from './handed.js';
 import type { DeliveryConfig } from './options.js';
 import { copyOf, type Entry, newEntry, Outbox } from './outbox.js';
 
@@ -309,7 +308,7 @@ export function startDelivery(
           'protocol violation',
         );
       } else if (frame.rs === 'msg') {
-        if (attempt.opened) receive(attempt, frame);
+        if (attempt.opened_) receive(attempt, frame);
         else opening.then(() => live === attempt && receive(attempt, frame));
       } else if (frame.rs === 'ack') {
         const id = frame.id;

@@ -187,10 +187,10 @@ function probeText(host: Host): string {
  */
 export function createHeartbeat(options: HeartbeatOptions | false | undefined, explicit: boolean): Feature {
   const settings = resolve(options, explicit);
-  const canPing = (host: Host, ws: WebSocketLike): boolean => host.config_.transport.canPing(ws);
+  const canPing = (host: Host, ws: WebSocketLike): boolean => host.config_.transport.canPing_(ws);
   /** How the current connection is watched: chosen by the options and the socket, once it is open. */
   const modeOf = (host: Host): number => {
-    const ws = host.attempt_?.opened ? host.attempt_.socket : undefined;
+    const ws = host.attempt_?.opened_ ? host.attempt_.socket : undefined;
     if (!settings.periodic || !ws) return OFF;
     return settings.message !== undefined ? MESSAGE : canPing(host, ws) ? PROTOCOL : settings.explicit ? SILENCE : OFF;
   };
@@ -271,7 +271,7 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
       const mode = modeOf(host);
       if (mode === SILENCE) setTimer(host, index, PONG, settings.interval + settings.timeout);
       else if (mode !== OFF) setTimer(host, index, PING, settings.interval);
-      else if (settings.periodic) host.config_.transport.cannotPing(host.config_.WebSocket); // the default, with no way to ping
+      else if (settings.periodic) host.config_.transport.cannotPing_(host.config_.WebSocket); // the default, with no way to ping
     },
     message(host, index, _attempt, data) {
       const mode = modeOf(host);
@@ -337,7 +337,7 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
     probe(host, index, timeout) {
       const attempt = host.attempt_;
       const ws = attempt?.socket;
-      if (!attempt?.opened || !ws) return;
+      if (!attempt?.opened_ || !ws) return;
       const byMessage = modeOf(host) === MESSAGE;
       if (!byMessage && !canPing(host, ws)) return; // no way to ask: left to the heartbeat
       setData(host, index, true);

@@ -16,7 +16,7 @@ const make = (): Feature & Pick<Services, typeof SNAPSHOT> => ({
   [SNAPSHOT](host) {
     const now = host.config_.clock.now();
     // An opened attempt is current from open until its connection is torn down (closing included).
-    const opened = host.attempt_?.opened === true;
+    const opened = host.attempt_?.opened_ === true;
     const snapshot: Record<string, unknown> = {
       attempts: host.attempts_,
       connects: host.connects_,

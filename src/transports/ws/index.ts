@@ -39,15 +39,15 @@ function cannotPing(WebSocket: WebSocketConstructorLike): void {
 const WS_BINARY_TYPES: readonly string[] = ['nodebuffer', 'arraybuffer', 'fragments', 'blob'];
 
 export const wsTransport: Transport = {
-  preferred: loadWs,
-  cannotPing,
+  preferred_: loadWs,
+  cannotPing_: cannotPing,
   // ws, or a class made like it (a subclass): ws's values; any other WebSocket: the browser's.
-  binaryTypes: (WebSocket) =>
+  binaryTypes_: (WebSocket) =>
     typeof (WebSocket.prototype as Partial<WebSocketLike> | undefined)?.ping === 'function'
       ? WS_BINARY_TYPES
       : BROWSER_BINARY_TYPES,
-  checkOptions: checkWsOptions,
+  checkOptions_: checkWsOptions,
   bind_: bind,
   detach_: detach,
-  canPing: isNodeStyle,
+  canPing_: isNodeStyle,
 };

@@ -15,7 +15,7 @@ import { advance, cleanup, MOCK_DELAY, startServer, WebSocketImpl } from '../../
 
 /** `ResilientSocket` of the Node entry, on a runtime where ws is not installed. */
 class WithoutWs extends ResilientSocket {
-  protected static override transport: Transport = { ...wsTransport, preferred: () => undefined };
+  protected static override transport: Transport = { ...wsTransport, preferred_: () => undefined };
 }
 
 const made: ResilientSocket[] = [];
