@@ -1,7 +1,8 @@
 /**
  * What a socket's users ask of its machine (`./machine.ts`): send a message, open, reconnect,
  * close. The faces (`BaseSocket`, `ResilientWebSocket`, a `SharedSocket` tab) check the arguments
- * and call these; nothing else does, except the leader tab acting for another tab.
+ * and call these; so does tab sharing for what one tab asks of another's connection (a leader
+ * writing a follower's messages, running its `open()` or `reconnect()`).
  *
  * @internal
  */
@@ -26,8 +27,7 @@ export type SendResult = 'sent' | 'buffered' | 'dropped';
  */
 export function send(machine: Machine, data: Data, buffer: boolean): SendResult {
   // What each state's send() does (`RULES`): open sends, closing and closed drop, the rest queue.
-  const closed = (): boolean => machine.disposed_ || !RULES[machine.state_].buffersSends;
-  if (closed()) return machine.dropOne_('closed', data);
+  if (refuses(machine)) return machine.dropOne_('closed', data);
   const ws = machine.attempt_?.socket;
   if (RULES[machine.state_].sendsDirectly && ws?.readyState === OPEN && !machine.queue_) {
     try {
@@ -50,7 +50,7 @@ export function send(machine: Machine, data: Data, buffer: boolean): SendResult 
   }
   // A feature may expire old messages (a drop listener may close the socket) or refuse this one.
   if (machine.run_('admit', byteLengthOf(own))) return machine.dropOne_('overflow', data);
-  if (closed()) return machine.dropOne_('closed', data);
+  if (refuses(machine)) return machine.dropOne_('closed', data);
   const { maxMessages, maxBytes, clock } = machine.config_;
   machine.queue_ ??= new Queue(maxMessages, maxBytes);
   const queue = machine.queue_;
@@ -64,6 +64,11 @@ export function send(machine: Machine, data: Data, buffer: boolean): SendResult 
   if (machine.disposed_) return 'dropped';
   if (!machine.above_) machine.pressure_();
   return 'buffered';
+}
+
+/** Whether `send()` drops every message now: the socket is closed for good, or its state drops them (`RULES`). */
+function refuses(machine: Machine): boolean {
+  return machine.disposed_ || !RULES[machine.state_].buffersSends;
 }
 
 /** Starts connecting from `idle` or `closed` (after a give-up); does nothing in the other states. */

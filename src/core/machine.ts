@@ -534,7 +534,6 @@ export class Machine implements Host, Owner {
     }
   }
 
-  /** Reports messages that will never be sent (if there are any). */
   /** Reports messages that will never be sent; `bytes` instead of messages for what a WebSocket still held (`'unflushed'`). */
   drop_(reason: DropReason, messages: Data[], bytes = 0): void {
     if (messages.length === 0 && !bytes) return;

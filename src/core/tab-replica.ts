@@ -29,6 +29,7 @@
 import type { Data } from '../data.js';
 import type { WebSocketLike } from '../transports/websocket-like.js';
 import * as command from './commands.js';
+import type { Loss } from './feature.js';
 import { act } from './loss.js';
 import type { Machine } from './machine.js';
 import { Queue, type QueuedMessage } from './queue.js';
@@ -133,8 +134,17 @@ export function takeOverRun(machine: Machine, last: LastRun | undefined, minimum
     machine.runAttempts_ = last.attempt;
     machine.draws_ = last.failures;
     machine.failures_ = last.failures + 1;
-    const facts = { error: undefined, rejection: undefined, stop: undefined, immediate: false, notices: [] };
-    act(machine, { attempt: last.attempt, close, minimumDelay, ...facts }, true);
+    const loss: Loss = {
+      attempt: last.attempt,
+      error: undefined,
+      close,
+      rejection: undefined,
+      stop: undefined,
+      minimumDelay,
+      immediate: false,
+      notices: [],
+    };
+    act(machine, loss, true);
   }
 }
 

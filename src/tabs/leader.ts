@@ -6,7 +6,6 @@
  *
  * @internal
  */
-
 import * as command from '../core/commands.js';
 import { SNAPSHOT, serviceOf } from '../core/services.js';
 import { takeOverRun } from '../core/tab-replica.js';

@@ -12,6 +12,7 @@
 import { EventEmitter } from 'eventemitter3';
 import { assertCloseArgs } from '../core/close-codes.js';
 import type { SendResult } from '../core/commands.js';
+import * as command from '../core/commands.js';
 import { Machine } from '../core/machine.js';
 import type { UrlProvider } from '../core/options.js';
 import { resolveOptions } from '../core/resolve.js';
@@ -48,8 +49,6 @@ export type {
   SharedSocketEvents,
   SharedSocketOptions,
 } from './types.js';
-
-import * as command from '../core/commands.js';
 
 /**
  * A socket shared by every tab of an origin that opens the same URL and `channel`: one tab (the

@@ -49,6 +49,10 @@ it('when the old leader stays frozen, the new leader writes the message once its
   await advance(300);
   expect(server.received).toEqual([]); // held: the old leader could still write it
   expect(follower.send('after')).toBe('buffered'); // waits behind it
+  // Held until 0.65 s after it was handed (400 ms the old leader may still take to write it, 250
+  // for its confirmation to arrive): still held at 0.6 s, by at most the 10 ms the hand took.
+  await advance(290);
+  expect(server.received).toEqual([]);
   await advance(1_000);
   expect(server.received).toEqual(['later', 'after']);
   expect(follower.bufferedCount).toBe(0);

@@ -2,7 +2,7 @@
  * What the `delivery()` feature hands to each socket's delivery, by name: the feature object is
  * shared by the sockets made alike (`./delivery.ts`), and each of its hooks and services calls
  * the member of that name of the socket's own delivery (`./socket-delivery.ts`), kept in the
- * feature's data slot.
+ * feature's data slot. Also the counters that delivery hands to `socket.stats` ({@link DeliveryStats}).
  */
 import type { Feature, Host } from '../../core/feature.js';
 
