@@ -31,8 +31,7 @@ export function send(machine: Machine, data: Data, buffer: boolean): SendResult 
   const ws = machine.attempt_?.socket;
   if (RULES[machine.state_].sendsDirectly && ws?.readyState === OPEN && !machine.queue_) {
     try {
-      ws.send(data as never);
-      machine.messagesOut_++;
+      machine.write_(ws, data);
       if (!machine.above_) machine.pressure_(); // (above it, the watch is on: drain comes from it, never from send())
       return 'sent';
     } catch (thrown) {

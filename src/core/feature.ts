@@ -96,8 +96,8 @@ export interface Host {
   readonly url_: string;
   /** The outbound queue, while it holds messages. */
   readonly queue_: Queue | undefined;
-  /** Messages written to the socket (a feature's own pings count too). */
-  messagesOut_: number;
+  /** Messages written to the socket (a feature's own pings count too: see {@link Host.write_}). */
+  readonly messagesOut_: number;
   /** Counters, read by `stats()`: attempts started, connections opened, messages dropped and received. */
   readonly attempts_: number;
   readonly connects_: number;
@@ -123,6 +123,8 @@ export interface Host {
   arm_(slot: number, ms: number): void;
   /** Cancels timer `slot` if it is pending. */
   disarm_(slot: number): void;
+  /** Writes `data` on `ws` (the current attempt's socket) and counts it in `messagesOut_`; a refusal throws, to the caller. */
+  write_(ws: WebSocketLike, data: unknown): void;
   /** Hands an incoming message to the features that consume it in order (async iterators), then to `message` listeners. */
   deliver_(data: Data): void;
   /** Emits an event (a throwing listener is reported, never rethrown). */

@@ -330,8 +330,7 @@ export class Machine implements Host, Owner {
     for (let message = queue?.shift(); message; message = queue?.shift()) {
       try {
         if (ws.readyState !== OPEN) throw undefined;
-        ws.send(message.data as never);
-        this.messagesOut_++;
+        this.write_(ws, message.data);
       } catch (thrown) {
         if (ws.readyState !== OPEN) {
           queue?.unshift(message);
@@ -343,6 +342,12 @@ export class Machine implements Host, Owner {
     }
     this.queue_ = undefined;
     return [refused, cause];
+  }
+
+  /** Writes `data` on `ws` and counts it in `messagesOut_`; a refusal throws, to the caller. */
+  write_(ws: WebSocketLike, data: unknown): void {
+    ws.send(data as never);
+    this.messagesOut_++;
   }
 
   received_(connection: Bound, data: unknown): void {

@@ -21,7 +21,7 @@
  * - the reads behind a face's getters: `state_`, `disposed_`, `config_` (the clock, the limits,
  *   `unref`), `url_`, `runAttempts_`, `failures_`, `dropped_`, `queue_` (its length);
  * - what `Host` (`./feature.ts`) lends features: the leader writes a follower's message on
- *   `attempt_`'s socket and counts it in `messagesOut_`, as a feature that writes does; a
+ *   `attempt_`'s socket with `write_`, which counts it, as a feature that writes does; a
  *   connection's id counts `connects_`; a follower that closes tells its own `close` (`emitClose_`).
  *
  * @internal

@@ -81,8 +81,7 @@ function write(tab: Tab, wire: Wire, at: number): void {
   const ws = machine.attempt_?.socket;
   if (wire.connection === connection(tab) && at - (wire.sentAt ?? 0) <= STALE_AFTER && ws?.readyState === OPEN) {
     try {
-      ws.send(wire.data as never);
-      machine.messagesOut_++; // counted as the machine's own, as a feature's writes are (`Host`)
+      machine.write_(ws, wire.data); // counted as the machine's own, as a feature's writes are (`Host`)
       tab.written_.set(from, seq);
       post(tab, { type: 'ack', to: from, seq });
       return;

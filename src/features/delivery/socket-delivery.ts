@@ -79,8 +79,7 @@ export function startDelivery(
     const ws = attempt?.socket;
     try {
       if (raw !== undefined && ws?.readyState === 1) {
-        ws.send(raw as never);
-        host.messagesOut_++;
+        host.write_(ws, raw);
         return true;
       }
     } catch {

@@ -128,8 +128,7 @@ function connectionFor(host: Host, run: Running, ws: WebSocketLike): HandshakeCo
           process.env.NODE_ENV !== 'production' ? 'The handshake is over; use socket.send()' : '',
         );
       }
-      ws.send(data as never);
-      host.messagesOut_++;
+      host.write_(ws, data);
     },
     nextMessage: (predicate) => {
       if (run.done) {

@@ -237,7 +237,7 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
       return false;
     }
     try {
-      ws.send(message as never);
+      host.write_(ws, message);
     } catch (thrown) {
       if (ws.readyState === 1) {
         host.report_(
@@ -252,7 +252,6 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
       }
       return false;
     }
-    host.messagesOut_++;
     return true;
   };
 

@@ -44,6 +44,7 @@ describe('sending reliably', () => {
     // The same session; the two unacknowledged again, in order; then the newer one.
     expect(peer.log()).toEqual([hello, 'msg:1:{"n":1}', 'msg:2:"two"', 'msg:3:3']);
     expect(socket.stats.delivery).toEqual({ pending: 3, acked: 0, resent: 2, duplicates: 0 });
+    expect(socket.stats.messagesOut).toBe(8); // every frame written counts: the hellos and the resent ones too
     const log = record(socket, ['acked']);
     peer.ack('2');
     peer.ack('1');
