@@ -116,7 +116,7 @@ export interface Host {
   /** `close()` ended the socket for good. */
   readonly disposed_: boolean;
   /** The features' per-socket data (see {@link getData}). */
-  data_: unknown[] | undefined;
+  readonly data_: unknown[] | undefined;
   /** Whether timer `slot` is pending (see {@link hasTimer}). */
   timerPending_(slot: number): boolean;
   /** Arms timer `slot` to fire after `ms`, replacing what it held. */
@@ -235,9 +235,10 @@ export function getData(host: Host, index: number): unknown {
 
 /** Sets this feature's per-socket data (the array is made, at its exact length, on first need). */
 export function setData(host: Host, index: number, value: unknown): void {
-  if (value === undefined && !host.data_) return;
-  host.data_ ??= new Array(host.config_.features.length);
-  host.data_[index] = value;
+  const own = host as { data_: unknown[] | undefined }; // written here only: features read it through getData
+  if (value === undefined && !own.data_) return;
+  own.data_ ??= new Array(host.config_.features.length);
+  own.data_[index] = value;
 }
 
 /** Arms this feature's timer slot `local` (0-based among its own) to fire after `ms`; nothing after close(). */
@@ -252,12 +253,6 @@ export function clearTimer(host: Host, index: number, local: number): void {
 
 export function hasTimer(host: Host, index: number, local: number): boolean {
   return host.timerPending_((host.config_.slotBase[index] as number) + local);
-}
-
-/** Another feature installed on the socket (by name), with its position, for its services. */
-export function findFeature(host: Host, name: string): [feature: Feature, index: number] | undefined {
-  const index = host.config_.features.findIndex((f) => f.name === name);
-  return index < 0 ? undefined : [host.config_.features[index] as Feature, index];
 }
 
 /** While `reconnecting`, stops waiting for the retry timer (the network is down; `startAttempt_` later). */

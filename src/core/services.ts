@@ -8,6 +8,7 @@
  */
 import type { Data } from '../data.js';
 import { inputError } from '../validation.js';
+import type { Connection } from './connection.js';
 import type { Feature, Host } from './feature.js';
 import type { SocketStats } from './socket.js';
 
@@ -19,6 +20,22 @@ export const MESSAGES: unique symbol = /* @__PURE__ */ Symbol('asyncIteration');
 export const SEND_RELIABLE: unique symbol = /* @__PURE__ */ Symbol('delivery');
 /** A feature's own counters, shown in `socket.stats` under the feature's name (`stats.delivery`). */
 export const COUNTERS: unique symbol = /* @__PURE__ */ Symbol('counters');
+/** Whether the open connection is alive: the `heartbeat()` feature's, asked by other features (see {@link Liveness}). */
+export const LIVENESS: unique symbol = /* @__PURE__ */ Symbol('heartbeat');
+
+/** What the feature watching the connection (the heartbeat) offers the others. */
+export interface Liveness {
+  /**
+   * Asks the open connection whether it is alive (a resume): pings it the heartbeat's way and
+   * declares it dead (reason `'probe timeout'`) if no answer comes within `timeout` ms. A connection
+   * with no way to ask is left alone.
+   */
+  probe(host: Host, index: number, timeout: number): void;
+  /** Whether the current connection is watched (a mode other than `off`). */
+  watching(host: Host, index: number): boolean;
+  /** A message another feature consumed (a protocol frame of its own) arrived on `attempt`: a sign of life. */
+  heard(host: Host, index: number, attempt: Connection, data: Data): void;
+}
 
 /** The services, by key: what a feature offering one has under that key. */
 export interface Services {
@@ -26,6 +43,7 @@ export interface Services {
   [MESSAGES](host: Host, index: number): AsyncIterableIterator<Data>;
   [SEND_RELIABLE](host: Host, index: number, data: unknown): Promise<void>;
   [COUNTERS](host: Host, index: number): object;
+  readonly [LIVENESS]: Liveness;
 }
 
 /** A feature offering the service `key`, and its index among the socket's features. */

@@ -15,7 +15,8 @@
  */
 import type { Connection } from '../../core/connection.js';
 import type { DropReason } from '../../core/events.js';
-import { clearTimer, findFeature, type Host, setTimer } from '../../core/feature.js';
+import { clearTimer, type Host, setTimer } from '../../core/feature.js';
+import { LIVENESS, serviceOf } from '../../core/services.js';
 import type { SocketState } from '../../core/states.js';
 import { byteLengthOf, type Data } from '../../data.js';
 import { type ErrorCode, ResilientSocketError } from '../../errors.js';
@@ -62,7 +63,7 @@ export function startDelivery(
   let resent = 0;
   let duplicates = 0;
   /** Protocol frames are signs of life for the heartbeat (later in rank, it does not see what is consumed here). */
-  const heartbeat = findFeature(host, 'heartbeat');
+  const heartbeat = serviceOf(host, LIVENESS);
   /** The feature's one timer slot. */
   const arm = (ms: number): void => setTimer(host, position, 0, ms);
   /** Back-pressure looks again (what this wrote or holds is in `bufferedAmount`). */
@@ -295,7 +296,7 @@ export function startDelivery(
     message: (attempt: Connection, data: Data): boolean => {
       const frame = callCodec(host, codec, 'decode', data);
       if (!frame) return false;
-      heartbeat?.[0].message?.(host, heartbeat[1], attempt, data);
+      heartbeat?.[0][LIVENESS].heard(host, heartbeat[1], attempt, data);
       if (frame.rs !== 'hello' && frame.id.length > MAX_ID_LENGTH) {
         // A peer that could make this socket keep ids of any size: refused, the connection cut.
         host.fail_(

@@ -13,21 +13,14 @@
  *
  * Per socket it keeps two timer slots, `PING` (the next ping) and `PONG` (the deadline of the
  * answer, or of the next sign of life in `silence`), and, only while a resume probe awaits its
- * answer, `true` in its data slot. The mode is not kept: it follows from the options and the open
+ * answer, the probe's timeout in its data slot. The mode is not kept: it follows from the options and the open
  * socket, so a watched connection costs no memory beyond its timers (the memory budget). No object
  * and no closure per socket or per connection.
  */
 
-import {
-  clearTimer,
-  type Feature,
-  findFeature,
-  getData,
-  type Host,
-  hasTimer,
-  setData,
-  setTimer,
-} from '../../core/feature.js';
+import type { Connection } from '../../core/connection.js';
+import { clearTimer, type Feature, getData, type Host, hasTimer, setData, setTimer } from '../../core/feature.js';
+import { LIVENESS, type Liveness } from '../../core/services.js';
 import { type Data, isData } from '../../data.js';
 import { ResilientSocketError } from '../../errors.js';
 import type { WebSocketLike } from '../../transports/websocket-like.js';
@@ -116,18 +109,6 @@ const PROTOCOL = 1;
 const MESSAGE = 2;
 const SILENCE = 3;
 
-/** What the resume feature asks of the heartbeat: ask the connection now, answer within `timeout`. */
-export interface HeartbeatService {
-  /**
-   * Pings the open connection the heartbeat's way (its `message`, or a protocol ping where the
-   * socket has one) and declares it dead if no answer comes within `timeout` ms (reason
-   * `'probe timeout'`). A connection with no way to ask is left alone.
-   */
-  probe(host: Host, index: number, timeout: number): void;
-  /** Whether the current connection is watched (a mode other than `off`). */
-  watching(host: Host, index: number): boolean;
-}
-
 interface Resolved {
   readonly interval: number;
   readonly timeout: number;
@@ -175,9 +156,8 @@ function resolve(value: unknown, explicit: boolean): Resolved {
 }
 
 /** The development message of a resume probe that got no answer: how long it waited. */
-function probeText(host: Host): string {
-  const resume = findFeature(host, 'resume')?.[0] as { options_?: { probeTimeout?: number } } | undefined;
-  return `No answer to the probe within ${resume?.options_?.probeTimeout ?? 0} ms after a resume`;
+function probeText(timeout: unknown): string {
+  return `No answer to the probe within ${String(timeout)} ms after a resume`;
 }
 
 /**
@@ -194,8 +174,8 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
     if (!settings.periodic || !ws) return OFF;
     return settings.message !== undefined ? MESSAGE : canPing(host, ws) ? PROTOCOL : settings.explicit ? SILENCE : OFF;
   };
-  /** Whether a resume probe awaits its answer. */
-  const probing = (host: Host, index: number): boolean => getData(host, index) === true;
+  /** Whether a resume probe awaits its answer (its data slot holds the probe's timeout meanwhile). */
+  const probing = (host: Host, index: number): boolean => typeof getData(host, index) === 'number';
 
   /** Sends one ping; false when none went out (a failure is reported: a broken ping never declares the link dead). */
   const ping = (host: Host, ws: WebSocketLike, frame: boolean): boolean => {
@@ -261,7 +241,29 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
     clearTimer(host, index, PONG);
   };
 
-  const feature: Feature & HeartbeatService & { readonly options_: Resolved } = {
+  /** A message arrived on the open connection (the hook, and a sign of life another feature consumed); whether it was the pong. */
+  const message = (host: Host, index: number, _attempt: Connection, data: Data): boolean => {
+    const mode = modeOf(host);
+    if (host.state_ === 'closing') return false; // close() stopped the heartbeat
+    if (mode === SILENCE) setTimer(host, index, PONG, settings.interval + settings.timeout);
+    if (mode !== MESSAGE || !settings.isPong) return false;
+    let pong = false;
+    try {
+      pong = settings.isPong(data) === true;
+    } catch (thrown) {
+      host.reportUserError_(
+        new ResilientSocketError(
+          'ERR_RS_CALLBACK_FAILED',
+          process.env.NODE_ENV !== 'production' ? `\`heartbeat.isPong\` threw: ${describeThrown(thrown)}` : '',
+          { cause: thrown },
+        ),
+      );
+    }
+    if (pong) answered(host, index);
+    return pong; // the answer is consumed, not emitted
+  };
+
+  const feature: Feature & { readonly [LIVENESS]: Liveness; readonly options_: Resolved } = {
     name: 'heartbeat',
     rank: 30,
     slots: 2,
@@ -272,26 +274,7 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
       else if (mode !== OFF) setTimer(host, index, PING, settings.interval);
       else if (settings.periodic) host.config_.transport.cannotPing_(host.config_.WebSocket); // the default, with no way to ping
     },
-    message(host, index, _attempt, data) {
-      const mode = modeOf(host);
-      if (host.state_ === 'closing') return false; // close() stopped the heartbeat
-      if (mode === SILENCE) setTimer(host, index, PONG, settings.interval + settings.timeout);
-      if (mode !== MESSAGE || !settings.isPong) return false;
-      let pong = false;
-      try {
-        pong = settings.isPong(data) === true;
-      } catch (thrown) {
-        host.reportUserError_(
-          new ResilientSocketError(
-            'ERR_RS_CALLBACK_FAILED',
-            process.env.NODE_ENV !== 'production' ? `\`heartbeat.isPong\` threw: ${describeThrown(thrown)}` : '',
-            { cause: thrown },
-          ),
-        );
-      }
-      if (pong) answered(host, index);
-      return pong; // the answer is consumed, not emitted
-    },
+    message,
     pong(host, index) {
       const mode = modeOf(host);
       // App-level pings are answered by messages only.
@@ -306,7 +289,7 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
           host.fail_(
             attempt,
             'ERR_RS_DEAD_LINK',
-            process.env.NODE_ENV !== 'production' ? probeText(host) : '',
+            process.env.NODE_ENV !== 'production' ? probeText(getData(host, index)) : '',
             'probe timeout',
           );
         } else {
@@ -333,21 +316,24 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
       clearTimer(host, index, PONG);
       setData(host, index, undefined);
     },
-    probe(host, index, timeout) {
-      const attempt = host.attempt_;
-      const ws = attempt?.socket;
-      if (!attempt?.opened_ || !ws) return;
-      const byMessage = modeOf(host) === MESSAGE;
-      if (!byMessage && !canPing(host, ws)) return; // no way to ask: left to the heartbeat
-      setData(host, index, true);
-      if (!ping(host, ws, !byMessage)) {
-        setData(host, index, undefined);
-        return;
-      }
-      // Unless the answer came back while we were sending it.
-      if (probing(host, index) && host.attempt_ === attempt) setTimer(host, index, PONG, timeout);
+    [LIVENESS]: {
+      probe(host, index, timeout) {
+        const attempt = host.attempt_;
+        const ws = attempt?.socket;
+        if (!attempt?.opened_ || !ws) return;
+        const byMessage = modeOf(host) === MESSAGE;
+        if (!byMessage && !canPing(host, ws)) return; // no way to ask: left to the heartbeat
+        setData(host, index, timeout);
+        if (!ping(host, ws, !byMessage)) {
+          setData(host, index, undefined);
+          return;
+        }
+        // Unless the answer came back while we were sending it.
+        if (probing(host, index) && host.attempt_ === attempt) setTimer(host, index, PONG, timeout);
+      },
+      watching: (host) => modeOf(host) !== OFF,
+      heard: message,
     },
-    watching: (host) => modeOf(host) !== OFF,
   };
   return intern(feature);
 }

@@ -12,7 +12,8 @@
  * costs one Map entry there, and, only while an attempt connects or the page is hidden, an entry
  * in a WeakMap here.
  */
-import { type Feature, findFeature, type Host, pauseRetry } from '../../core/feature.js';
+import { type Feature, type Host, pauseRetry } from '../../core/feature.js';
+import { LIVENESS, serviceOf } from '../../core/services.js';
 import {
   assertBoolean,
   assertKnownKeys,
@@ -22,7 +23,6 @@ import {
   typeError,
   withDefault,
 } from '../../validation.js';
-import type { HeartbeatService } from '../heartbeat/heartbeat.js';
 import { intern } from '../intern.js';
 import { type BfcacheOptions, pageHidden, pageSignal, pageState } from './bfcache.js';
 import {
@@ -150,12 +150,6 @@ const hiddenSince = /* @__PURE__ */ new WeakMap<object, number>();
 /** The socket whose hung attempt is being abandoned: its loss is retried at once. */
 let restarting: object | undefined;
 
-/** The heartbeat feature of the socket and its position, if it has one. */
-function heartbeatOf(host: Host): [HeartbeatService, number] | undefined {
-  const found = findFeature(host, 'heartbeat');
-  return found && [found[0] as unknown as HeartbeatService, found[1]];
-}
-
 /**
  * The `resume` feature: resume awareness (see {@link ResumeOptions}). With the `heartbeat()`
  * feature, a connection that says it is open is probed on a resume; without it, only waiting
@@ -187,8 +181,8 @@ export function resume(options?: ResumeOptions): Feature {
     if (signal === 'hidden') return;
     if (host.state_ === 'open') {
       // Whatever happened, an open connection may have died unnoticed: ask it.
-      const heartbeat = heartbeatOf(host);
-      heartbeat?.[0].probe(host, heartbeat[1], settings.probeTimeout);
+      const heartbeat = serviceOf(host, LIVENESS);
+      heartbeat?.[0][LIVENESS].probe(host, heartbeat[1], settings.probeTimeout);
     } else if (host.state_ === 'connecting') {
       if (signal === 'resumed') restartHung(host, reason);
     } else if (host.state_ === 'reconnecting' && !host.deciding_) {
@@ -249,8 +243,8 @@ export function resume(options?: ResumeOptions): Feature {
       // Suspension is watched only while a connection the heartbeat watches is open (or an attempt
       // with a connect deadline connects): the drift timer then adds no kind of timer that was not
       // already running.
-      const heartbeat = heartbeatOf(host);
-      if (settings.detectSuspend && heartbeat?.[0].watching(host, heartbeat[1]))
+      const heartbeat = serviceOf(host, LIVENESS);
+      if (settings.detectSuspend && heartbeat?.[0][LIVENESS].watching(host, heartbeat[1]))
         watchSuspend(host, listener, host.config_.clock);
     },
     state(host, _me, previous, next) {

@@ -325,3 +325,27 @@ describe('the modular feature', () => {
     socket.close();
   });
 });
+
+describe('with a heartbeat', () => {
+  it('the protocol frames it consumes are signs of life: a connection watched for silence that hears only acks stays open', async () => {
+    const peer = startPeer();
+    // No ping on this socket and no `message`: the heartbeat watches for silence (1.5 s here).
+    const socket = createSocket(peer.server.url, {
+      delivery: delivery(),
+      heartbeat: { interval: 1_000, timeout: 500 },
+      backoff: retry,
+    });
+    await advance(MOCK_DELAY * 2);
+    expect(socket.state).toBe('open');
+    const log = record(socket, ['close']);
+    for (let n = 0; n < 5; n++) {
+      const sent = outcome(socket.sendReliable(n)); // the peer answers with an ack, nothing else
+      await advance(1_000);
+      expect(sent.value).toBe('resolved');
+    }
+    expect(log.of('close')).toEqual([]);
+    expect(socket.state).toBe('open');
+    await advance(1_500); // then silence: the heartbeat finds the connection dead
+    expect(log.of('close')[0]).toMatchObject({ code: 1006, reason: 'heartbeat timeout' });
+  });
+});
