@@ -20,6 +20,7 @@
 
 import type { Connection } from '../../core/connection.js';
 import { clearTimer, type Feature, getData, type Host, hasTimer, setData, setTimer } from '../../core/feature.js';
+import { callbackError } from '../../core/report.js';
 import { LIVENESS, type Liveness } from '../../core/services.js';
 import { type Data, isData } from '../../data.js';
 import { ResilientSocketError } from '../../errors.js';
@@ -192,11 +193,7 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
       message = typeof settings.message === 'function' ? settings.message() : settings.message;
     } catch (thrown) {
       host.reportUserError_(
-        new ResilientSocketError(
-          'ERR_RS_CALLBACK_FAILED',
-          process.env.NODE_ENV !== 'production' ? `\`heartbeat.message\` threw: ${describeThrown(thrown)}` : '',
-          { cause: thrown },
-        ),
+        callbackError(process.env.NODE_ENV !== 'production' ? '`heartbeat.message` threw' : '', thrown),
       );
       return false;
     }
@@ -252,11 +249,7 @@ export function createHeartbeat(options: HeartbeatOptions | false | undefined, e
       pong = settings.isPong(data) === true;
     } catch (thrown) {
       host.reportUserError_(
-        new ResilientSocketError(
-          'ERR_RS_CALLBACK_FAILED',
-          process.env.NODE_ENV !== 'production' ? `\`heartbeat.isPong\` threw: ${describeThrown(thrown)}` : '',
-          { cause: thrown },
-        ),
+        callbackError(process.env.NODE_ENV !== 'production' ? '`heartbeat.isPong` threw' : '', thrown),
       );
     }
     if (pong) answered(host, index);
